@@ -224,7 +224,8 @@ class CameraModel:
         px0 = self.project(base)
         px1 = self.project(base + np.array([step, 0.0, 0.0]))
         px2 = self.project(base + np.array([0.0, step, 0.0]))
-        area_px = np.abs(np.cross(px1 - px0, px2 - px0))
+        du, dv = px1 - px0, px2 - px0
+        area_px = np.abs(du[:, 0] * dv[:, 1] - du[:, 1] * dv[:, 0])
         return step / np.sqrt(area_px)
 
 
