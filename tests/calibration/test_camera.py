@@ -95,7 +95,7 @@ def test_parallax_pushes_raised_points_outward(height_mm):
     """A point above the cloth images further from the nadir than its ground point."""
     cam = CAMERAS["straight"]
     ground = np.array([[500.0, 300.0, 0.0]])
-    raised = ground + [0.0, 0.0, height_mm]
+    raised = ground + np.array([0.0, 0.0, height_mm])
     seen_on_cloth = cam.back_project(cam.project(raised), 0.0)[0]
     expected = ground[0, :2] * 1300.0 / (1300.0 - height_mm)  # similar triangles from the nadir
     np.testing.assert_allclose(seen_on_cloth, expected, atol=1e-9)
