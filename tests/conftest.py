@@ -1,0 +1,59 @@
+"""Shared fixtures: small synthetic recordings written with the real RecordingWriter."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.recording import RecordingWriter
+
+
+@dataclass(frozen=True, slots=True)
+class SyntheticClip:
+    """What ``make_recording`` writes: frame size, rate, timestamps and the frames themselves."""
+
+    size_px: tuple[int, int] = (160, 120)
+    fps: float = 25.0
+    t0_ns: int = 5_000_000_000
+    dt_ns: int = 40_000_000
+
+    def frame(self, i: int) -> np.ndarray:
+        """Frame ``i``: green cloth, a white ball and a red base that move with ``i``."""
+        w, h = self.size_px
+        img = np.full((h, w, 3), (40, 120, 40), np.uint8)
+        cv2.circle(img, center=(20 + 6 * i, h // 2), radius=10, color=(255, 255, 255), thickness=-1)
+        cv2.rectangle(
+            img, pt1=(w - 50, 10 + 4 * i), pt2=(w - 20, 40 + 4 * i), color=(0, 0, 200), thickness=-1
+        )
+        return img
+
+    def t_ns(self, i: int) -> int:
+        return self.t0_ns + i * self.dt_ns
+
+
+@pytest.fixture
+def clip() -> SyntheticClip:
+    return SyntheticClip()
+
+
+@pytest.fixture
+def make_recording(tmp_path: Path, clip: SyntheticClip) -> Callable[..., Path]:
+    """Factory: ``make_recording(n=8, truth=True)`` writes ``clip`` and returns its folder."""
+
+    def make(n: int = 8, *, truth: bool = True, name: str = "rec") -> Path:
+        folder = tmp_path / name
+        with RecordingWriter(
+            folder, fps=clip.fps, size_px=clip.size_px, table="fistf", source="sim"
+        ) as w:
+            for i in range(n):
+                w.write(clip.frame(i), clip.t_ns(i), {"frame": i} if truth else None)
+            if truth:
+                w.write_truth_calls([{"t_s": 0.12, "kind": "ball_out", "law": "FISTF 9"}])
+        return folder
+
+    return make

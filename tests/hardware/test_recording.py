@@ -1,0 +1,190 @@
+"""Recording folders: what RecordingWriter writes is what the readers give back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.camera import CameraModel
+from hardware.recording import (
+    RecordingError,
+    RecordingWriter,
+    read_meta,
+    read_timestamps_ns,
+    read_truth,
+    read_truth_calls,
+)
+
+
+def test_round_trip_meta_timestamps_truth(clip, make_recording):
+    folder = make_recording(6)
+    meta = read_meta(folder)
+    assert (meta.fps, meta.size_px, meta.frames, meta.complete) == (clip.fps, clip.size_px, 6, True)
+    assert (meta.table, meta.source, meta.camera) == ("fistf", "sim", None)
+    assert meta.duration_s == pytest.approx(6 / clip.fps)
+    np.testing.assert_array_equal(
+        read_timestamps_ns(folder), clip.t0_ns + clip.dt_ns * np.arange(6)
+    )
+    assert read_truth(folder) == [{"frame": i} for i in range(6)]
+    assert read_truth_calls(folder) == [{"t_s": 0.12, "kind": "ball_out", "law": "FISTF 9"}]
+    cap = cv2.VideoCapture(str(folder / "video.mp4"))
+    decoded = [cap.read()[1] for _ in range(6)]
+    assert cap.read()[0] is False
+    for i, img in enumerate(decoded):
+        assert img.shape == (clip.size_px[1], clip.size_px[0], 3)
+        # Lossy MPEG-4: close on average, not exact at colour edges.
+        assert np.abs(img.astype(int) - clip.frame(i)).mean() < 4.0
+
+
+def test_camera_and_numpy_truth_round_trip(clip, tmp_path):
+    camera = CameraModel.overhead(clip.size_px, height_mm=1300, view_width_mm=1500, tilt_x_deg=2)
+    with RecordingWriter(
+        tmp_path / "r",
+        fps=30,
+        size_px=clip.size_px,
+        table="subbuteo-classic",
+        source="pi",
+        camera=camera,
+    ) as w:
+        w.write(clip.frame(0), 7, truth={"ball_xy_mm": np.array([1.5, -2.0]), "n": np.int8(3)})
+    meta = read_meta(tmp_path / "r")
+    assert meta.camera == camera
+    assert read_truth(tmp_path / "r") == [{"ball_xy_mm": [1.5, -2.0], "n": 3}]
+
+
+def test_meta_says_incomplete_while_open_and_after_a_crash(clip, tmp_path):
+    folder = tmp_path / "r"
+    with (
+        pytest.raises(KeyError),
+        RecordingWriter(
+            folder, fps=clip.fps, size_px=clip.size_px, table="fistf", source="sim"
+        ) as w,
+    ):
+        assert read_meta(folder).complete is False
+        for i in range(3):
+            w.write(clip.frame(i), i + 1)
+        raise KeyError("crash")
+    meta = read_meta(folder)
+    assert (meta.frames, meta.complete) == (3, False)
+    assert len(read_timestamps_ns(folder)) == 3
+
+
+def test_timestamps_reach_disk_before_close(clip, tmp_path):
+    w = RecordingWriter(
+        tmp_path / "r", fps=clip.fps, size_px=clip.size_px, table="fistf", source="sim"
+    )
+    w.write(clip.frame(0), 10, truth={"a": 1})
+    w.write(clip.frame(1), 20, truth={"a": 2})
+    np.testing.assert_array_equal(read_timestamps_ns(tmp_path / "r"), [10, 20])
+    assert read_truth(tmp_path / "r") == [{"a": 1}, {"a": 2}]
+    w.close()
+
+
+@pytest.mark.parametrize(
+    ("image", "t_ns", "truth", "message"),
+    [
+        (np.zeros((120, 161, 3), np.uint8), 100, None, r"expected a \(120, 160, 3\) uint8"),
+        (np.zeros((120, 160), np.uint8), 100, None, r"got shape \(120, 160\)"),
+        (np.zeros((120, 160, 3), np.float32), 100, None, "dtype float32"),
+        (np.zeros((120, 160, 3), np.uint8), 50, None, "does not increase"),
+        (np.zeros((120, 160, 3), np.uint8), 100, {"a": 1}, "every frame or for none"),
+    ],
+)
+def test_write_rejects_bad_frames(clip, tmp_path, image, t_ns, truth, message):
+    with RecordingWriter(
+        tmp_path / "r", fps=clip.fps, size_px=clip.size_px, table="t", source="s"
+    ) as w:
+        w.write(clip.frame(0), 50)
+        with pytest.raises(RecordingError, match=message):
+            w.write(image, t_ns, truth)
+        assert w.frames == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"fps": 0}, "fps must be a positive"),
+        ({"fps": float("nan")}, "fps must be a positive"),
+        ({"size_px": (0, 10)}, "size_px must be"),
+    ],
+)
+def test_writer_rejects_bad_arguments(clip, tmp_path, kwargs, message):
+    args = {"fps": clip.fps, "size_px": clip.size_px, "table": "fistf", "source": "sim"} | kwargs
+    with pytest.raises(RecordingError, match=message):
+        RecordingWriter(tmp_path / "r", **args)
+
+
+def test_existing_recording_is_refused_unless_overwrite(clip, make_recording):
+    folder = make_recording(3)
+    with pytest.raises(RecordingError, match="already holds a recording"):
+        RecordingWriter(folder, fps=clip.fps, size_px=clip.size_px, table="fistf", source="sim")
+    with RecordingWriter(
+        folder, fps=clip.fps, size_px=clip.size_px, table="fistf", source="opencv:0", overwrite=True
+    ) as w:
+        w.write(clip.frame(0), 1)
+    assert read_meta(folder).frames == 1
+    assert not (folder / "truth.jsonl").exists()  # no stale truth from the old recording
+
+
+def test_write_after_close_is_an_error(clip, tmp_path):
+    w = RecordingWriter(
+        tmp_path / "r", fps=clip.fps, size_px=clip.size_px, table="fistf", source="sim"
+    )
+    w.close()
+    w.close()  # idempotent
+    with pytest.raises(RecordingError, match="is closed"):
+        w.write(clip.frame(0), 1)
+
+
+def _meta_with(folder: Path, change) -> None:
+    data = json.loads((folder / "meta.json").read_text())
+    change(data)
+    (folder / "meta.json").write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.update(schema_version=2), "unknown schema_version 2"),
+        (lambda d: d.pop("fps"), r"missing keys \['fps'\]"),
+        (lambda d: d.update(colour="red"), r"unknown keys \['colour'\]"),
+        (lambda d: d.update(size_px=[1]), "malformed value"),
+        (lambda d: d.update(fps=-1), "must be positive"),
+        (lambda d: d.update(camera={"size_px": [1, 1]}), "malformed camera model"),
+    ],
+)
+def test_read_meta_rejects_bad_meta_naming_the_file(make_recording, change, message):
+    folder = make_recording(2)
+    _meta_with(folder, change)
+    with pytest.raises(RecordingError, match=message) as info:
+        read_meta(folder)
+    assert "meta.json" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "reader", "message"),
+    [
+        ("meta.json", None, read_meta, "meta.json not found: is this a recording folder"),
+        ("meta.json", "{not json", read_meta, "meta.json is not valid JSON"),
+        ("timestamps.csv", "t,frame\n", read_timestamps_ns, "expected the header"),
+        ("timestamps.csv", "frame,t_ns\n0,5\n2,6\n", read_timestamps_ns, "without gaps"),
+        ("timestamps.csv", "frame,t_ns\n0,5\n1,5\n", read_timestamps_ns, "must increase"),
+        ("timestamps.csv", "frame,t_ns\n0,x\n", read_timestamps_ns, "malformed row"),
+        ("truth.jsonl", None, read_truth, "only simulated recordings carry ground truth"),
+        ("truth.jsonl", '{"a": 1}\n[1]\n', read_truth, "line 2: expected a JSON object"),
+        ("truth_calls.jsonl", "{", read_truth_calls, "line 1 is not valid JSON"),
+    ],
+)
+def test_readers_name_the_bad_file(make_recording, name, content, reader, message):
+    folder = make_recording(2)
+    if content is None:
+        (folder / name).unlink()
+    else:
+        (folder / name).write_text(content)
+    with pytest.raises(RecordingError, match=message) as info:
+        reader(folder)
+    assert name in str(info.value)
