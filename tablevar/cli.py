@@ -19,7 +19,7 @@ import traceback
 from collections.abc import Sequence
 from importlib import metadata
 
-COMMANDS: tuple[str, ...] = ()
+COMMANDS: tuple[str, ...] = ("demo",)
 
 EXIT_OK = 0
 EXIT_ERROR = 2
