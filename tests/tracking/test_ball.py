@@ -1,0 +1,127 @@
+"""Ball tracker: moving-state hysteresis, onset and stop frames, coasting, gating."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tracking.ball import BallTracker, TimestampError
+from vision.detections import Detections
+
+FPS = 60.0
+
+
+def roll(n_rest: int, v0_mm_s: float, decel_mm_s2: float, n_after: int, *, angle: float = 0.3):
+    """Truth for a ball at rest, flicked after frame ``n_rest - 1``, then rolling to a stop.
+
+    Returns positions (n, 2), moving flags (n,) and the index of the first rest frame after.
+    """
+    dt = 1.0 / FPS
+    d = np.array([np.cos(angle), np.sin(angle)])
+    xy, moving = [], []
+    p, v = np.array([-100.0, 40.0]), 0.0
+    for i in range(n_rest + n_after):
+        if i == n_rest:
+            v = v0_mm_s
+        if v > 0:
+            nv = max(0.0, v - decel_mm_s2 * dt)
+            p = p + d * (v + nv) / 2 * dt
+            v = nv
+        xy.append(p.copy())
+        moving.append(v > 0)
+    moving = np.array(moving)
+    first_rest = n_rest + int(np.argmin(moving[n_rest:]))
+    return np.array(xy), moving, first_rest
+
+
+def run(xy, *, noise_mm=0.1, drop=(), seed=0, tracker=None):
+    rng = np.random.default_rng(seed)
+    tracker = tracker or BallTracker()
+    out = []
+    for i, p in enumerate(xy):
+        if i in drop or p is None:
+            det = Detections.empty()
+        else:
+            det = Detections.build(ball_xy_mm=[p + rng.normal(0, noise_mm, 2)])
+        out.append(tracker.update(det, i / FPS))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("v0", "decel"),
+    [(800.0, 300.0), (300.0, 300.0), (1500.0, 500.0), (120.0, 200.0)],
+)
+def test_flick_onset_and_stop_frames(v0, decel):
+    xy, _, first_rest = roll(40, v0, decel, int(FPS * v0 / decel) + 40)
+    tracks = run(xy)
+    onsets = [t.onset_frame for t in tracks if t.onset_frame is not None]
+    assert onsets == [39]  # the last frame at rest before the strike
+    started = next(t for t in tracks if t.moving)
+    assert started.state_since_frame == 40
+    assert started.frame <= 42  # confirmed within two frames
+    stopped = next(t for t in tracks[41:] if not t.moving)
+    assert abs(stopped.state_since_frame - first_rest) <= 2
+    assert stopped.frame - first_rest <= 10  # confirmed within the 0.1 s stop window
+    assert np.linalg.norm(tracks[-1].xy_mm - xy[-1]) < 0.1
+
+
+@pytest.mark.parametrize(("noise_mm", "outlier_mm"), [(0.1, 0.0), (0.3, 0.0), (0.1, 3.0)])
+def test_noise_and_single_outliers_do_not_start_a_movement(noise_mm, outlier_mm):
+    xy = np.tile([50.0, -20.0], (200, 1))
+    xy[100] += outlier_mm  # one bad detection (a finger over half the ball)
+    tracks = run(xy, noise_mm=noise_mm)
+    assert not any(t.moving for t in tracks)
+    assert all(t.onset_frame is None for t in tracks)
+    assert np.linalg.norm(tracks[-1].xy_mm - xy[0]) < 0.05 + noise_mm / 5
+
+
+def test_rest_point_averages_noise():
+    xy = np.tile([10.0, 10.0], (120, 1))
+    tracks = run(xy, noise_mm=0.3)
+    assert np.linalg.norm(tracks[-1].xy_mm - xy[0]) < 0.1
+
+
+def test_coasts_through_a_short_occlusion_while_rolling():
+    xy, _, _ = roll(20, 900.0, 200.0, 120)
+    tracks = run(xy, drop=set(range(40, 48)))  # 8 frames, 0.13 s hidden
+    for i in range(40, 48):
+        assert tracks[i].moving and not tracks[i].measured
+        assert np.linalg.norm(tracks[i].xy_mm - xy[i]) < 3.0
+    assert tracks[50].measured and np.linalg.norm(tracks[50].xy_mm - xy[50]) < 1.0
+
+
+def test_loses_a_rolling_ball_after_the_coast_time_and_reacquires_it():
+    xy, _, _ = roll(20, 900.0, 200.0, 120)
+    tracks = run(xy, drop=set(range(40, 70)))  # 0.5 s hidden > coast_moving_s
+    assert tracks[69].xy_mm is None
+    assert tracks[72].xy_mm is not None
+    assert np.linalg.norm(tracks[75].xy_mm - xy[75]) < 2.0
+
+
+def test_ball_at_rest_keeps_its_place_under_a_finger():
+    xy = np.tile([0.0, 0.0], (200, 1))
+    tracks = run(xy, drop=set(range(50, 150)))  # hidden 1.7 s, under coast_rest_s
+    assert all(t.xy_mm is not None and not t.moving for t in tracks)
+
+
+def test_gate_ignores_a_far_candidate():
+    tracker = BallTracker()
+    for i in range(30):
+        tracker.update(Detections.build(ball_xy_mm=[[0.0, 0.0]]), i / FPS)
+    far = Detections.build(ball_xy_mm=[[300.0, 0.0], [0.05, 0.0]], ball_score=[1.0, 0.4])
+    track = tracker.update(far, 30 / FPS)
+    assert np.linalg.norm(track.xy_mm) < 0.1 and not track.moving
+
+
+def test_timestamps_going_backwards_are_an_error():
+    tracker = BallTracker()
+    tracker.update(Detections.empty(), 1.0)
+    with pytest.raises(TimestampError, match="backwards"):
+        tracker.update(Detections.empty(), 0.5)
+
+
+def test_empty_detections_from_the_start_give_no_ball():
+    tracker = BallTracker()
+    tracks = [tracker.update(Detections.empty(), i / FPS) for i in range(5)]
+    assert all(t.xy_mm is None and not t.moving for t in tracks)
+    assert [t.frame for t in tracks] == [0, 1, 2, 3, 4]

@@ -1,0 +1,70 @@
+"""Contacts: the flicking figure and its onset frame, collisions while rolling."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.tables import load_pitch
+from tracking.tracker import Tracker
+from vision.detections import Detections
+
+FPS = 60.0
+REACH = 10.5 + 12.0  # ball + base radius on the fistf table
+
+
+def run(ball_xy, fig_xy, teams):
+    """Feed per-frame ball (n, 2) and figure (n, k, 2) positions; return all contacts."""
+    tracker = Tracker(pitch=load_pitch("fistf"))
+    contacts = []
+    for i in range(len(ball_xy)):
+        det = Detections.build(ball_xy_mm=[ball_xy[i]], base_xy_mm=fig_xy[i], base_team=teams)
+        contacts.extend(tracker.update(det, i / FPS).contacts)
+    return contacts
+
+
+@pytest.mark.parametrize(("striker", "team"), [(0, 0), (1, 1)])
+def test_flick_names_the_striking_figure_and_the_onset(striker, team):
+    n, hit = 120, 50
+    ball = np.zeros((n, 2))
+    figs = np.array([[[-60.0, 0.0], [0.0, 60.0]]] * n)  # home left of the ball, away above it
+    direction = -figs[0, striker] / np.linalg.norm(figs[0, striker])
+    # The striker slides in and touches the ball at frame ``hit``, then the ball rolls.
+    for i in range(n):
+        if i <= hit:
+            reach = np.interp(i, [20, hit], [np.linalg.norm(figs[0, striker]), REACH])
+            figs[i, striker] = -direction * reach
+        else:
+            figs[i, striker] = -direction * REACH + direction * 3.0
+            ball[i] = direction * 600.0 * (i - hit) / FPS
+    contacts = run(ball, figs, [0, 1])
+    flicks = [c for c in contacts if c.kind == "flick"]
+    assert len(flicks) == 1
+    assert flicks[0].frame == hit
+    assert flicks[0].team == team
+    assert flicks[0].gap_mm < 2.0
+
+
+def test_collision_with_a_figure_while_rolling():
+    n = 90
+    ball = np.zeros((n, 2))
+    figs = np.array([[[-200.0, 0.0], [100.0 + REACH, 0.0]]] * n)
+    v = 600.0
+    t_hit = 100.0 / v
+    for i in range(n):
+        t = i / FPS
+        ball[i] = (v * t, 0.0) if t <= t_hit else (100.0 - 0.5 * v * (t - t_hit), 0.0)
+    ball[:5] = 0.0
+    contacts = run(ball, figs, [0, 1])
+    collisions = [c for c in contacts if c.kind == "collision"]
+    assert len(collisions) == 1
+    assert collisions[0].team == 1
+    assert abs(collisions[0].frame - t_hit * FPS) <= 3
+
+
+def test_rolling_past_a_figure_is_no_collision():
+    n = 90
+    ball = np.stack([np.linspace(-200, 200, n), np.zeros(n)], axis=1)
+    figs = np.array([[[0.0, REACH + 15.0]]] * n)  # 15 mm clear of the ball's path
+    contacts = run(ball, figs, [0])
+    assert [c for c in contacts if c.kind == "collision"] == []

@@ -1,0 +1,114 @@
+"""Figure tracker: stable ids through crossings, confirmation, dropping, goalkeepers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.tables import load_pitch
+from tracking.figures import FigureTracker
+from vision.detections import Detections
+
+FPS = 60.0
+
+
+def frames(starts, velocities, teams, n, *, noise_mm=0.2, seed=0):
+    """Bases moving at constant velocity: a list of ``(xy (k, 2), team (k,))`` per frame."""
+    rng = np.random.default_rng(seed)
+    starts, velocities = np.asarray(starts, float), np.asarray(velocities, float)
+    out = []
+    for i in range(n):
+        xy = starts + velocities * i / FPS + rng.normal(0, noise_mm, starts.shape)
+        order = rng.permutation(len(xy))  # detection order means nothing
+        out.append((xy[order], np.asarray(teams)[order], order))
+    return out
+
+
+def run(seq, tracker=None):
+    tracker = tracker or FigureTracker()
+    result = []
+    for i, (xy, team, _) in enumerate(seq):
+        result.append(tracker.update(Detections.build(base_xy_mm=xy, base_team=team), i / FPS))
+    return result
+
+
+def ids_by_truth(tracks, truth_xy):
+    """For each truth figure, the id of the nearest track."""
+    d = np.linalg.norm(truth_xy[:, None] - tracks.xy_mm[None], axis=2)
+    return tracks.id[np.argmin(d, axis=1)]
+
+
+@pytest.mark.parametrize(
+    ("teams", "speed_mm_s"),
+    [((0, 1), 300.0), ((0, 0), 300.0), ((1, 1), 900.0)],
+)
+def test_ids_stay_stable_through_a_crossing(teams, speed_mm_s):
+    starts = [[-100.0, 0.0], [100.0, 5.0]]
+    vel = [[speed_mm_s, 0.0], [-speed_mm_s, 0.0]]
+    n = int(FPS * 200 / speed_mm_s) + 20
+    seq = frames(starts, vel, teams, n)
+    tracks = run(seq)
+    first = ids_by_truth(tracks[5], np.asarray(starts) + np.asarray(vel) * 5 / FPS)
+    last = ids_by_truth(tracks[-1], np.asarray(starts) + np.asarray(vel) * (n - 1) / FPS)
+    assert len(set(first)) == 2
+    assert list(first) == list(last)
+    assert len(tracks[-1]) == 2
+
+
+def test_a_new_base_is_reported_only_after_confirmation():
+    tracker = FigureTracker()
+    det = Detections.build(base_xy_mm=[[0.0, 0.0]], base_team=[1])
+    counts = [len(tracker.update(det, i / FPS)) for i in range(4)]
+    assert counts == [0, 0, 1, 1]
+
+
+def test_a_missing_base_is_kept_then_dropped():
+    tracker = FigureTracker()
+    det = Detections.build(base_xy_mm=[[0.0, 0.0]], base_team=[0])
+    for i in range(10):
+        tracker.update(det, i / FPS)
+    kept = tracker.update(Detections.empty(), 1.0)
+    assert len(kept) == 1 and not kept.seen[0]
+    assert len(tracker.update(Detections.empty(), 3.5)) == 0
+
+
+def test_frames_without_a_base_search_keep_the_tracks():
+    tracker = FigureTracker()
+    det = Detections.build(base_xy_mm=[[10.0, 0.0], [50.0, 0.0]], base_team=[0, 1])
+    for i in range(5):
+        tracker.update(det, i / FPS)
+    before = tracker.update(Detections.empty(bases_searched=False), 10.0)
+    assert len(before) == 2
+
+
+def test_position_at_rest_averages_noise():
+    seq = frames([[30.0, -40.0]], [[0.0, 0.0]], [0], 120, noise_mm=0.5)
+    tracks = run(seq)
+    assert np.linalg.norm(tracks[-1].xy_mm[0] - [30.0, -40.0]) < 0.25
+
+
+def test_teams_never_swap():
+    seq = frames([[0.0, 0.0], [0.0, 30.0]], [[0.0, 0.0], [0.0, 0.0]], [0, 1], 20)
+    tracker = FigureTracker()
+    run(seq, tracker)
+    # The two detections swap places: a team mismatch must not steal the tracks.
+    swapped = Detections.build(base_xy_mm=[[0.0, 0.0], [0.0, 30.0]], base_team=[1, 0])
+    tracks = tracker.update(swapped, 21 / FPS)
+    assert not tracks.seen.any()
+
+
+@pytest.mark.parametrize(
+    ("xy", "team", "keeper"),
+    [
+        ((-570.0, 0.0), 0, True),  # home in front of its own goal (left)
+        ((570.0, 10.0), 1, True),  # away in front of its own goal (right)
+        ((570.0, 10.0), 0, False),  # home attacker in the away goal area
+        ((-300.0, 0.0), 0, False),
+    ],
+)
+def test_goalkeeper_flag(xy, team, keeper):
+    tracker = FigureTracker(pitch=load_pitch("fistf"))
+    det = Detections.build(base_xy_mm=[xy], base_team=[team])
+    for i in range(4):
+        tracks = tracker.update(det, i / FPS)
+    assert bool(tracks.goalkeeper[0]) is keeper

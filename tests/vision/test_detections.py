@@ -1,0 +1,34 @@
+"""Detections: shape checks and the empty container."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.detections import Detections, DetectionsShapeError
+
+
+def test_empty_has_no_rows():
+    det = Detections.empty()
+    assert det.n_balls == 0 and det.n_bases == 0 and det.bases_searched
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("ball_r_px", np.zeros(2)),
+        ("ball_xy_mm", np.zeros((1, 3))),
+        ("base_team", np.zeros(3, np.int8)),
+    ],
+)
+def test_mismatched_shapes_are_rejected(field, value):
+    good = Detections.build(ball_xy_mm=[[0.0, 0.0]], base_xy_mm=[[1.0, 1.0]], base_team=[0])
+    kwargs = {f: getattr(good, f) for f in good.__slots__}
+    kwargs[field] = value
+    with pytest.raises(DetectionsShapeError, match=field):
+        Detections(**kwargs)
+
+
+def test_build_fills_missing_fields():
+    det = Detections.build(ball_xy_mm=[[1.0, 2.0], [3.0, 4.0]])
+    assert det.ball_xy_px.shape == (2, 2) and np.all(det.ball_score == 1.0)

@@ -1,0 +1,322 @@
+"""The ball track: a constant-velocity filter with rolling friction and a moving / at-rest state.
+
+Tiny API (STYLE.md habit 5): ``BallTracker(config).update(detections, t_s) -> BallTrack``, called
+once per frame, also with ``Detections.empty()``. Time comes only from ``t_s``.
+
+Moving state, with hysteresis (thresholds in ``BallTrackerConfig``):
+
+- at rest -> moving: the measured ball is more than ``start_distance_mm`` from where it rests in
+  ``start_frames`` consecutive measured frames. At 60 fps the default 1.0 mm is 60 mm/s, well
+  above detection noise (~0.1 mm) and below any flick. The flick onset is then found in the
+  history: the last frame whose measurement was within ``onset_tolerance_mm`` of the rest point.
+- moving -> at rest: over the last ``stop_window_s`` the ball covered less than
+  ``stop_speed_mm_s * stop_window_s`` (default 12 mm/s). The first frame of the rest is found in
+  the history: the first frame from which every measurement is within ``stop_tolerance_mm`` of
+  the final rest point.
+
+Both switches are reported with ``state_since_frame``, the frame at which the current state
+really began, so a consumer holding a few frames back can correct its flags.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.detections import Detections
+
+
+class TimestampError(ValueError):
+    """Frame timestamps went backwards."""
+
+
+@dataclass(frozen=True, slots=True)
+class BallTrackerConfig:
+    """Tunables of the ball track (defaults suit 25-120 fps and a 1-2 px/mm view).
+
+    Attributes:
+        measurement_sigma_mm: detection noise of a ball ground point.
+        accel_sigma_mm_s2: process noise of a rolling ball (bounces, spin, a flick).
+        friction_mm_s2: rolling deceleration on cloth used in the prediction.
+        start_distance_mm: displacement from the rest point that starts a movement.
+        start_frames: consecutive displaced measurements needed to declare "moving".
+        onset_tolerance_mm: a frame within this of the rest point still counts as at rest.
+        stop_speed_mm_s: mean speed over ``stop_window_s`` below which the ball is at rest.
+        stop_window_s: window of the stop test.
+        stop_tolerance_mm: a frame within this of the final rest point is already at rest.
+        gate_mm: a candidate farther than this (plus the predicted travel) from the track is
+            not the tracked ball.
+        max_speed_mm_s: fastest flick; widens the gate around a ball at rest.
+        coast_moving_s: a moving ball is predicted through occlusions this long, then lost.
+        coast_rest_s: a ball at rest keeps its place this long while hidden (a finger over it).
+        rest_window: measurements averaged into the rest point (bounded memory).
+        history_s: how far back onset and stop searches look.
+    """
+
+    measurement_sigma_mm: float = 0.3
+    accel_sigma_mm_s2: float = 4000.0
+    friction_mm_s2: float = 200.0
+    start_distance_mm: float = 1.0
+    start_frames: int = 2
+    onset_tolerance_mm: float = 0.5
+    stop_speed_mm_s: float = 12.0
+    stop_window_s: float = 0.1
+    stop_tolerance_mm: float = 0.3
+    gate_mm: float = 30.0
+    max_speed_mm_s: float = 3000.0
+    coast_moving_s: float = 0.3
+    coast_rest_s: float = 2.0
+    rest_window: int = 120
+    history_s: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class BallTrack:
+    """The ball after one update.
+
+    Attributes:
+        frame: index of this update (0 for the first call).
+        t_s: timestamp of this update.
+        xy_mm: (2,) ground point, or None when the ball is lost.
+        v_mm_s: (2,) velocity (zero at rest).
+        moving: True while the ball rolls.
+        state_since_frame: first frame of the current moving / at-rest state (revised back
+            in time when a switch is confirmed).
+        measured: True when a detection was used this frame (False while coasting).
+        onset_frame: set on the frame a movement is confirmed: the last frame at rest before
+            it (the flick onset); otherwise None.
+    """
+
+    frame: int
+    t_s: float
+    xy_mm: NDArray[np.float64] | None
+    v_mm_s: NDArray[np.float64]
+    moving: bool
+    state_since_frame: int
+    measured: bool
+    onset_frame: int | None = None
+
+
+class _Kalman:
+    """Constant-velocity Kalman filter in x, y with friction in the prediction."""
+
+    def __init__(self, xy: NDArray, v: NDArray, cfg: BallTrackerConfig) -> None:
+        self.x = np.array([xy[0], xy[1], v[0], v[1]], dtype=np.float64)
+        s = cfg.measurement_sigma_mm
+        self.p = np.diag([s * s, s * s, 500.0**2, 500.0**2])
+        self.cfg = cfg
+
+    def predict(self, dt: float) -> None:
+        if dt <= 0:
+            return
+        f = np.eye(4)
+        f[0, 2] = f[1, 3] = dt
+        self.x = f @ self.x
+        speed = math.hypot(self.x[2], self.x[3])
+        if speed > 0:  # rolling friction slows the ball, never reverses it
+            self.x[2:] *= max(0.0, speed - self.cfg.friction_mm_s2 * dt) / speed
+        q = self.cfg.accel_sigma_mm_s2**2
+        g = np.array([[0.5 * dt * dt, 0], [0, 0.5 * dt * dt], [dt, 0], [0, dt]])
+        self.p = f @ self.p @ f.T + q * (g @ g.T)
+
+    def update(self, z: NDArray) -> None:
+        r = self.cfg.measurement_sigma_mm**2
+        s = self.p[:2, :2] + r * np.eye(2)
+        k = self.p[:, :2] @ np.linalg.inv(s)
+        self.x = self.x + k @ (z - self.x[:2])
+        self.p = (np.eye(4) - k[:, :2] @ np.eye(2, 4)) @ self.p
+
+
+_LOST, _REST, _MOVING = 0, 1, 2
+
+
+class BallTracker:
+    """Follows one ball through a stream of detections; see the module docstring."""
+
+    def __init__(self, config: BallTrackerConfig | None = None) -> None:
+        self.config = config or BallTrackerConfig()
+        self._frame = -1
+        self._t_s: float | None = None
+        self._state = _LOST
+        self._since = 0
+        self._kf: _Kalman | None = None
+        self._rest: deque[NDArray] = deque(maxlen=self.config.rest_window)
+        self._anchor = np.zeros(2)
+        self._displaced = 0
+        self._missing_s = 0.0
+        # (frame, t_s, measured xy or None); bounded by history_s at any frame rate up to 1 kHz
+        self._history: deque[tuple[int, float, NDArray | None]] = deque(maxlen=1000)
+
+    # ------------------------------------------------------------------ public
+    def update(self, detections: Detections, t_s: float) -> BallTrack:
+        """Advance to time ``t_s`` with this frame's detections and return the track."""
+        if self._t_s is not None and t_s < self._t_s:
+            raise TimestampError(f"frame timestamps went backwards: {t_s} s after {self._t_s} s")
+        dt = 0.0 if self._t_s is None else t_s - self._t_s
+        self._frame += 1
+        self._t_s = t_s
+        while self._history and t_s - self._history[0][1] > self.config.history_s:
+            self._history.popleft()
+        if self._kf is not None and self._state == _MOVING:
+            self._kf.predict(dt)
+        z = self._choose(detections, dt)
+        self._history.append((self._frame, t_s, z))
+        if z is None:
+            self._missing_s += dt
+        else:
+            self._missing_s = 0.0
+        onset = None
+        if self._state == _LOST:
+            if z is not None:
+                self._start_rest([z], self._frame)
+        elif self._state == _REST:
+            onset = self._step_rest(z)
+        else:
+            self._step_moving(z)
+        return self._track(z is not None, onset)
+
+    @property
+    def frame(self) -> int:
+        """Index of the last update (-1 before the first)."""
+        return self._frame
+
+    # ------------------------------------------------------------------ steps
+    def _choose(self, det: Detections, dt: float) -> NDArray | None:
+        """The candidate that continues the track, or the best one when the ball is lost."""
+        if det.n_balls == 0:
+            return None
+        if self._state == _LOST:
+            return det.ball_xy_mm[int(np.argmax(det.ball_score))].copy()
+        if self._state == _MOVING and self._kf is not None:
+            centre, speed = self._kf.x[:2], math.hypot(*self._kf.x[2:])
+            gate = self.config.gate_mm + speed * (self._missing_s + dt)
+        elif self._displaced and self._history[-1][2] is not None:
+            # Displaced but not yet confirmed: extrapolate the first step of the movement.
+            last = self._history[-1][2]
+            centre = 2.0 * last - self._anchor
+            gate = self.config.gate_mm + np.hypot(*(last - self._anchor))
+        else:
+            # A ball at rest can leave at flick speed.
+            centre = self._anchor
+            gate = self.config.gate_mm + self.config.max_speed_mm_s * (self._missing_s + dt)
+        d = np.hypot(*(det.ball_xy_mm - centre).T)
+        # Prefer near and ball-like: distance in gates, less a bonus for a high score.
+        cost = d / gate - 0.5 * det.ball_score
+        i = int(np.argmin(cost))
+        return det.ball_xy_mm[i].copy() if d[i] <= gate else None
+
+    def _start_rest(self, points: list[NDArray], since: int) -> None:
+        self._state = _REST
+        self._since = since
+        self._rest.clear()
+        self._rest.extend(points)
+        self._anchor = np.mean(self._rest, axis=0)
+        self._displaced = 0
+        self._kf = None
+
+    def _step_rest(self, z: NDArray | None) -> int | None:
+        cfg = self.config
+        if z is None:
+            if self._missing_s > cfg.coast_rest_s:
+                self._state = _LOST
+            return None
+        if np.hypot(*(z - self._anchor)) <= cfg.start_distance_mm:
+            self._displaced = 0
+            self._rest.append(z)
+            self._anchor = np.mean(self._rest, axis=0)
+            return None
+        self._displaced += 1
+        if self._displaced < cfg.start_frames:
+            return None
+        onset = self._onset_frame()
+        first = next(
+            (h for h in self._history if h[0] > onset and h[2] is not None), self._history[-1]
+        )
+        dt = max(self._t_s - self._t_at(onset), 1e-6)
+        v = (z - self._anchor) / dt
+        if first[0] != self._frame:  # two measurements since the onset: use their difference
+            v = (z - first[2]) / max(self._t_s - first[1], 1e-6)
+        self._kf = _Kalman(z, v, cfg)
+        self._state = _MOVING
+        self._since = onset + 1
+        return onset
+
+    def _onset_frame(self) -> int:
+        """The last frame whose measurement was still at the rest point."""
+        tol = self.config.onset_tolerance_mm
+        for frame, _, xy in reversed(self._history):
+            if xy is not None and np.hypot(*(xy - self._anchor)) <= tol:
+                return frame
+        return max(self._since, self._frame - self._displaced)
+
+    def _t_at(self, frame: int) -> float:
+        for f, t, _ in reversed(self._history):
+            if f == frame:
+                return t
+        return self._history[0][1]
+
+    def _step_moving(self, z: NDArray | None) -> None:
+        cfg = self.config
+        if z is None:
+            if self._missing_s > cfg.coast_moving_s:
+                self._state = _LOST
+                self._kf = None
+            return
+        self._kf.update(z)
+        window = [h for h in self._history if self._t_s - h[1] <= cfg.stop_window_s + 1e-9]
+        pts = np.array([h[2] for h in window if h[2] is not None])
+        span = self._t_s - window[0][1]
+        if len(pts) < 3 or span < cfg.stop_window_s - 1e-9:
+            return
+        spread = np.max(np.hypot(*(pts - pts[-1]).T))
+        if spread < cfg.stop_speed_mm_s * cfg.stop_window_s:
+            self._stop()
+
+    def _stop(self) -> None:
+        """Switch to rest, dating its start back to when the ball really stopped.
+
+        Rolling to a stop under constant friction, the distance still to go is
+        ``a / 2 * (t_stop - t) ** 2``: its square root falls linearly to zero at ``t_stop``.
+        A line fitted through it over the last few millimetres dates the stop to a fraction of
+        a frame without knowing the cloth's friction. Without enough points (the ball was
+        stopped by a base) the first frame within ``stop_tolerance_mm`` of the final point is
+        taken.
+        """
+        tol = self.config.stop_tolerance_mm
+        measured = [h for h in self._history if h[2] is not None and h[0] >= self._since]
+        final = measured[-1][2]
+        frames = np.array([h[0] for h in measured])
+        t = np.array([h[1] for h in measured])
+        d = np.hypot(*(np.array([h[2] for h in measured]) - final).T)
+        near = d <= tol
+        # Trailing run of frames already at the final point.
+        first_near = len(d) - int(np.argmin(near[::-1])) if not near.all() else 0
+        since = int(frames[min(first_near, len(d) - 1)])
+        fit = (d > 4 * tol) & (d < 8.0) & (np.arange(len(d)) < first_near)
+        if fit.sum() >= 3:
+            slope, icpt = np.polyfit(t[fit], np.sqrt(d[fit]), 1)
+            if slope < 0:
+                t_stop = -icpt / slope
+                later = np.nonzero(t >= t_stop - 0.25 * np.median(np.diff(t)))[0]
+                if not len(later):
+                    return  # still creeping to a stop: not at rest yet
+                since = int(frames[later[0]])
+        run = [h[2] for h in measured if h[0] >= since and np.hypot(*(h[2] - final)) <= tol]
+        self._start_rest(run or [final], since)
+
+    def _track(self, measured: bool, onset: int | None) -> BallTrack:
+        if self._state == _LOST:
+            return BallTrack(self._frame, self._t_s, None, np.zeros(2), False, self._frame, False)
+        if self._state == _MOVING:
+            xy, v = self._kf.x[:2].copy(), self._kf.x[2:].copy()
+        else:
+            last = self._history[-1][2]
+            xy = self._anchor.copy() if self._displaced == 0 or last is None else last
+            v = np.zeros(2)
+        return BallTrack(
+            self._frame, self._t_s, xy, v, self._state == _MOVING, self._since, measured, onset
+        )

@@ -1,0 +1,131 @@
+"""Contacts between figures and the ball: who flicked it, and what it ran into while rolling.
+
+``ContactDetector(config).update(ball, figures) -> tuple[Contact, ...]``, once per frame after
+the ball and figure tracks. Two kinds:
+
+- ``flick``: the ball tracker confirmed a movement; the striker is the figure whose base came
+  nearest the ball's rest point around the onset frame, if it came within ``touch_gap_mm``.
+- ``collision``: a rolling ball turned by more than ``turn_deg`` (or sped up) over a few frames
+  while a base was within ``touch_gap_mm`` of it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tracking.ball import BallTrack
+from tracking.figures import FigureTracks
+
+
+@dataclass(frozen=True, slots=True)
+class ContactConfig:
+    """Tunables of contact detection.
+
+    Attributes:
+        ball_radius_mm: ball radius of the table profile.
+        base_radius_mm: base radius of the table profile.
+        touch_gap_mm: largest gap between ball and base footprints still counted as a touch
+            (tracking noise and a base that strikes and recoils within one frame).
+        turn_deg: change of direction of a rolling ball that marks a collision.
+        window_frames: frames compared for the turn and searched around a flick onset.
+        refractory_s: the same figure is not reported twice within this time.
+    """
+
+    ball_radius_mm: float = 10.5
+    base_radius_mm: float = 12.0
+    touch_gap_mm: float = 8.0
+    turn_deg: float = 20.0
+    window_frames: int = 3
+    refractory_s: float = 0.3
+
+
+@dataclass(frozen=True, slots=True)
+class Contact:
+    """One touch of the ball by a figure.
+
+    Attributes:
+        kind: ``flick`` (the ball was at rest) or ``collision`` (it was rolling).
+        frame: frame of the touch (for a flick: the onset frame, the last at rest).
+        t_s: time of that frame.
+        figure_id: id of the figure, or None when no base was near (a flick by hand).
+        team: 0 home / 1 away, or None.
+        xy_mm: (2,) ball ground point at the touch.
+        gap_mm: gap between ball and base footprints at the touch (nan when no figure).
+    """
+
+    kind: str
+    frame: int
+    t_s: float
+    figure_id: int | None
+    team: int | None
+    xy_mm: NDArray[np.float64]
+    gap_mm: float
+
+
+class ContactDetector:
+    """Turns ball and figure tracks into contacts; see the module docstring."""
+
+    def __init__(self, config: ContactConfig | None = None) -> None:
+        self.config = config or ContactConfig()
+        n = 2 * self.config.window_frames + 2
+        self._balls: deque[BallTrack] = deque(maxlen=n)
+        self._figures: deque[FigureTracks] = deque(maxlen=n)
+        self._last_touch: dict[int, float] = {}
+
+    def update(self, ball: BallTrack, figures: FigureTracks) -> tuple[Contact, ...]:
+        """Contacts decided on this frame (usually none)."""
+        self._balls.append(ball)
+        self._figures.append(figures)
+        if ball.onset_frame is not None:
+            return (self._flick(ball.onset_frame),)
+        if ball.moving and ball.measured and self._turned():
+            touch = self._nearest(range(ball.frame - self.config.window_frames, ball.frame + 1))
+            if touch is not None and touch[2] <= self.config.touch_gap_mm:
+                frame, fid, gap, team, xy = touch
+                if ball.t_s - self._last_touch.get(fid, -math.inf) > self.config.refractory_s:
+                    self._last_touch[fid] = ball.t_s
+                    return (Contact("collision", frame, self._t(frame), fid, team, xy, gap),)
+        return ()
+
+    def _flick(self, onset: int) -> Contact:
+        rest = next((b for b in self._balls if b.frame == onset), self._balls[0])
+        w = self.config.window_frames
+        touch = self._nearest(range(onset - w, onset + w + 1), fixed_xy=rest.xy_mm)
+        xy = rest.xy_mm if rest.xy_mm is not None else self._balls[-1].xy_mm
+        if touch is None or touch[2] > self.config.touch_gap_mm:
+            return Contact("flick", onset, rest.t_s, None, None, xy, math.nan)
+        self._last_touch[touch[1]] = self._balls[-1].t_s
+        return Contact("flick", onset, rest.t_s, touch[1], touch[3], xy, touch[2])
+
+    def _turned(self) -> bool:
+        w = self.config.window_frames
+        if len(self._balls) <= w or not self._balls[-1 - w].moving:
+            return False
+        v0, v1 = self._balls[-1 - w].v_mm_s, self._balls[-1].v_mm_s
+        s0, s1 = float(np.hypot(*v0)), float(np.hypot(*v1))
+        if s0 < 1e-6 or s1 < 1e-6:
+            return False
+        cos = float(np.dot(v0, v1)) / (s0 * s1)
+        return cos < math.cos(math.radians(self.config.turn_deg)) or s1 > 1.3 * s0 + 50.0
+
+    def _nearest(self, frames: range, fixed_xy: NDArray | None = None):
+        """(frame, figure id, gap mm, team, ball xy) of the closest approach in ``frames``."""
+        best = None
+        reach = self.config.ball_radius_mm + self.config.base_radius_mm
+        for ball, figs in zip(self._balls, self._figures, strict=True):
+            xy = fixed_xy if fixed_xy is not None else ball.xy_mm
+            if ball.frame not in frames or xy is None or len(figs) == 0:
+                continue
+            gaps = np.hypot(*(figs.xy_mm - xy).T) - reach
+            i = int(np.argmin(gaps))
+            if best is None or gaps[i] < best[2]:
+                best = (ball.frame, int(figs.id[i]), float(gaps[i]), int(figs.team[i]), xy)
+        return best
+
+    def _t(self, frame: int) -> float:
+        return next((b.t_s for b in self._balls if b.frame == frame), self._balls[-1].t_s)

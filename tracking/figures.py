@@ -1,0 +1,206 @@
+"""Figure tracks: stable ids for the bases on the table, their team and the goalkeepers.
+
+``FigureTracker(config, pitch).update(detections, t_s) -> FigureTracks``, once per frame. Bases
+are matched to tracks by ``scipy.optimize.linear_sum_assignment`` on the distance from each
+track's predicted position, never across teams; a track that misses frames is kept for
+``max_missing_s`` (a hand over a figure), a new base becomes a track after ``confirm_hits``
+sightings. When a frame skipped the base search (``Detections.bases_searched`` is False) the
+tracks stay as they are. Ids are owned by the instance and never reused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.optimize import linear_sum_assignment
+
+from rules.pitch import Pitch
+from vision.detections import Detections
+
+_END_OF_TEAM = ("left", "right")  # home defends the left goal (DESIGN.md section 3)
+
+
+@dataclass(frozen=True, slots=True)
+class FigureTrackerConfig:
+    """Tunables of the figure tracks.
+
+    Attributes:
+        gate_mm: farthest a base may be from a track's prediction (plus its travel) to match.
+        max_missing_s: a track unseen this long is dropped.
+        confirm_hits: sightings before a new track is reported.
+        smoothing: least weight of a new measurement of a base at rest: a base at rest is
+            the running mean of its sightings since it stopped, over ~1/smoothing frames.
+        moving_step_mm: a base that moved farther than this since the last frame is moving
+            (no smoothing then, and a velocity); below it the step is noise. A base already
+            moving keeps moving while its steps exceed half of this.
+    """
+
+    gate_mm: float = 20.0
+    max_missing_s: float = 2.0
+    confirm_hits: int = 3
+    smoothing: float = 0.03
+    moving_step_mm: float = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class FigureTracks:
+    """Confirmed figure tracks after one update, struct-of-arrays; n tracks.
+
+    Attributes:
+        id: (n,) int64, stable ids.
+        team: (n,) int8, 0 home / 1 away.
+        goalkeeper: (n,) bool, the figure stands in its own goal area.
+        xy_mm: (n, 2) base footprint centres.
+        v_mm_s: (n, 2) velocities.
+        seen: (n,) bool, matched to a base this frame.
+    """
+
+    id: NDArray[np.int64]
+    team: NDArray[np.int8]
+    goalkeeper: NDArray[np.bool_]
+    xy_mm: NDArray[np.float64]
+    v_mm_s: NDArray[np.float64]
+    seen: NDArray[np.bool_]
+
+    def __post_init__(self) -> None:
+        n = len(self.id)
+        for name, shape in (
+            ("team", (n,)),
+            ("goalkeeper", (n,)),
+            ("xy_mm", (n, 2)),
+            ("v_mm_s", (n, 2)),
+            ("seen", (n,)),
+        ):
+            if getattr(self, name).shape != shape:
+                got = getattr(self, name).shape
+                raise ValueError(f"FigureTracks.{name}: expected shape {shape}, got {got}")
+
+    def __len__(self) -> int:
+        return len(self.id)
+
+    @classmethod
+    def empty(cls) -> FigureTracks:
+        return cls(
+            np.zeros(0, np.int64),
+            np.zeros(0, np.int8),
+            np.zeros(0, bool),
+            np.zeros((0, 2)),
+            np.zeros((0, 2)),
+            np.zeros(0, bool),
+        )
+
+
+class FigureTracker:
+    """Keeps ids of the figures stable from frame to frame; see the module docstring."""
+
+    def __init__(self, config: FigureTrackerConfig | None = None, pitch: Pitch | None = None):
+        self.config = config or FigureTrackerConfig()
+        self._pitch = pitch
+        self._next_id = 0
+        self._t_s: float | None = None
+        self._id = np.zeros(0, np.int64)
+        self._team = np.zeros(0, np.int8)
+        self._xy = np.zeros((0, 2))
+        self._v = np.zeros((0, 2))
+        self._hits = np.zeros(0, np.int64)
+        self._rest_n = np.zeros(0, np.int64)  # sightings at rest since the base last moved
+        self._missing_s = np.zeros(0)
+        self._seen = np.zeros(0, bool)
+
+    def update(self, detections: Detections, t_s: float) -> FigureTracks:
+        """Advance to ``t_s`` with this frame's bases and return the confirmed tracks."""
+        if self._t_s is not None and t_s < self._t_s:
+            raise ValueError(f"frame timestamps went backwards: {t_s} s after {self._t_s} s")
+        dt = 0.0 if self._t_s is None else t_s - self._t_s
+        self._t_s = t_s
+        if not detections.bases_searched:
+            return self._tracks()
+        pred = self._xy + self._v * dt
+        rows, cols = self._match(pred, detections, dt)
+        z = detections.base_xy_mm
+        self._seen = np.zeros(len(self._id), bool)
+        self._seen[rows] = True
+        self._missing_s = np.where(self._seen, 0.0, self._missing_s + dt)
+        new_xy = pred.copy()
+        if len(rows):
+            new_xy[rows] = self._blend(pred[rows], z[cols], dt, rows)
+        if dt > 0:
+            moved = np.linalg.norm(new_xy - self._xy, axis=1) > 0.5 * self.config.moving_step_mm
+            self._v = np.where((self._seen & moved)[:, None], (new_xy - self._xy) / dt, 0.0)
+        self._xy = new_xy
+        self._hits[rows] += 1
+        keep = self._missing_s <= self.config.max_missing_s
+        self._drop(~keep)
+        unmatched = np.setdiff1d(np.arange(detections.n_bases), cols)
+        self._add(z[unmatched], detections.base_team[unmatched])
+        return self._tracks()
+
+    def _match(self, pred: NDArray, det: Detections, dt: float) -> tuple[NDArray, NDArray]:
+        if len(pred) == 0 or det.n_bases == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        d = np.linalg.norm(pred[:, None, :] - det.base_xy_mm[None, :, :], axis=2)
+        gate = self.config.gate_mm + np.linalg.norm(self._v, axis=1) * max(dt, 1e-3)
+        bad = (d > gate[:, None]) | (self._team[:, None] != det.base_team[None, :])
+        cost = np.where(bad, 1e6, d)
+        rows, cols = linear_sum_assignment(cost)
+        ok = ~bad[rows, cols]
+        return rows[ok], cols[ok]
+
+    def _blend(self, pred: NDArray, z: NDArray, dt: float, rows: NDArray) -> NDArray:
+        """Follow a moving base at once; average a resting one (less noise)."""
+        prev = self._xy[rows]
+        step = np.linalg.norm(z - prev, axis=1)
+        was_moving = np.linalg.norm(self._v[rows], axis=1) > 0
+        limit = np.where(was_moving, 0.5, 1.0) * self.config.moving_step_mm
+        moving = step > limit
+        self._rest_n[rows] = np.where(moving, 0, self._rest_n[rows] + 1)
+        w = np.maximum(self.config.smoothing, 1.0 / (self._rest_n[rows] + 1.0))
+        w = np.where(moving, 1.0, w)
+        return prev + w[:, None] * (z - prev)
+
+    def _drop(self, gone: NDArray) -> None:
+        if not gone.any():
+            return
+        keep = ~gone
+        for name in ("_id", "_team", "_xy", "_v", "_hits", "_rest_n", "_missing_s", "_seen"):
+            setattr(self, name, getattr(self, name)[keep])
+
+    def _add(self, xy: NDArray, team: NDArray) -> None:
+        n = len(xy)
+        if n == 0:
+            return
+        self._id = np.concatenate([self._id, np.arange(self._next_id, self._next_id + n)])
+        self._next_id += n
+        self._team = np.concatenate([self._team, team.astype(np.int8)])
+        self._xy = np.concatenate([self._xy, xy])
+        self._v = np.concatenate([self._v, np.zeros((n, 2))])
+        self._hits = np.concatenate([self._hits, np.ones(n, np.int64)])
+        self._rest_n = np.concatenate([self._rest_n, np.ones(n, np.int64)])
+        self._missing_s = np.concatenate([self._missing_s, np.zeros(n)])
+        self._seen = np.concatenate([self._seen, np.ones(n, bool)])
+
+    def _goalkeeper(self, xy: NDArray, team: NDArray) -> NDArray[np.bool_]:
+        if self._pitch is None or len(xy) == 0:
+            return np.zeros(len(xy), bool)
+        out = np.zeros(len(xy), bool)
+        for t, end in enumerate(_END_OF_TEAM):
+            mine = team == t
+            if mine.any():
+                # In the goal area, or on the line / in the goal mouth in front of the net.
+                inside = self._pitch.zone_margin_mm(f"goal_area_{end}", xy[mine]) > -15.0
+                out[mine] = inside
+        return out
+
+    def _tracks(self) -> FigureTracks:
+        ok = self._hits >= self.config.confirm_hits
+        xy, team = self._xy[ok], self._team[ok]
+        return FigureTracks(
+            self._id[ok].copy(),
+            team.copy(),
+            self._goalkeeper(xy, team),
+            xy.copy(),
+            self._v[ok].copy(),
+            self._seen[ok].copy(),
+        )
