@@ -1,0 +1,172 @@
+"""Fixtures for the web layer: an app on tmp folders, its client, and a real analysis folder.
+
+The analysis folder holds a real MPEG-4 video written with ``cv2.VideoWriter`` whose frame ``i``
+is uniformly grey at level ``GREY_STEP * i`` (so a test can tell which frame it got), and JSONL
+and JSON files that follow the output contract (DESIGN.md section 4).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.camera import CameraModel
+from web.app import create_app, shutdown
+
+PIN = "2468"
+SIZE_PX = (320, 200)
+FRAMES = 24
+FPS = 25.0
+GREY_STEP = 10
+BALL_OUT_FRAME = 12
+GOAL_FRAME = 18
+
+
+def ball_x_mm(i: int) -> float:
+    """The ball rolls toward the right goal line (outer edge at x = 600) and over it."""
+    return 560.0 + 3.0 * i
+
+
+def tracks_record(i: int) -> dict:
+    return {
+        "frame": i,
+        "t_s": round(i / FPS, 4),
+        "ball": {"x_mm": ball_x_mm(i), "y_mm": 40.0, "moving": True},
+        "figures": [
+            {"id": 1, "team": "home", "x_mm": 520.0, "y_mm": 30.0},
+            {"id": 2, "team": "home", "x_mm": 250.0, "y_mm": -100.0},
+            {"id": 12, "team": "away", "x_mm": 580.0, "y_mm": 0.0},
+            {"id": 13, "team": "away", "x_mm": 400.0, "y_mm": 200.0},
+        ],
+    }
+
+
+def call_record(frame: int, kind: str, **extra) -> dict:
+    record = {
+        "frame": frame,
+        "t_s": round(frame / FPS, 4),
+        "kind": kind,
+        "law": "FISTF 9",
+        "line": "goal_line",
+        "fully_crossed": True,
+        "margin_mm": 1.2,
+        "uncertainty_mm": 0.4,
+        "team": "away",
+        "restart": "goal_kick",
+        "position": {"x_mm": ball_x_mm(frame), "y_mm": 40.0},
+        "figure": None,
+        "evidence": f"evidence/{frame}.jpg",
+    }
+    record.update(extra)
+    return record
+
+
+def write_jpeg(path: Path, colour: tuple[int, int, int] = (40, 140, 40)) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    image = np.full((90, 120, 3), colour, np.uint8)
+    cv2.circle(image, center=(60, 45), radius=12, color=(255, 255, 255), thickness=-1)
+    assert cv2.imwrite(str(path), image)
+    return path
+
+
+def write_analysis(folder: Path, frames: int = FRAMES) -> Path:
+    """A recording folder with video.mp4, tracks, calls, summary, calibration and evidence."""
+    folder.mkdir(parents=True)
+    writer = cv2.VideoWriter(
+        str(folder / "video.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), FPS, SIZE_PX
+    )
+    assert writer.isOpened()
+    for i in range(frames):
+        writer.write(np.full((SIZE_PX[1], SIZE_PX[0], 3), GREY_STEP * i, np.uint8))
+    writer.release()
+    with (folder / "tracks.jsonl").open("w", encoding="utf-8") as f:
+        for i in range(frames):
+            f.write(json.dumps(tracks_record(i)) + "\n")
+    calls = [
+        call_record(BALL_OUT_FRAME, "ball_out", margin_mm=0.3, uncertainty_mm=0.5),
+        call_record(GOAL_FRAME, "goal", team="home", restart="kick_off", law="FISTF 10"),
+    ]
+    (folder / "calls.jsonl").write_text("".join(json.dumps(c) + "\n" for c in calls), "utf-8")
+    for call in calls:
+        write_jpeg(folder / call["evidence"])
+    summary = {
+        "frames": frames,
+        "fps": FPS,
+        "clock_s": 0.9,
+        "score": {"home": 1, "away": 0},
+        "calls": len(calls),
+        "ms_per_frame": 2.1,
+    }
+    (folder / "summary.json").write_text(json.dumps(summary), "utf-8")
+    camera = CameraModel.overhead(SIZE_PX, height_mm=1300.0, view_width_mm=1500.0)
+    calibration = {
+        "schema_version": 1,
+        "table": "fistf",
+        "image_size_px": list(SIZE_PX),
+        "camera": camera.to_dict(),
+        "line_edges_mm": {"goal_line_right": [-1.6, 1.4]},
+        "residuals": {"rms_px": 0.12, "max_px": 0.31, "rms_mm": 0.6},
+        "lines_used": ["goal_line_left", "goal_line_right", "touchline_top", "touchline_bottom"],
+    }
+    (folder / "calibration.json").write_text(json.dumps(calibration), "utf-8")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def sample() -> SimpleNamespace:
+    """The constants and record builders of this module, for tests (which cannot import it)."""
+    names = ("PIN", "SIZE_PX", "FRAMES", "FPS", "GREY_STEP", "BALL_OUT_FRAME", "GOAL_FRAME")
+    return SimpleNamespace(
+        **{name: globals()[name] for name in names},
+        call_record=call_record,
+        tracks_record=tracks_record,
+        write_jpeg=write_jpeg,
+        write_analysis=write_analysis,
+    )
+
+
+@pytest.fixture(scope="session")
+def analysis_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One analysis folder written once per session (writing videos costs time)."""
+    return write_analysis(tmp_path_factory.mktemp("analysis") / "match1")
+
+
+@pytest.fixture
+def recordings_dir(tmp_path: Path, analysis_template: Path) -> Path:
+    root = tmp_path / "recordings"
+    root.mkdir()
+    shutil.copytree(analysis_template, root / "match1")
+    (root / "not-a-recording").mkdir()
+    return root
+
+
+@pytest.fixture
+def config(tmp_path: Path, recordings_dir: Path) -> dict:
+    out = tmp_path / "out"
+    out.mkdir()
+    return {
+        "TESTING": True,
+        "PIN": PIN,
+        "RECORDINGS_DIR": recordings_dir,
+        "OUTPUT_DIR": out,
+        "MATCH_LOG": tmp_path / "match.sqlite",
+        "SSE_HEARTBEAT_S": 0.2,
+    }
+
+
+@pytest.fixture
+def app(config: dict):
+    app = create_app(config)
+    yield app
+    shutdown(app)
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()

@@ -1,0 +1,77 @@
+"""The live page: scoreboard, call feed and radar, fed by server-sent events from the hub."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    jsonify,
+    render_template,
+    send_from_directory,
+)
+
+from web.app import HUB
+from web.geometry import pitch_for, pitch_json
+from web.recordings import AnalysisError, read_json
+
+bp = Blueprint("live", __name__)
+
+
+@bp.get("/")
+def page():
+    return render_template("live.html", table=current_app.config["TABLE"])
+
+
+@bp.get("/api/state")
+def state():
+    return jsonify(current_app.extensions[HUB].snapshot())
+
+
+@bp.get("/api/pitch")
+def pitch():
+    """The live table's lines in mm (with the measured edges once calibrated)."""
+    output_dir = current_app.config["OUTPUT_DIR"]
+    try:
+        calibration = read_json(Path(output_dir) / "calibration.json") if output_dir else None
+    except AnalysisError:
+        calibration = None  # the calibration page reports a broken file; the radar still draws
+    return jsonify(pitch_json(pitch_for(current_app.config["TABLE"], calibration)))
+
+
+@bp.get("/evidence/<path:name>")
+def evidence(name: str):
+    """An evidence picture from the live output folder (never a file outside it)."""
+    output_dir = current_app.config["OUTPUT_DIR"]
+    if not output_dir:
+        abort(404, description="no output folder: this server has no live evidence pictures")
+    return send_from_directory(Path(output_dir).resolve(), name, max_age=3600)
+
+
+@bp.get("/events")
+def events():
+    """Server-sent events: ``state`` first, then ``call``, ``frame``, ``scoreboard``, ``state``.
+
+    Comments (``: heartbeat``) keep idle connections open and let the server notice a client
+    that went away.
+    """
+    hub = current_app.extensions[HUB]
+    heartbeat_s = float(current_app.config["SSE_HEARTBEAT_S"])
+    sub = hub.subscribe()
+
+    def stream():
+        try:
+            yield b"retry: 1000\n\n"
+            while True:
+                items = sub.take(heartbeat_s)
+                if items is None:
+                    return
+                yield b"".join(items) if items else b": heartbeat\n\n"
+        finally:
+            hub.unsubscribe(sub)
+
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return Response(stream(), mimetype="text/event-stream", headers=headers)

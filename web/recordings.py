@@ -1,0 +1,279 @@
+"""Analysis folders on disk, as the review page reads them.
+
+A recordings directory holds one folder per recording: ``video.mp4`` and the outputs of
+``tablevar analyze`` (DESIGN.md section 4): ``calls.jsonl``, ``tracks.jsonl``, ``summary.json``,
+``calibration.json`` and the evidence pictures the calls name. Every file but the video is
+optional here: the page shows what there is.
+
+Frames are decoded with OpenCV on request, seeking by frame index, and a few encoded JPEGs are
+cached per video, since scrubbing asks for the same neighbours again and again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+VIDEO_NAME = "video.mp4"
+_FRAME_KEY = re.compile(rb'"frame"\s*:\s*(-?\d+)')
+
+
+class AnalysisError(ValueError):
+    """An analysis file is unreadable or breaks the output contract; the message says which."""
+
+
+class UnknownRecording(LookupError):
+    """No recording folder of that name (or a name that tries to leave the directory)."""
+
+
+class FrameOutOfRange(LookupError):
+    """The video has no frame of that index."""
+
+
+def evidence_relpath(evidence: str | None, root: Path | None) -> str | None:
+    """The evidence path of a call, relative to the folder it is served from, or None.
+
+    ``calls.jsonl`` may name the picture relative to its folder, relative to where the analysis
+    ran (``out/evidence/12.jpg``), or absolutely; a path that leads outside ``root`` gives None.
+    """
+    if not evidence or root is None:
+        return None
+    path = Path(evidence)
+    if not path.is_absolute() and (root / path).is_file():
+        return path.as_posix() if ".." not in path.parts else None
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        # Relative to a folder we do not know: fall back to the picture's own name.
+        return f"evidence/{path.name}" if (root / "evidence" / path.name).is_file() else None
+
+
+def read_json(path: Path) -> dict[str, Any] | None:
+    """A JSON object file, or None when it does not exist."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise AnalysisError(f"{path} is not readable JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise AnalysisError(f"{path} must hold one JSON object, got {type(data).__name__}")
+    return data
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """All records of a JSON-lines file ([] when it does not exist)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return []
+    records = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise AnalysisError(f"{path} line {number} is not JSON: {exc.msg}") from exc
+    return records
+
+
+class TracksIndex:
+    """Random access to ``tracks.jsonl`` by frame number, without loading the whole file.
+
+    The first use scans the file once for each line's byte offset (a 30-minute match has
+    100 000 lines; holding them all parsed would take hundreds of MB).
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._offsets: dict[int, int] | None = None
+        self._lock = threading.Lock()
+
+    def _index(self) -> dict[int, int]:
+        with self._lock:
+            if self._offsets is None:
+                offsets: dict[int, int] = {}
+                pos = 0
+                with self.path.open("rb") as f:
+                    for line in f:
+                        found = _FRAME_KEY.search(line)
+                        if found:
+                            offsets[int(found.group(1))] = pos
+                        pos += len(line)
+                self._offsets = offsets
+            return self._offsets
+
+    def __len__(self) -> int:
+        return len(self._index()) if self.path.is_file() else 0
+
+    def get(self, frame: int) -> dict[str, Any] | None:
+        """The record of ``frame``, or None when the tracks hold no such frame."""
+        if not self.path.is_file():
+            return None
+        offset = self._index().get(frame)
+        if offset is None:
+            return None
+        with self.path.open("rb") as f:
+            f.seek(offset)
+            line = f.readline()
+        try:
+            return json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise AnalysisError(f"{self.path}: the record of frame {frame} is not JSON") from exc
+
+
+class FrameReader:
+    """JPEG frames of one video by index, with a small cache of encoded frames."""
+
+    def __init__(self, path: Path, *, cache_size: int = 24, jpeg_quality: int = 85):
+        self.path = path
+        self._cap = cv2.VideoCapture(str(path))
+        if not self._cap.isOpened():
+            raise AnalysisError(f"cannot open video {path}: not a video OpenCV can read")
+        self.frame_count = int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT))
+        self.fps = float(self._cap.get(cv2.CAP_PROP_FPS)) or 0.0
+        self.size_px = (
+            int(self._cap.get(cv2.CAP_PROP_FRAME_WIDTH)),
+            int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT)),
+        )
+        self._next = 0  # index the capture will decode next without a seek
+        self._cache: OrderedDict[int, bytes] = OrderedDict()
+        self._cache_size = cache_size
+        self._quality = jpeg_quality
+        self._lock = threading.Lock()
+
+    def jpeg(self, index: int) -> bytes:
+        """Frame ``index`` (0-based) as JPEG bytes.
+
+        Raises:
+            FrameOutOfRange: the video has no such frame.
+        """
+        with self._lock:
+            if index in self._cache:
+                self._cache.move_to_end(index)
+                return self._cache[index]
+            image = self._decode(index)
+            ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, self._quality])
+            if not ok:
+                raise AnalysisError(f"cannot encode frame {index} of {self.path} as JPEG")
+            data = buf.tobytes()
+            self._cache[index] = data
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+            return data
+
+    def _decode(self, index: int) -> np.ndarray:
+        if index < 0 or (self.frame_count and index >= self.frame_count):
+            raise FrameOutOfRange(f"frame {index} is outside 0..{self.frame_count - 1}")
+        # Stepping forward one frame is a plain read; anything else seeks (slower, exact).
+        if index != self._next:
+            self._cap.set(cv2.CAP_PROP_POS_FRAMES, index)
+        ok, image = self._cap.read()
+        if not ok:
+            self._next = -1
+            raise FrameOutOfRange(f"frame {index} cannot be decoded from {self.path}")
+        self._next = index + 1
+        return image
+
+    def close(self) -> None:
+        with self._lock:
+            self._cap.release()
+
+
+class Analysis:
+    """One recording folder: its video and analysis outputs."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.name = folder.name
+        self.tracks = TracksIndex(folder / "tracks.jsonl")
+        self._frames: FrameReader | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def video_path(self) -> Path:
+        return self.folder / VIDEO_NAME
+
+    def frames(self) -> FrameReader:
+        with self._lock:
+            if self._frames is None:
+                self._frames = FrameReader(self.video_path)
+            return self._frames
+
+    def calls(self) -> list[dict[str, Any]]:
+        """The calls in frame order, each with ``index`` and ``evidence_rel`` added."""
+        calls = sorted(read_jsonl(self.folder / "calls.jsonl"), key=lambda c: c.get("frame", 0))
+        for index, call in enumerate(calls):
+            call["index"] = index
+            call["evidence_rel"] = evidence_relpath(call.get("evidence"), self.folder)
+        return calls
+
+    def summary(self) -> dict[str, Any] | None:
+        return read_json(self.folder / "summary.json")
+
+    def calibration(self) -> dict[str, Any] | None:
+        return read_json(self.folder / "calibration.json")
+
+    def table(self) -> str:
+        """The table profile the analysis used (``fistf`` when no file says)."""
+        for data in (self.calibration(), read_json(self.folder / "meta.json")):
+            if data:
+                for key in ("table", "profile", "table_profile"):
+                    if isinstance(data.get(key), str):
+                        return data[key]
+        return "fistf"
+
+    def close(self) -> None:
+        with self._lock:
+            if self._frames is not None:
+                self._frames.close()
+                self._frames = None
+
+
+class Recordings:
+    """The recordings directory; keeps the few most recently opened analyses open."""
+
+    def __init__(self, root: str | Path | None, *, keep_open: int = 4):
+        self.root = Path(root) if root is not None else None
+        self._open: OrderedDict[str, Analysis] = OrderedDict()
+        self._keep = keep_open
+        self._lock = threading.Lock()
+
+    def names(self) -> list[str]:
+        """Folders that hold a video, newest name last."""
+        if self.root is None or not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if (p / VIDEO_NAME).is_file())
+
+    def get(self, name: str) -> Analysis:
+        """The analysis folder ``name``.
+
+        Raises:
+            UnknownRecording: no such folder with a video, or the name is not a plain name.
+        """
+        if self.root is None or name in ("", ".", "..") or "/" in name or "\\" in name:
+            raise UnknownRecording(f"no recording {name!r}")
+        folder = self.root / name
+        if not (folder / VIDEO_NAME).is_file():
+            raise UnknownRecording(f"no recording {name!r} in {self.root}")
+        with self._lock:
+            if name not in self._open:
+                self._open[name] = Analysis(folder)
+                if len(self._open) > self._keep:
+                    self._open.popitem(last=False)[1].close()
+            self._open.move_to_end(name)
+            return self._open[name]
+
+    def close(self) -> None:
+        with self._lock:
+            for analysis in self._open.values():
+                analysis.close()
+            self._open.clear()

@@ -1,0 +1,183 @@
+"""The review page: a recording's calls, frames, overlays and questions to the rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    jsonify,
+    render_template,
+    send_from_directory,
+)
+
+from calibration.camera import CameraModelError
+from rules.profile import ProfileError
+from web.app import RECORDINGS
+from web.auth import json_body
+from web.geometry import (
+    QuestionError,
+    ask,
+    camera_from,
+    circle_mm,
+    line_margin,
+    lines_px,
+    pitch_for,
+    pitch_json,
+    project_mm,
+)
+from web.recordings import Analysis, AnalysisError, FrameOutOfRange, UnknownRecording
+
+bp = Blueprint("review", __name__)
+
+
+def _analysis(name: str) -> Analysis:
+    try:
+        return current_app.extensions[RECORDINGS].get(name)
+    except UnknownRecording as exc:
+        abort(404, description=str(exc))
+
+
+def _read(fn, *args):
+    """Run a reader; a broken analysis file is the server's data, reported as 422 with its name."""
+    try:
+        return fn(*args)
+    except (AnalysisError, ProfileError, CameraModelError) as exc:
+        abort(422, description=str(exc))
+
+
+@bp.get("/review")
+def index():
+    return render_template("review_index.html", recordings=_listing())
+
+
+@bp.get("/review/<name>")
+def page(name: str):
+    analysis = _analysis(name)
+    return render_template("review.html", name=analysis.name)
+
+
+@bp.get("/api/recordings")
+def recordings():
+    return jsonify({"recordings": _listing()})
+
+
+def _listing() -> list[dict[str, Any]]:
+    recs = current_app.extensions[RECORDINGS]
+    out = []
+    for name in recs.names():
+        analysis = recs.get(name)
+        try:
+            summary = analysis.summary() or {}
+        except AnalysisError as exc:
+            summary = {"error": str(exc)}
+        out.append({"name": name, "summary": summary})
+    return out
+
+
+@bp.get("/api/recordings/<name>")
+def recording(name: str):
+    """Everything the review page needs once: calls, counts, pitch in mm, lines in pixels."""
+    analysis = _analysis(name)
+    frames = _read(analysis.frames)
+    calibration = _read(analysis.calibration)
+    pitch = _read(pitch_for, analysis.table(), calibration)
+    camera = _read(camera_from, calibration)
+    summary = _read(analysis.summary) or {}
+    return jsonify(
+        {
+            "name": analysis.name,
+            "summary": summary,
+            "frames": frames.frame_count,
+            "fps": summary.get("fps") or frames.fps,
+            "size_px": frames.size_px,
+            "calls": _read(analysis.calls),
+            "pitch": pitch_json(pitch),
+            "lines_px": lines_px(pitch, camera) if camera else None,
+        }
+    )
+
+
+@bp.get("/api/recordings/<name>/frames/<int:index>.jpg")
+def frame(name: str, index: int):
+    reader = _read(_analysis(name).frames)
+    try:
+        data = reader.jpeg(index)
+    except FrameOutOfRange as exc:
+        abort(404, description=str(exc))
+    return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "max-age=3600"})
+
+
+@bp.get("/api/recordings/<name>/evidence/<path:path>")
+def evidence(name: str, path: str):
+    return send_from_directory(_analysis(name).folder.resolve(), path, max_age=3600)
+
+
+@bp.get("/api/recordings/<name>/tracks/<int:index>")
+def tracks(name: str, index: int):
+    """The frame's tracks record, with its ball and bases projected to pixels for overlays.
+
+    A call decided on this frame adds ``margins``: the ball's nearest point and its foot on the
+    line's far edge, in mm and pixels, with the call's margin.
+    """
+    analysis = _analysis(name)
+    record = _read(analysis.tracks.get, index)
+    if record is None:
+        abort(404, description=f"no tracks record for frame {index} of {name}")
+    calibration = _read(analysis.calibration)
+    pitch = _read(pitch_for, analysis.table(), calibration)
+    camera = _read(camera_from, calibration)
+    p = pitch.profile
+    out: dict[str, Any] = {"record": record, "ball_px": None, "figures_px": [], "margins": []}
+    ball = record.get("ball")
+    if camera is not None and ball:
+        out["ball_px"] = project_mm(
+            camera, circle_mm((ball["x_mm"], ball["y_mm"]), p.ball_radius_mm)
+        )
+    if camera is not None:
+        out["figures_px"] = [
+            {
+                "id": f.get("id"),
+                "team": f.get("team"),
+                "outline": project_mm(camera, circle_mm((f["x_mm"], f["y_mm"]), p.base_radius_mm)),
+            }
+            for f in record.get("figures") or []
+        ]
+    for call in _read(analysis.calls):
+        if call.get("frame") == index and call.get("line") and ball:
+            geo = _read(line_margin, pitch, call["line"], (ball["x_mm"], ball["y_mm"]))
+            if camera is not None:
+                ends = project_mm(camera, np.array([geo["from_mm"], geo["to_mm"]]))
+                geo["from_px"], geo["to_px"] = ends
+            out["margins"].append(
+                {**geo, "call": call["index"], "call_margin_mm": call.get("margin_mm")}
+            )
+    return jsonify(out)
+
+
+@bp.post("/api/recordings/<name>/ask")
+def ask_rules(name: str):
+    """Body ``{"frame": n, "question": "fully_over", "line": ...}`` or ``... "offside" ...``.
+
+    Read-only: it measures, it changes nothing, so it needs no PIN.
+    """
+    body = json_body()
+    index = body.get("frame")
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        abort(400, description=f"'frame' must be a frame index >= 0, got {index!r}")
+    if "question" not in body:
+        abort(400, description="'question' is missing: ask 'fully_over' or 'offside'")
+    analysis = _analysis(name)
+    record = _read(analysis.tracks.get, index)
+    if record is None:
+        abort(404, description=f"no tracks record for frame {index} of {name}")
+    pitch = _read(pitch_for, analysis.table(), _read(analysis.calibration))
+    try:
+        answer = ask(pitch, record, body)
+    except QuestionError as exc:
+        abort(400, description=str(exc))
+    return jsonify({"frame": index, **answer})

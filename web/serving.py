@@ -1,0 +1,60 @@
+"""Serving the app with waitress, a production WSGI server (never Flask's debug server).
+
+Every open live page holds one server thread for its event stream, so ``threads`` bounds how
+many pages can watch at once (plus a few for frames and API calls).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from flask import Flask
+from waitress.server import BaseWSGIServer, create_server
+
+from web.app import shutdown
+
+DEFAULT_THREADS = 48
+
+
+def make_server(
+    app: Flask, host: str = "127.0.0.1", port: int = 8000, threads: int = DEFAULT_THREADS
+) -> BaseWSGIServer:
+    """A waitress server bound to ``host:port`` (port 0 picks a free one), not yet running."""
+    return create_server(
+        app,
+        host=host,
+        port=port,
+        threads=threads,
+        ident="tablevar",
+        # Heartbeats keep event streams busy, so the idle-channel timeout can stay short.
+        channel_timeout=60,
+        connection_limit=max(100, 2 * threads),
+    )
+
+
+def url_of(server: BaseWSGIServer) -> str:
+    host, port = server.effective_host, server.effective_port
+    host = f"[{host}]" if ":" in str(host) else host
+    return f"http://{host}:{port}/"
+
+
+def serve(
+    app: Flask,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    threads: int = DEFAULT_THREADS,
+    *,
+    announce: Callable[[str], None] | None = None,
+) -> None:
+    """Serve ``app`` until interrupted, then end the event streams and close the match log.
+
+    ``announce(url)`` is called once the socket is bound (so a port of 0 shows the real one).
+    """
+    server = make_server(app, host, port, threads)
+    if announce is not None:
+        announce(url_of(server))
+    try:
+        server.run()
+    finally:
+        shutdown(app)
+        server.close()
