@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -53,6 +54,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_native_logs() -> None:
+    """Keep FFmpeg's and OpenCV's own log lines off stderr, so an error stays one line.
+
+    Our message already says what was wrong; ``--traceback`` (or setting the variables
+    yourself) brings the native logs back for debugging.
+    """
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET, read at first use
+    if "OPENCV_LOG_LEVEL" not in os.environ:
+        os.environ["OPENCV_LOG_LEVEL"] = "ERROR"
+        cv2 = sys.modules.get("cv2")
+        if cv2 is not None:  # imported already, so it has read the variable: set it directly
+            cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+
+
 def _one_line(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror and exc.filename:
         text = f"{exc.filename}: {exc.strerror}"  # not "[Errno 2] ...: 'name'"
@@ -73,6 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         print("tablevar: error: choose a command (see tablevar --help)", file=sys.stderr)
         return EXIT_ERROR
+    if not args.traceback:
+        _quiet_native_logs()
     try:
         return int(run(args) or EXIT_OK)
     except KeyboardInterrupt:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -76,3 +79,22 @@ def test_demo_errors_are_one_line_with_status_2(make_recording, capsys, damage, 
 )
 def test_format_call(call, expected):
     assert format_call(call) == expected
+
+
+def test_a_broken_video_is_one_line_even_with_ffmpeg_underneath(make_recording):
+    # FFmpeg logs its own complaint ("moov atom not found") straight to the process's stderr;
+    # only a real process shows whether the user sees it.
+    folder = make_recording(4)
+    data = (folder / "video.mp4").read_bytes()
+    (folder / "video.mp4").write_bytes(data[: len(data) // 2])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENCV_")}
+    result = subprocess.run(
+        [sys.executable, "-m", "tablevar", "demo", "--recording", str(folder)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stderr.startswith("tablevar: error: cannot read video")
+    assert result.stderr.count("\n") == 1
