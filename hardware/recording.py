@@ -145,7 +145,6 @@ class RecordingWriter:
             SCHEMA_VERSION, float(fps), self.size_px, str(table), str(source), camera, 0, False
         )
         self._prepare_folder(overwrite)
-        _write_json_atomic(self.folder / META_NAME, self._meta.to_dict())
         self._video = cv2.VideoWriter(
             str(self.folder / VIDEO_NAME), cv2.VideoWriter_fourcc(*FOURCC), float(fps), self.size_px
         )
@@ -154,6 +153,7 @@ class RecordingWriter:
                 f"OpenCV cannot write {self.folder / VIDEO_NAME} with fourcc {FOURCC!r}: "
                 "check that the folder is writable and that OpenCV was built with FFmpeg"
             )
+        _write_json_atomic(self.folder / META_NAME, self._meta.to_dict())
         self._timestamps = self._open_text(TIMESTAMPS_NAME)
         self._timestamps.write(TIMESTAMPS_HEADER + "\n")
         self._truth: IO[str] | None = None
