@@ -1,0 +1,87 @@
+"""``tablevar serve``: the web pages without a camera: review recordings, an idle live page.
+
+It prints the URL and the PIN that the controls need. ``tablevar live`` and ``tablevar
+review`` reuse ``start_server`` with their own app.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from flask import Flask
+
+from web.app import create_app
+from web.serving import DEFAULT_THREADS, serve
+
+DEFAULT_RECORDINGS = Path("recordings")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="serve the review and calibration pages (and an idle live page)",
+        description="Serve the web pages: review recordings frame by frame, see their calls "
+        "and calibration. Prints the URL and the PIN for the controls.",
+    )
+    parser.add_argument(
+        "--recordings",
+        type=Path,
+        default=DEFAULT_RECORDINGS,
+        metavar="DIR",
+        help=f"folder of recording folders to review (default: {DEFAULT_RECORDINGS})",
+    )
+    add_server_options(parser)
+    parser.set_defaults(run=run)
+
+
+def add_server_options(parser: argparse.ArgumentParser) -> None:
+    """``--host``, ``--port``, ``--pin``, ``--threads``: shared by every command that serves."""
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--port", type=int, default=8000, help="port (default: %(default)s; 0: any free)"
+    )
+    parser.add_argument("--pin", help="PIN for the controls (default: a new random one)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=DEFAULT_THREADS,
+        help="server threads; each open live page holds one (default: %(default)s)",
+    )
+
+
+def start_server(app: Flask, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    """Serve ``app`` with the parsed server options, announcing the URL and PIN; blocks."""
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must be within 0..65535, got {args.port}")
+    if args.threads < 4:
+        raise ValueError(f"--threads must be at least 4, got {args.threads}")
+
+    def announce(url: str) -> None:
+        print(f"tablevar: serving on {url}", file=out)
+        print(f"tablevar: PIN for the controls: {app.config['PIN']}", file=out, flush=True)
+
+    serve(app, args.host, args.port, args.threads, announce=announce)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.recordings.is_dir():
+        raise ValueError(
+            f"recordings folder {args.recordings} does not exist; give one with --recordings DIR"
+        )
+    if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 12):
+        raise ValueError("--pin must be 4 to 12 digits")
+    # The idle live page still keeps a match log, beside the recordings it serves.
+    app = create_app(
+        {
+            "RECORDINGS_DIR": args.recordings,
+            "MATCH_LOG": args.recordings / "match.sqlite",
+            "PIN": args.pin,
+        }
+    )
+    return start_server(app, args)
