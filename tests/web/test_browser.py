@@ -1,0 +1,205 @@
+"""The pages in a real browser: Debian's Chromium driven by Playwright, the app on waitress."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from web.app import create_app, hub_of, shutdown
+from web.serving import make_server, url_of
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PIN = "2468"  # conftest.PIN
+TIMEOUT_MS = 10_000
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class Running:
+    """An app served by waitress on a free loopback port, in a thread."""
+
+    def __init__(self, config: dict):
+        self.app = create_app(config)
+        self.server = make_server(self.app, "127.0.0.1", 0, threads=8)
+        self.url = url_of(self.server)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+
+    @property
+    def hub(self):
+        return hub_of(self.app)
+
+    def stop(self) -> None:
+        shutdown(self.app)
+        self.server.close()
+        self.thread.join(5.0)
+
+
+@pytest.fixture
+def serve(config: dict) -> Iterator[Callable[[], Running]]:
+    started: list[Running] = []
+
+    def start() -> Running:
+        started.append(Running(config))
+        return started[-1]
+
+    yield start
+    for running in started:
+        running.stop()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert errors == [], f"JavaScript errors on the page: {errors}"
+
+
+def wait_for_subscriber(running: Running, count: int = 1) -> None:
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while running.hub.subscriber_count < count:
+        assert time.monotonic() < deadline, "the page never opened its event stream"
+        time.sleep(0.02)
+
+
+def test_live_page_shows_a_call_pushed_over_sse_with_its_evidence_picture(
+    serve, page: Page, config: dict, sample
+):
+    running = serve()
+    sample.write_jpeg(Path(config["OUTPUT_DIR"]) / "evidence" / "12.jpg")
+    page.goto(running.url)
+    expect(page.locator("#conn")).to_have_text("● live")
+    wait_for_subscriber(running)
+
+    running.hub.push_frame(sample.tracks_record(12))
+    call = running.hub.push_call(
+        sample.call_record(12, "ball_out", margin_mm=0.3, uncertainty_mm=0.5)
+    )
+    item = page.locator(f'#feed li[data-id="{call["id"]}"]')
+    expect(item).to_contain_text("Ball out")
+    expect(item).to_contain_text("FISTF 9")
+    expect(item).to_contain_text("+0.30 mm")
+    expect(item.locator(".badge.close")).to_have_text("too close to call")
+    image = item.locator("img.evidence")
+    page.wait_for_function(
+        "img => img.complete && img.naturalWidth > 0", arg=image.element_handle()
+    )
+    assert image.evaluate("img => img.naturalWidth") == 120
+    # The radar drew the ball and all four figures of the pushed frame.
+    expect(page.locator("#radar circle.ball")).to_have_count(1)
+    expect(page.locator("#radar circle.figure")).to_have_count(4)
+
+
+def test_review_jumps_to_a_call_and_steps_frames_with_the_arrow_keys(serve, page: Page, sample):
+    running = serve()
+    page.goto(f"{running.url}review/match1")
+    number = page.locator("#frame-number")
+    expect(number).to_have_attribute("data-frame", "0")
+
+    page.locator('#review-calls li[data-index="1"]').click()  # the goal, frame 18
+    expect(number).to_have_attribute("data-frame", str(sample.GOAL_FRAME))
+    grey_at_call = shown_grey(page)
+    assert abs(grey_at_call - sample.GREY_STEP * sample.GOAL_FRAME) < sample.GREY_STEP / 2
+    expect(page.locator("#overlay line.margin")).to_have_count(1)
+    expect(page.locator("#overlay .footprint")).to_have_count(1)
+
+    page.keyboard.press("ArrowRight")
+    expect(number).to_have_attribute("data-frame", str(sample.GOAL_FRAME + 1))
+    assert abs(shown_grey(page) - sample.GREY_STEP * (sample.GOAL_FRAME + 1)) < sample.GREY_STEP / 2
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    expect(number).to_have_attribute("data-frame", str(sample.GOAL_FRAME - 1))
+    assert abs(shown_grey(page) - sample.GREY_STEP * (sample.GOAL_FRAME - 1)) < sample.GREY_STEP / 2
+    # The decisive frame's margin is drawn only on the call's own frame.
+    expect(page.locator("#overlay line.margin")).to_have_count(0)
+
+    page.locator("#show-ball").uncheck()
+    assert page.locator("#overlay .layer-ball").evaluate("g => g.style.display") == "none"
+
+
+def shown_grey(page: Page) -> float:
+    """Mean grey of the frame image the page shows, once it has loaded the current frame."""
+    page.wait_for_function(
+        "() => { const img = document.getElementById('frame');"
+        " return img.complete && img.naturalWidth > 0 &&"
+        " img.src.endsWith(`/${document.getElementById('frame-number').dataset.frame}.jpg`); }"
+    )
+    return page.evaluate(
+        """() => {
+        const img = document.getElementById('frame');
+        const c = document.createElement('canvas');
+        c.width = img.naturalWidth; c.height = img.naturalHeight;
+        const ctx = c.getContext('2d');
+        ctx.drawImage(img, 0, 0);
+        const d = ctx.getImageData(0, 0, c.width, c.height).data;
+        let sum = 0;
+        for (let i = 0; i < d.length; i += 4) sum += d[i + 1];
+        return sum / (d.length / 4);
+    }"""
+    )
+
+
+def test_controls_are_refused_without_the_pin_and_work_with_it(serve, page: Page):
+    running = serve()
+    page.goto(running.url)
+    start = page.locator('#controls button[data-action="start"]')
+    expect(start).to_be_hidden()  # locked: the page is read-only
+
+    status = page.evaluate("() => fetch('/api/match/start', {method: 'POST'}).then(r => r.status)")
+    assert status == 403
+    page.fill("#pin-input", "0000")
+    page.click("#pin-button")
+    expect(page.locator("#toast")).to_have_text("wrong PIN")
+    expect(start).to_be_hidden()
+    assert running.hub.state.clock.status == "not_started"
+
+    page.fill("#pin-input", PIN)
+    page.click("#pin-button")
+    expect(start).to_be_visible()
+    start.click()
+    expect(page.locator("#clock-status")).to_have_text("Running")
+    assert running.hub.state.clock.status == "running"
+
+
+def test_the_match_resumes_after_a_restart(serve, page: Page, sample):
+    first = serve()
+    first.hub.push_call(sample.call_record(sample.GOAL_FRAME, "goal", team="home"))
+    first.hub.push_call(sample.call_record(sample.BALL_OUT_FRAME + 20, "ball_out"))
+    first.hub.push_score(1, 0)
+    first.hub.control("start")
+    first.hub.push_clock(75.0, 1, "running")
+    first.stop()
+
+    second = serve()
+    page.goto(second.url)
+    expect(page.locator("#score-home")).to_have_text("1")
+    expect(page.locator("#score-away")).to_have_text("0")
+    expect(page.locator("#clock")).to_have_text("01:15")
+    expect(page.locator("#clock-status")).to_have_text("Paused")
+    expect(page.locator("#feed li .kind")).to_have_text(["Ball out", "Goal"])

@@ -1,0 +1,129 @@
+/* The live page: one EventSource, no polling. */
+"use strict";
+
+(() => {
+  const STATUS = {
+    not_started: "Not started", running: "Running", stopped: "Stopped · ball at rest",
+    paused: "Paused", half_time: "Half time", ended: "Full time",
+  };
+  const $ = (id) => document.getElementById(id);
+  const known = new Set();
+  let pitch = null;
+  let objects = null;
+  let lastFrame = null;
+
+  function halfLabel(half) {
+    return half === 1 ? "1st half" : half === 2 ? "2nd half" : `Extra time ${half - 2}`;
+  }
+
+  function showScoreboard(board) {
+    $("score-home").textContent = board.score.home;
+    $("score-away").textContent = board.score.away;
+    $("clock").textContent = TV.fmtClock(board.clock.clock_s);
+    const added = $("added-time");
+    added.hidden = !board.added_time_s;
+    added.textContent = `+${TV.fmtClock(board.added_time_s)} added`;
+    $("half").textContent = halfLabel(board.clock.half);
+    const status = $("clock-status");
+    status.textContent = STATUS[board.clock.status] || board.clock.status;
+    status.className = `status status-${board.clock.status}`;
+    const warning = $("source-warning");
+    warning.hidden = board.source.ok;
+    warning.textContent = `Camera: ${board.source.message || "no frames"} — the clock is paused meanwhile.`;
+  }
+
+  function callItem(call) {
+    const actions = TV.el("div", { class: "call-actions needs-pin" },
+      call.status === "overruled"
+        ? TV.el("button", { text: "Reinstate", onclick: () => verdict(call, "reinstate") })
+        : TV.el("button", { text: "Overrule", onclick: () => verdict(call, "overrule") }));
+    const main = TV.el("div", { class: "call-main" },
+      TV.el("div", { class: "call-head" }, TV.el("span", { class: "kind", text: TV.kindLabel(call.kind) }), ...TV.callBadges(call)),
+      TV.el("div", { class: "call-facts", text: TV.callFacts(call) }),
+      TV.el("div", { class: "call-time muted", text: `frame ${call.frame ?? "–"} · ${Number(call.t_s || 0).toFixed(2)} s${call.reason ? " · " + call.reason : ""}` }),
+      actions);
+    const item = TV.el("li", { class: `call kind-${call.kind} status-${call.status}`, "data-id": call.id }, main);
+    if (call.evidence_rel) {
+      const src = `/evidence/${call.evidence_rel.split("/").map(encodeURIComponent).join("/")}`;
+      item.append(TV.el("img", {
+        class: "evidence", src, alt: `Evidence for ${TV.kindLabel(call.kind)} at frame ${call.frame}`,
+        onclick: () => { $("evidence-large").src = src; $("evidence-dialog").showModal(); },
+      }));
+    }
+    return item;
+  }
+
+  function updateCount(total) {
+    $("calls-count").textContent = total ? `${total} so far` : "none yet";
+    $("feed-empty").hidden = total > 0;
+  }
+
+  function showState(state) {
+    showScoreboard(state);
+    known.clear();
+    $("feed").replaceChildren(...state.calls.map((call) => { known.add(call.id); return callItem(call); }));
+    updateCount(state.calls_total);
+    if (state.frame) showFrame(state.frame);
+  }
+
+  function addCall(call) {
+    if (known.has(call.id)) return;
+    known.add(call.id);
+    const item = callItem(call);
+    item.classList.add("fresh");
+    $("feed").prepend(item);
+    updateCount(known.size);
+  }
+
+  function showFrame(record) {
+    lastFrame = record;
+    if (!objects) return;
+    TV.drawObjects(objects, record, pitch);
+    $("radar-info").textContent = `frame ${record.frame} · ${Number(record.t_s).toFixed(2)} s`;
+  }
+
+  async function verdict(call, action) {
+    const body = {};
+    if (action === "overrule") {
+      const reason = prompt(`Overrule ${TV.kindLabel(call.kind)} at frame ${call.frame}? Reason (optional):`);
+      if (reason === null) return;
+      if (reason.trim()) body.reason = reason.trim();
+    }
+    showState(await TV.post(`/api/calls/${call.id}/${action}`, body));
+  }
+
+  function initControls() {
+    for (const button of document.querySelectorAll("#controls button")) {
+      button.addEventListener("click", async () => {
+        try {
+          if (button.dataset.added) {
+            showState(await TV.post("/api/match/added-time", { seconds: Number(button.dataset.added) }));
+            return;
+          }
+          const action = button.dataset.action;
+          if (action === "reset" && !confirm("Start a new match? The score and calls go back to zero.")) return;
+          showState(await TV.post(`/api/match/${action}`));
+        } catch (_) { /* TV.post showed the message */ }
+      });
+    }
+  }
+
+  function connect() {
+    const source = new EventSource("/events");
+    const conn = $("conn");
+    source.onopen = () => { conn.textContent = "● live"; conn.className = "conn live"; };
+    source.onerror = () => { conn.textContent = "● reconnecting"; conn.className = "conn down"; };
+    source.addEventListener("state", (e) => showState(JSON.parse(e.data)));
+    source.addEventListener("call", (e) => addCall(JSON.parse(e.data)));
+    source.addEventListener("scoreboard", (e) => showScoreboard(JSON.parse(e.data)));
+    source.addEventListener("frame", (e) => showFrame(JSON.parse(e.data)));
+  }
+
+  document.addEventListener("DOMContentLoaded", async () => {
+    initControls();
+    connect();
+    pitch = await TV.getJSON("/api/pitch");
+    objects = TV.drawPitch($("radar"), pitch);
+    if (lastFrame) showFrame(lastFrame);
+  });
+})();

@@ -1,0 +1,192 @@
+/* Shared by every page: the PIN, JSON requests, small DOM helpers and the pitch drawing. */
+"use strict";
+
+const TV = (() => {
+  const PIN_KEY = "tablevar-pin";
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  const KIND_LABELS = {
+    ball_out: "Ball out", goal: "Goal", goal_disallowed: "Goal disallowed", offside: "Offside",
+    foul: "Foul", close_call: "Close call", half_time: "Half time", full_time: "Full time",
+  };
+  const RESTART_LABELS = {
+    throw_in: "throw-in", corner: "corner", goal_kick: "goal kick", kick_off: "kick-off",
+    free_kick: "free kick", penalty: "penalty",
+  };
+
+  const pin = () => sessionStorage.getItem(PIN_KEY) || "";
+
+  function el(tag, attrs = {}, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs)) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "text") node.textContent = value;
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value === true ? "" : value);
+    }
+    for (const child of children) if (child !== null && child !== undefined) node.append(child);
+    return node;
+  }
+
+  function svg(tag, attrs = {}) {
+    const node = document.createElementNS(SVG_NS, tag);
+    for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+    return node;
+  }
+
+  let toastTimer = null;
+  function toast(text, kind = "info") {
+    const box = document.getElementById("toast");
+    if (!box) return;
+    box.textContent = text;
+    box.className = `toast ${kind}`;
+    box.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { box.hidden = true; }, 4000);
+  }
+
+  function setUnlocked(on) {
+    document.body.classList.toggle("unlocked", on);
+    document.getElementById("pin-input").hidden = on;
+    document.getElementById("pin-button").hidden = on;
+    document.getElementById("pin-state").hidden = !on;
+  }
+
+  function lock() {
+    sessionStorage.removeItem(PIN_KEY);
+    setUnlocked(false);
+  }
+
+  /* POST JSON with the PIN; resolves to the JSON answer, rejects with the server's message. */
+  async function post(url, body = {}, pinOverride = null) {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Tablevar-PIN": pinOverride ?? pin() },
+      body: JSON.stringify(body),
+    });
+    let data = null;
+    try { data = await response.json(); } catch (_) { /* not JSON */ }
+    if (!response.ok) {
+      const message = (data && data.message) || `${response.status} ${response.statusText}`;
+      if (response.status === 403) lock();
+      toast(message, "error");
+      throw new Error(message);
+    }
+    return data;
+  }
+
+  async function getJSON(url) {
+    const response = await fetch(url);
+    const data = await response.json();
+    if (!response.ok) throw new Error(data.message || response.statusText);
+    return data;
+  }
+
+  function initPin() {
+    const form = document.getElementById("pin-form");
+    if (!form) return;
+    setUnlocked(Boolean(pin()));
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const input = document.getElementById("pin-input");
+      try {
+        await post("/api/auth", {}, input.value.trim());
+        sessionStorage.setItem(PIN_KEY, input.value.trim());
+        input.value = "";
+        setUnlocked(true);
+        toast("Controls unlocked", "ok");
+      } catch (_) { /* toast already says why */ }
+    });
+    document.getElementById("pin-lock").addEventListener("click", lock);
+  }
+
+  const fmtClock = (seconds) => {
+    const s = Math.max(0, Math.floor(seconds || 0));
+    return `${String(Math.floor(s / 60)).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}`;
+  };
+  const fmtMm = (mm) => (mm === null || mm === undefined ? "–" : `${mm > 0 ? "+" : ""}${Number(mm).toFixed(2)} mm`);
+  const kindLabel = (kind) => KIND_LABELS[kind] || String(kind || "call").replace(/_/g, " ");
+  const restartLabel = (restart) => RESTART_LABELS[restart] || restart;
+  const tooClose = (call) => call.margin_mm !== null && call.margin_mm !== undefined &&
+    call.uncertainty_mm !== null && call.uncertainty_mm !== undefined &&
+    Math.abs(call.margin_mm) <= call.uncertainty_mm;
+
+  /* One line of facts about a call: law, line, margin with uncertainty, restart. */
+  function callFacts(call) {
+    const parts = [];
+    if (call.law) parts.push(call.law);
+    if (call.line) parts.push(call.line.replace(/_/g, " "));
+    if (call.margin_mm !== null && call.margin_mm !== undefined) {
+      const unc = call.uncertainty_mm !== null && call.uncertainty_mm !== undefined ? ` ± ${Number(call.uncertainty_mm).toFixed(2)}` : "";
+      parts.push(`margin ${fmtMm(call.margin_mm)}${unc}`);
+    }
+    if (call.restart) parts.push(`${restartLabel(call.restart)}${call.team ? " to " + call.team : ""}`);
+    return parts.join(" · ");
+  }
+
+  function callBadges(call) {
+    const badges = [];
+    if (call.team) badges.push(el("span", { class: `team-tag ${call.team}`, text: call.team }));
+    if (tooClose(call)) badges.push(el("span", { class: "badge close", text: "too close to call" }));
+    if (call.status === "overruled") badges.push(el("span", { class: "badge overruled", text: "overruled" }));
+    return badges;
+  }
+
+  /* Draw the cloth, lines and goals (all in pitch mm, +y up) and return the layer for objects. */
+  function drawPitch(svgEl, pitch) {
+    const [hx, hy] = pitch.cloth_half_mm;
+    svgEl.setAttribute("viewBox", `${-hx} ${-hy} ${2 * hx} ${2 * hy}`);
+    svgEl.replaceChildren();
+    const world = svg("g", { transform: "scale(1,-1)" });
+    world.append(svg("rect", { x: -hx, y: -hy, width: 2 * hx, height: 2 * hy, class: "cloth" }));
+    const stripes = 12;
+    const step = pitch.length_mm / stripes;
+    for (let i = 0; i < stripes; i += 2) {
+      world.append(svg("rect", {
+        x: -pitch.length_mm / 2 + i * step, y: -pitch.width_mm / 2, width: step,
+        height: pitch.width_mm, class: "stripe",
+      }));
+    }
+    for (const goal of pitch.goals) {
+      const x = Math.min(goal.x0, goal.x1);
+      world.append(svg("rect", {
+        x, y: goal.y0, width: Math.abs(goal.x1 - goal.x0), height: goal.y1 - goal.y0, class: "goal",
+      }));
+    }
+    for (const line of pitch.lines) {
+      if (line.disc) {
+        world.append(svg("circle", { cx: line.disc[0], cy: line.disc[1], r: line.disc[2], class: "paint" }));
+        continue;
+      }
+      const pts = [...line.inner, ...line.outer.slice().reverse()];
+      world.append(svg("polygon", { points: pts.map((p) => p.join(",")).join(" "), class: "paint" }));
+    }
+    const objects = svg("g", { class: "objects" });
+    world.append(objects);
+    svgEl.append(world);
+    return objects;
+  }
+
+  /* Draw the ball and every figure of one tracks.jsonl record into the objects layer. */
+  function drawObjects(layer, record, pitch) {
+    layer.replaceChildren();
+    if (!record) return;
+    for (const fig of record.figures || []) {
+      layer.append(svg("circle", {
+        cx: fig.x_mm, cy: fig.y_mm, r: pitch.base_radius_mm, class: `figure ${fig.team}`,
+      }));
+    }
+    if (record.ball) {
+      layer.append(svg("circle", {
+        cx: record.ball.x_mm, cy: record.ball.y_mm, r: pitch.ball_radius_mm,
+        class: `ball${record.ball.moving ? " moving" : ""}`,
+      }));
+    }
+  }
+
+  document.addEventListener("DOMContentLoaded", initPin);
+  return {
+    el, svg, post, getJSON, toast, pin, fmtClock, fmtMm, kindLabel, callFacts, callBadges,
+    tooClose, drawPitch, drawObjects,
+  };
+})();
