@@ -137,8 +137,14 @@ def is_too_close(margin_mm: float, uncertainty_mm: float) -> bool:
     return abs(margin_mm) <= uncertainty_mm
 
 
-def margin_note(margin_mm: float, uncertainty_mm: float, word_in: str = "IN") -> str:
-    """A short reading such as ``"IN by 0.4 mm"`` or ``"OUT by 1.2 mm (too close to call)"``."""
-    word = "OUT" if margin_mm > 0 else word_in
+def margin_note(
+    margin_mm: float, uncertainty_mm: float, beyond: str = "OUT", short: str = "IN"
+) -> str:
+    """A short reading such as ``"IN by 0.4 mm"`` or ``"OUT by 1.2 mm (too close to call)"``.
+
+    ``beyond`` names a positive margin (wholly past the line), ``short`` a negative one; for the
+    shooting line a positive margin means the ball is IN the zone.
+    """
+    word = beyond if margin_mm > 0 else short
     text = f"{word} by {abs(margin_mm):.1f} mm"
     return text + (" (too close to call)" if is_too_close(margin_mm, uncertainty_mm) else "")

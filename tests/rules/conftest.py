@@ -12,3 +12,30 @@ from rules.pitch import Pitch
 def fistf_pitch() -> Pitch:
     """The nominal FISTF pitch: 1200 x 750 mm, 3 mm lines, ball 21 mm, bases 24 mm."""
     return load_pitch("fistf")
+
+
+@pytest.fixture
+def run(fistf_pitch):
+    """Feed notation lines through ``step``; returns ``(state, calls)``.
+
+    By default the ball is in play with ``possession`` (home) and the clock started, so a case
+    needs no kick-off; pass ``state=`` to continue a match or ``in_play=False`` for a fresh one.
+    Extra keywords go to ``MatchConfig``.
+    """
+    from dataclasses import replace
+
+    from rules import clock
+    from rules.fistf import MatchConfig, MatchState, step
+    from rules.notation import parse_sequence
+
+    def run_lines(lines, state=None, in_play=True, possession=0, restart=None, **config):
+        st = state or MatchState.new(MatchConfig(fistf_pitch, **config))
+        if state is None and in_play:
+            st = replace(st, restart=restart, possession=possession, clock=clock.start(st.clock))
+        calls = []
+        for obs in parse_sequence(lines):
+            st, new = step(st, obs)
+            calls += new
+        return st, calls
+
+    return run_lines

@@ -1,0 +1,214 @@
+"""The FISTF Subuteo rule set as a pure reducer: ``step(state, observation) -> (state, calls)``.
+
+Usage::
+
+    state = MatchState.new(MatchConfig(pitch))
+    for obs in observations:
+        state, calls = step(state, obs)
+
+Each step applies the rules in this order (when several can fire on one frame):
+
+1. **Clock** (FISTF 3, DESIGN.md 6): advance by this frame's timestamp.
+2. **Ball track**: remember where the ball was last seen and how fast it went.
+3. **Dead ball**: while a restart is pending, wait for its taking flick and check the set-up
+   (4.2, 11.2, 12.2, 14.2, 15.2, 16.2, distances of the general guidelines).
+4. **Play** (ball in play): this frame's contacts: possession (5.1, 6.1), the attacker's foul
+   (5.3), defensive moves (6.2), the three-touch limit (5.2, 8.1.3); then the direction of the
+   last play: kick-off forward (4.2.3), offside (13.1).
+5. **Lines** (ball still in play): goal (7), ball out (14.1, 15.1, 16.1), the hidden ball in a
+   goal, the close-call watch; the goal kick leaving its area (15.2.4).
+6. **Placement** (ball at rest): figures off the cloth or in a goal area (2.1).
+7. **Period end**: half-time, full time, extra time (3.1, 3.3) once the clock allows it.
+
+Frames after full time produce no calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules import clock as clk
+from rules.calls import Call
+from rules.fistf_lines import check_lines
+from rules.fistf_play import apply_contacts, resolve_pending_play
+from rules.fistf_setpiece import placement_notices, take_restart, watch_goal_kick
+from rules.fistf_state import BallTrack, MatchConfig, MatchState, Restart
+from rules.geometry import other_end
+from rules.observation import Observation, other_team
+
+__all__ = ["MatchConfig", "MatchState", "add_time", "referee_decision", "step"]
+
+
+def step(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
+    """Apply one observation; return the new state and the calls it produced (in order)."""
+    if state.finished:
+        return state, []
+    in_play = state.restart is None
+    state = replace(
+        state,
+        clock=clk.tick(state.clock, obs.t_s, in_play and obs.ball_moving),
+        ball_went_out=False,
+    )
+    calls: list[Call] = []
+    if state.restart is not None:
+        state, new = take_restart(state, obs)
+        calls += new
+    else:
+        state, new = apply_contacts(state, obs)
+        calls += new
+        if state.restart is None:
+            state, new = resolve_pending_play(state, obs)
+            calls += new
+        if state.restart is None:
+            state, new = check_lines(state, obs)
+            calls += new
+        if state.restart is None:
+            state, new = watch_goal_kick(state, obs)
+            calls += new
+    state = replace(state, ball=_track(state.ball, obs))
+    state, new = placement_notices(state, obs)
+    calls += new
+    state, new = _period_end(state, obs, calls)
+    return state, calls + new
+
+
+def _track(ball: BallTrack, obs: Observation) -> BallTrack:
+    if obs.ball_xy_mm is None:
+        return replace(ball, hidden_frames=ball.hidden_frames + 1)
+    v = (0.0, 0.0)
+    if ball.xy_mm is not None and obs.t_s > ball.t_s:
+        dt = obs.t_s - ball.t_s
+        v = ((obs.ball_xy_mm[0] - ball.xy_mm[0]) / dt, (obs.ball_xy_mm[1] - ball.xy_mm[1]) / dt)
+    return BallTrack(
+        obs.ball_xy_mm,
+        v,
+        obs.frame,
+        obs.t_s,
+        obs.ball_radius_mm,
+        obs.ball_uncertainty_mm,
+        obs.ball_moving,
+        0,
+    )
+
+
+def _period_end(
+    state: MatchState, obs: Observation, calls: list[Call]
+) -> tuple[MatchState, list[Call]]:
+    """Half-time, full time or extra time (FISTF 3.1, 3.3) when the clock allows."""
+    clock, cfg = state.clock, state.config
+    sudden_death = clock.period == 3 and any(c.kind == "goal" for c in calls)
+    restart = state.restart
+    penalty = restart is not None and restart.kind == "penalty"
+    penalty = penalty or (state.live_set_piece is not None and state.live_set_piece[0] == "penalty")
+    if not (sudden_death or clk.period_ends_now(clock, state.ball_went_out, penalty)):
+        return state, []
+    home, away = state.score
+    if clock.period == 1:
+        kicker = other_team(state.first_kick_off) if state.first_kick_off is not None else None
+        added = cfg.added_time_s if cfg.clock_mode == "running" else 0.0
+        home_end = other_end(state.home_end) if cfg.swap_ends else state.home_end
+        call = Call(
+            obs.frame,
+            obs.t_s,
+            "half_time",
+            "FISTF 3.1",
+            team=kicker,
+            restart="kick_off",
+            position=(0.0, 0.0),
+        )
+        new = replace(
+            state.ball_dead(),
+            clock=clk.next_period(clock, cfg.half_length_s, added),
+            home_end=home_end,
+            restart=Restart("kick_off", kicker, (0.0, 0.0), "FISTF 4.1"),
+            possession=kicker,
+        )
+        return new, [call]
+    if clock.period == 2 and home == away and cfg.extra_time:
+        call = Call(
+            obs.frame,
+            obs.t_s,
+            "full_time",
+            "FISTF 3.3",
+            restart="kick_off",
+            position=(0.0, 0.0),
+            note="draw: extra time, sudden death",
+        )
+        new = replace(
+            state.ball_dead(),
+            clock=clk.next_period(clock, cfg.extra_time_length_s),
+            restart=Restart("kick_off", None, (0.0, 0.0), "FISTF 4.1"),
+            possession=None,
+        )
+        return new, [call]
+    note = f"{home}:{away}"
+    if clock.period == 3 and home == away:
+        note += ", free-kick shoot-out (FISTF 17) follows"
+    call = Call(obs.frame, obs.t_s, "full_time", "FISTF 3.1", note=note)
+    return replace(state.ball_dead(), finished=True, restart=None), [call]
+
+
+def add_time(state: MatchState, seconds: float) -> MatchState:
+    """The referee adds lost time to the current period (FISTF 3.2, ``running`` mode)."""
+    return replace(state, clock=clk.add_time(state.clock, seconds))
+
+
+def referee_decision(state: MatchState, call: Call, upheld: bool) -> tuple[MatchState, list[Call]]:
+    """Settle a too-close-to-call goal with the referee's word.
+
+    Args:
+        state: a state waiting for the referee (its restart is ``"referee"``).
+        call: the too-close ``goal`` / ``goal_disallowed`` call being settled.
+        upheld: True when the referee gives the goal.
+
+    Returns:
+        The state with the score and the restart set, and the confirming call.
+
+    Raises:
+        ValueError: the state is not waiting for a referee decision.
+    """
+    restart = state.restart
+    if restart is None or restart.kind != "referee" or restart.end is None:
+        raise ValueError("no call waits for the referee; settle a too-close goal call only")
+    end = restart.end
+    defender = state.defender_of(end)
+    scorer = other_team(defender)
+    if upheld:
+        score = list(state.score)
+        score[scorer] += 1
+        new_restart = Restart("kick_off", defender, (0.0, 0.0), "FISTF 4.1")
+        confirm = replace(
+            call,
+            kind="goal",
+            team=scorer,
+            restart="kick_off",
+            too_close_to_call=False,
+            note="given by the referee",
+        )
+        return replace(
+            state, score=(score[0], score[1]), restart=new_restart, possession=defender
+        ), [confirm]
+    if call.line != "shooting_line":
+        # A hidden ball the referee says was not over: play goes on from where it lies.
+        confirm = replace(
+            call,
+            kind="close_call",
+            too_close_to_call=False,
+            restart=None,
+            note="not over, by the referee",
+        )
+        return replace(state, restart=replace(restart, end=None)), [confirm]
+    p = state.pitch.profile
+    sx = -1.0 if end == "left" else 1.0
+    spot = (sx * (0.5 * p.length_mm - 0.5 * p.goal_area_depth_mm), 0.0)
+    new_restart = Restart("goal_kick", defender, spot, "FISTF 7.2", end)
+    confirm = replace(
+        call,
+        kind="goal_disallowed",
+        team=defender,
+        restart="goal_kick",
+        position=spot,
+        too_close_to_call=False,
+        note="not given by the referee",
+    )
+    return replace(state, restart=new_restart, possession=defender), [confirm]

@@ -1,0 +1,324 @@
+"""FISTF line decisions: goals (7), ball out (14, 15, 16), the hidden ball and close calls.
+
+A crossing is decided as soon as the margin exceeds its uncertainty (fully crossed, general
+guideline). A ball that comes to rest, or turns back, within the close-call band of a boundary
+line without a confident crossing gives a ``close_call`` notice instead (too close to call when
+|margin| is within the uncertainty); it does not stop play.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.calls import Call, is_too_close, margin_note
+from rules.fistf_state import LineWatch, MatchState, Restart, point
+from rules.geometry import boundary_margins_mm, is_between_posts, quarter_index, shooting_margin_mm
+from rules.observation import Observation, other_team
+from rules.pitch import END_SIGN
+
+NO_DIRECT_GOAL = {  # set pieces from which a goal cannot be scored directly, and why
+    "throw_in": "FISTF 14.1",
+    "free_kick": "FISTF 11.1",
+    "goal_kick": "FISTF 15.1",
+    "kick_off": "FISTF 7.1",
+}
+
+
+def check_lines(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
+    """Goal, ball out, or the close-call watch, for the ball of this frame (ball in play)."""
+    if obs.ball_xy_mm is None:
+        return _hidden(state, obs)
+    pitch, xy, r = state.pitch, obs.ball_xy_mm, obs.ball_radius_mm
+    unc = state.line_uncertainty(obs)
+    margins = boundary_margins_mm(pitch, xy, r)
+    for end in END_SIGN:
+        m = margins[f"goal_line_{end}"]
+        in_mouth = bool(is_between_posts(pitch, end, xy)[0])
+        inside_net = abs(xy[0]) <= abs(pitch.goal(end).x_back_mm)
+        if in_mouth and inside_net and m > unc:
+            return decide_goal(state, obs.frame, obs.t_s, end, xy, m, unc, "")
+    line = max(margins, key=margins.__getitem__)
+    if margins[line] > unc:
+        return decide_out(state, obs.frame, obs.t_s, line, xy, margins[line], unc)
+    return _watch(state, obs, line, margins[line], unc)
+
+
+def _shot_margin(state: MatchState, end: str, attacker: int, r: float) -> float | None:
+    flick = state.last_flick
+    if flick is None or flick.team != attacker or flick.ball_xy_mm is None:
+        return None
+    return float(shooting_margin_mm(state.pitch, end, flick.ball_xy_mm, r)[0])
+
+
+def decide_goal(
+    state: MatchState,
+    frame: int,
+    t_s: float,
+    end: str,
+    xy: tuple[float, float],
+    margin: float,
+    unc: float,
+    note: str,
+) -> tuple[MatchState, list[Call]]:
+    """The ball is wholly over the goal line of ``end`` between the posts: goal or not?"""
+    defender = state.defender_of(end)
+    attacker = other_team(defender)
+    last, direct = state.last_touch, state.live_set_piece
+    r = state.ball.radius_mm
+    shot = _shot_margin(state, end, attacker, r)
+    shot_unc = state.ball.uncertainty_mm
+    goal_kick = _restart_call(state, frame, t_s, "goal_kick", defender, end, xy)
+    if last is None:
+        return _disallow(state, goal_kick, "FISTF 7.2", None, None, "no play seen", end)
+    if last.team == attacker:
+        if direct is not None and direct[0] in NO_DIRECT_GOAL:
+            law = NO_DIRECT_GOAL[direct[0]]
+            return _disallow(state, goal_kick, law, None, None, f"direct from a {direct[0]}", end)
+        if direct is not None and direct[0] == "corner":  # 16.1.2: straight from the corner
+            return _score(state, frame, t_s, end, xy, margin, unc, "FISTF 16.1", "from a corner")
+        if shot is None or shot <= 0:
+            return _disallow(state, goal_kick, "FISTF 7.2", shot, shot_unc, "shot outside", end)
+        if is_too_close(shot, shot_unc):
+            return _too_close_goal(state, frame, t_s, end, xy, shot, shot_unc)
+        return _score(state, frame, t_s, end, xy, margin, unc, "FISTF 7.1", note)
+    if direct is not None and direct[1] == defender:  # 7.3.1: no direct own goal
+        corner = _restart_call(state, frame, t_s, "corner", attacker, end, xy)
+        return _disallow(state, corner, "FISTF 7.3", None, None, "direct own goal", end)
+    if last.goalkeeper and shot is not None:  # the keeper parried the attacker's shot in
+        if shot <= 0:  # 7.2.2: deflecting an invalid shot costs no goal
+            return _disallow(state, goal_kick, "FISTF 7.2", shot, shot_unc, "deflected", end)
+        if is_too_close(shot, shot_unc):
+            return _too_close_goal(state, frame, t_s, end, xy, shot, shot_unc)
+        return _score(state, frame, t_s, end, xy, margin, unc, "FISTF 7.1", note)
+    return _score(state, frame, t_s, end, xy, margin, unc, "FISTF 7.3", note or "own goal")
+
+
+def _score(state, frame, t_s, end, xy, margin, unc, law, note) -> tuple[MatchState, list[Call]]:
+    defender = state.defender_of(end)
+    attacker = other_team(defender)
+    score = list(state.score)
+    score[attacker] += 1
+    call = Call(
+        frame,
+        t_s,
+        "goal",
+        law,
+        line="goal_line",
+        fully_crossed=True,
+        margin_mm=margin,
+        uncertainty_mm=unc,
+        team=attacker,
+        restart="kick_off",
+        position=xy,
+        note=note,
+    )
+    restart = Restart("kick_off", defender, (0.0, 0.0), "FISTF 4.1")
+    new = replace(
+        state.ball_dead(),
+        score=(score[0], score[1]),
+        restart=restart,
+        possession=defender,
+        ball_went_out=True,
+    )
+    return new, [call]
+
+
+def _disallow(state, restart_call, law, margin, unc, note, end) -> tuple[MatchState, list[Call]]:
+    call = replace(
+        restart_call,
+        kind="goal_disallowed",
+        law=law,
+        line="shooting_line" if margin is not None else "goal_line",
+        fully_crossed=None if margin is None else margin > 0,
+        margin_mm=margin,
+        uncertainty_mm=unc,
+        note=note,
+    )
+    return _dead(state, call, end), [call]
+
+
+def _too_close_goal(state, frame, t_s, end, xy, shot, unc) -> tuple[MatchState, list[Call]]:
+    """The shot was taken too close to the shooting line to say: the referee decides."""
+    call = Call(
+        frame,
+        t_s,
+        "goal" if shot > 0 else "goal_disallowed",
+        "FISTF 7.1",
+        line="shooting_line",
+        fully_crossed=shot > 0,
+        margin_mm=shot,
+        uncertainty_mm=unc,
+        too_close_to_call=True,
+        team=other_team(state.defender_of(end)),
+        position=xy,
+        note="shot " + margin_note(shot, unc, beyond="IN", short="OUT"),
+    )
+    restart = Restart("referee", None, xy, "FISTF 7.1", end)
+    return replace(state.ball_dead(), restart=restart, ball_went_out=True), [call]
+
+
+def _restart_call(state, frame, t_s, kind, team, end, xy) -> Call:
+    p = state.pitch.profile
+    sx = END_SIGN[end]
+    if kind == "goal_kick":
+        position = (sx * (0.5 * p.length_mm - 0.5 * p.goal_area_depth_mm), 0.0)
+        law = "FISTF 15.1"
+    else:
+        side_y = 0.5 * p.width_mm * (1.0 if xy[1] >= 0 else -1.0)
+        position = (sx * 0.5 * p.length_mm, side_y)
+        law = "FISTF 16.1"
+    return Call(
+        frame, t_s, "ball_out", law, line="goal_line", team=team, restart=kind, position=position
+    )
+
+
+def _dead(state: MatchState, call: Call, end: str | None) -> MatchState:
+    assert call.restart is not None and call.position is not None
+    restart = Restart(call.restart, call.team, call.position, call.law, end)
+    return replace(state.ball_dead(), restart=restart, possession=call.team, ball_went_out=True)
+
+
+def decide_out(
+    state: MatchState,
+    frame: int,
+    t_s: float,
+    line: str,
+    xy: tuple[float, float],
+    margin: float,
+    unc: float,
+) -> tuple[MatchState, list[Call]]:
+    """The ball wholly crossed a touchline, or a goal line outside the goal."""
+    measured = {"fully_crossed": True, "margin_mm": margin, "uncertainty_mm": unc}
+    if line.startswith("touchline"):
+        call = _throw_in(state, frame, t_s, line, xy)
+        call = replace(call, **measured)
+        return _dead(
+            state, call, state.defended_end(call.team) if call.restart == "goal_kick" else None
+        ), [call]
+    end = line.removeprefix("goal_line_")
+    defender = state.defender_of(end)
+    attacker = other_team(defender)
+    last, flick = state.last_touch, state.last_flick
+    if last is None or last.team == attacker:
+        call, law = _restart_call(state, frame, t_s, "goal_kick", defender, end, xy), "FISTF 15.1"
+    elif last.goalkeeper or flick is None or flick.team == attacker:
+        # Deflected by the defender: a corner if the shot came from inside the shooting zone.
+        shot = _shot_margin(state, end, attacker, state.ball.radius_mm)
+        if shot is not None and shot > 0:
+            call, law = _restart_call(state, frame, t_s, "corner", attacker, end, xy), "FISTF 16.1"
+        else:
+            call, law = (
+                _restart_call(state, frame, t_s, "goal_kick", defender, end, xy),
+                "FISTF 15.1",
+            )
+    else:  # the defender played it over its own goal line
+        call, law = _restart_call(state, frame, t_s, "corner", attacker, end, xy), "FISTF 16.1"
+    call = replace(call, law=law, **measured)
+    return _dead(state, call, end), [call]
+
+
+def _throw_in(state: MatchState, frame: int, t_s: float, line: str, xy) -> Call:
+    """FISTF 14.1: to the team that did not touch last, unless the throw-in was not forced."""
+    band = state.pitch.line(line)
+    spot = (float(xy[0]), band.a_mm[1])
+    last, flick = state.last_touch, state.last_flick
+    law = "FISTF 14.1"
+    if last is None:
+        team = other_team(state.possession) if state.possession is not None else None
+    else:
+        team = other_team(last.team)
+        if flick is not None and flick.team != last.team:
+            end = state.defended_end(last.team)
+            shot = _shot_margin(state, end, flick.team, state.ball.radius_mm)
+            if last.goalkeeper and shot is not None and shot <= 0:
+                # 7.2.2: a keeper deflecting an invalid shot costs no throw-in: goal kick.
+                goal_kick = _restart_call(state, frame, t_s, "goal_kick", last.team, end, xy)
+                return replace(goal_kick, law="FISTF 7.2", line="touchline")
+            quarters = quarter_index(state.pitch, [spot, last.figure_xy_mm, flick.figure_xy_mm])
+            if len(set(quarters.tolist())) > 1:  # 14.1.2: not forced within one quarter
+                team, law = last.team, "FISTF 14.1.2"
+    return Call(
+        frame, t_s, "ball_out", law, line="touchline", team=team, restart="throw_in", position=spot
+    )
+
+
+def _hidden(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
+    """DESIGN.md 3 goals seen from above: decide a ball hidden in a goal from its last frames."""
+    b = state.ball
+    cfg = state.config
+    if b.xy_mm is None or b.hidden_frames + 1 != cfg.hidden_decide_frames:
+        return state, []
+    pitch = state.pitch
+    for end, sx in END_SIGN.items():
+        last_margin = float(boundary_margins_mm(pitch, b.xy_mm, b.radius_mm)[f"goal_line_{end}"])
+        # Under the crossbar from about a diameter before full crossing (the bar's height).
+        near = last_margin > -2.0 * b.radius_mm - 10.0
+        if not (near and bool(is_between_posts(pitch, end, b.xy_mm)[0])):
+            continue
+        v_in = sx * b.v_mm_s[0]
+        if v_in <= 0 and last_margin <= 0:
+            continue  # it stopped or turned: hidden by something else, not by the goal
+        travel = max(v_in, 0.0) ** 2 / (2.0 * cfg.ball_decel_mm_s2)
+        deepest = pitch.profile.goal_depth_mm - 2.0 * b.radius_mm
+        predicted = max(last_margin, min(last_margin + travel, deepest))
+        unc = state.line_uncertainty(b) + 0.25 * (predicted - last_margin)
+        note = f"hidden by the goal; last seen {margin_note(last_margin, unc)}, {v_in:.0f} mm/s"
+        if predicted > unc:
+            return decide_goal(state, b.frame, b.t_s, end, b.xy_mm, predicted, unc, note)
+        call = Call(
+            b.frame,
+            b.t_s,
+            "goal" if predicted >= -unc else "close_call",
+            "FISTF 7.1",
+            line="goal_line",
+            fully_crossed=predicted > 0,
+            margin_mm=predicted,
+            uncertainty_mm=unc,
+            too_close_to_call=is_too_close(predicted, unc),
+            team=other_team(state.defender_of(end)),
+            position=b.xy_mm,
+            note=note,
+        )
+        if call.too_close_to_call:
+            restart = Restart("referee", None, b.xy_mm, "FISTF 7.1", end)
+            return replace(state.ball_dead(), restart=restart, ball_went_out=True), [call]
+        return state, [call]
+    return state, []
+
+
+def _watch(
+    state: MatchState, obs: Observation, line: str, margin: float, unc: float
+) -> tuple[MatchState, list[Call]]:
+    """Follow the ball inside the close-call band; report when it rests or turns back."""
+    assert obs.ball_xy_mm is not None
+    band = state.config.close_call_mm
+    w = state.watch
+    inside = margin > -band
+    if inside and (w is None or w.line != line or margin > w.margin_mm):
+        w = LineWatch(line, margin, unc, obs.frame, obs.t_s, point(obs.ball_xy_mm))
+    if w is None:
+        return state, []
+    if inside and obs.ball_moving and w.line == line:
+        return replace(state, watch=w), []
+    return replace(state, watch=None), [_close_call(state, w)]
+
+
+def _close_call(state: MatchState, w: LineWatch) -> Call:
+    if w.line.startswith("touchline"):
+        law = "FISTF 14.1"
+    else:
+        end = w.line.removeprefix("goal_line_")
+        law = "FISTF 7.1" if is_between_posts(state.pitch, end, w.xy_mm)[0] else "FISTF 15.1"
+    return Call(
+        w.frame,
+        w.t_s,
+        "close_call",
+        law,
+        line=w.line.rsplit("_", 1)[0],
+        fully_crossed=w.margin_mm > 0,
+        margin_mm=w.margin_mm,
+        uncertainty_mm=w.uncertainty_mm,
+        too_close_to_call=is_too_close(w.margin_mm, w.uncertainty_mm),
+        position=w.xy_mm,
+        note=margin_note(w.margin_mm, w.uncertainty_mm),
+    )

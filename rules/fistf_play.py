@@ -1,0 +1,353 @@
+"""FISTF play in progress: contacts, possession, fouls and offside.
+
+Contacts of one frame are applied in this order: touches of the ball first, then touches of
+figures, then misses. A flicked figure reported touching the ball and a figure in the same frame
+is taken to have reached the ball first (FISTF 5.3 needs the figure touched *before* the ball;
+one frame cannot show that, and the engine never guesses against a player).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from rules.calls import Call, FigureRef, is_too_close, margin_note
+from rules.fistf_state import SET_PIECES_NO_OFFSIDE, MatchState, PendingPlay, Restart, Touch, point
+from rules.geometry import crossed_margin_mm, goal_line_distance_mm, shooting_margin_mm
+from rules.observation import Contact, Observation, other_team
+from rules.pitch import END_SIGN
+
+
+def apply_contacts(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
+    """Apply this frame's contacts while the ball is in play (stops at the first whistle)."""
+    calls: list[Call] = []
+    order = {True: 0, False: 1}
+    for contact in sorted(obs.contacts, key=lambda c: (order[c.on_ball], c.kind == "miss")):
+        if state.restart is not None:
+            break
+        state, new = _apply_contact(state, obs, contact)
+        calls += new
+    return state, calls
+
+
+def _apply_contact(
+    state: MatchState, obs: Observation, c: Contact
+) -> tuple[MatchState, list[Call]]:
+    row = obs.figures.index_of(c.figure_id)
+    assert row is not None  # Observation checks contacts name seen figures
+    team = int(obs.figures.team[row])
+    if c.kind == "miss":
+        if team == state.possession:  # FISTF 5.1 a / 6.1 a
+            return replace(state, possession=other_team(team), repeat=None), []
+        return state, []
+    if c.target_id is not None:
+        return _figure_contact(state, obs, c, row)
+    if c.kind == "flick" or bool(obs.figures.goalkeeper[row]):  # 8.1.2: a keeper always plays
+        return _play(state, obs, c, row)
+    return _collision(state, obs, c, row)
+
+
+def _figure_contact(
+    state: MatchState, obs: Observation, c: Contact, row: int
+) -> tuple[MatchState, list[Call]]:
+    """A flicked figure touched another figure."""
+    if c.kind != "flick":
+        return state, []
+    team = int(obs.figures.team[row])
+    fig = FigureRef.of(obs.figures, row)
+    reached_ball = (
+        state.last_flick is not None
+        and state.last_flick.figure_id == c.figure_id
+        and state.last_flick.onset_frame == c.onset_frame
+    )
+    if team == state.possession:
+        if c.target_moving or reached_ball:
+            return state, []
+        # FISTF 5.3: the attacker touched a figure at rest before the ball.
+        return award_foul(state, obs, row, "FISTF 5.3", penal=True)
+    if state.possession is None:
+        return state, []
+    # FISTF 6.2.2: a defensive move touched another figure. At rest: "back" (the referee
+    # restores the positions, play goes on); a moving attacker: a free kick.
+    if not c.target_moving:
+        note = "back: the referee restores the positions"
+        call = Call(
+            obs.frame, obs.t_s, "foul", "FISTF 6.2", team=state.possession, figure=fig, note=note
+        )
+        return state, [call]
+    return award_foul(state, obs, row, "FISTF 6.2", penal=False)
+
+
+def _play(
+    state: MatchState, obs: Observation, c: Contact, row: int
+) -> tuple[MatchState, list[Call]]:
+    """A figure played the ball (a flick, or any touch of a goalkeeper)."""
+    figs = obs.figures
+    team, keeper = int(figs.team[row]), bool(figs.goalkeeper[row])
+    if state.possession is not None and team != state.possession and not keeper:
+        if state.ball.moving:  # FISTF 6.2.2: a defensive move touched the rolling ball
+            return award_foul(state, obs, row, "FISTF 6.2", penal=False)
+        # At rest the turn has passed (a miss the tracker did not report): play on.
+    calls: list[Call] = []
+    state, fault = _goal_kick_touched(state, obs)
+    calls += fault
+    count, limit, law = 1, 3, "FISTF 8.1.3" if keeper else "FISTF 5.2"
+    if state.repeat is not None and state.repeat[0] == c.figure_id:
+        count, limit, law = state.repeat[1] + 1, state.repeat[2], state.repeat[3]
+        if count > limit:  # FISTF 5.2 / 8.1.3 / general guideline: played once too often
+            state, foul = award_foul(state, obs, row, law, penal=False)
+            return state, calls + foul
+    ball_xy = obs.ball_xy_mm if obs.ball_xy_mm is not None else state.ball.xy_mm
+    touch = Touch(
+        c.figure_id,
+        team,
+        keeper,
+        c.kind,
+        obs.frame,
+        c.onset_frame,
+        point(figs.xy_mm[row]),
+        ball_xy,
+    )
+    state = replace(
+        state,
+        possession=team,
+        last_touch=touch,
+        last_flick=state.last_flick if keeper else touch,
+        repeat=(c.figure_id, count, limit, law),
+        live_set_piece=None,  # played by another figure (the taker cannot play again)
+    )
+    if ball_xy is None:
+        return state, calls
+    calls += shot_close_call(state, obs, team, ball_xy)
+    pending = PendingPlay(
+        obs.frame,
+        obs.t_s,
+        team,
+        c.figure_id,
+        ball_xy,
+        obs.ball_radius_mm,
+        obs.ball_uncertainty_mm,
+        obs.figure_uncertainty_mm,
+        obs.figures,
+        None,
+    )
+    return replace(state, pending_play=pending), calls
+
+
+def _collision(
+    state: MatchState, obs: Observation, c: Contact, row: int
+) -> tuple[MatchState, list[Call]]:
+    """The ball ran into a figure that was not flicked."""
+    team = int(obs.figures.team[row])
+    state, calls = _goal_kick_touched(state, obs)
+    ball_xy = obs.ball_xy_mm if obs.ball_xy_mm is not None else state.ball.xy_mm
+    touch = Touch(
+        c.figure_id,
+        team,
+        False,
+        c.kind,
+        obs.frame,
+        c.onset_frame,
+        point(obs.figures.xy_mm[row]),
+        ball_xy,
+    )
+    same = state.repeat is not None and state.repeat[0] == c.figure_id
+    state = replace(
+        state,
+        # FISTF 5.1 b: a defender's figure at rest touched by the ball wins the ball.
+        possession=team if state.possession is not None else None,
+        last_touch=touch,
+        repeat=state.repeat if same else None,
+        live_set_piece=None,
+    )
+    return state, calls
+
+
+def _goal_kick_touched(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
+    """FISTF 15.2.4: the ball was touched before it wholly left the penalty area."""
+    if state.goal_kick_end is None:
+        return state, []
+    end = state.goal_kick_end
+    team = state.defender_of(end)
+    call = Call(
+        obs.frame,
+        obs.t_s,
+        "set_piece_fault",
+        "FISTF 15.2",
+        line="penalty_area",
+        team=team,
+        restart="goal_kick",
+        position=_goal_kick_spot(state, end),
+        note="the goal kick did not leave the penalty area: retake",
+    )
+    return replace(state, goal_kick_end=None), [call]
+
+
+def _goal_kick_spot(state: MatchState, end: str) -> tuple[float, float]:
+    p = state.pitch.profile
+    return END_SIGN[end] * (0.5 * p.length_mm - 0.5 * p.goal_area_depth_mm), 0.0
+
+
+def award_foul(
+    state: MatchState, obs: Observation, row: int, law: str, *, penal: bool
+) -> tuple[MatchState, list[Call]]:
+    """A free kick (or penalty) against the team of figure ``row``, from where it stood.
+
+    ``penal``: the offence is one of FISTF 12.1's list, so inside the offender's own penalty
+    area (the line not part of it) it is a penalty. FISTF 11.1: a free kick for an offence on or
+    behind the goal line beside the area is taken from the penalty spot.
+    """
+    figs = obs.figures
+    offender = int(figs.team[row])
+    awarded = other_team(offender)
+    fig = FigureRef.of(figs, row)
+    xy, r = figs.xy_mm[row], float(figs.radius_mm[row])
+    own = state.defended_end(offender)
+    pitch = state.pitch
+    margin = float(pitch.zone_margin_mm(f"penalty_area_{own}", xy)[0]) - r
+    unc = obs.figure_uncertainty_mm
+    spot = penalty_spot(state, own)
+    goal_line = float(pitch.line(f"goal_line_{own}").beyond_edge_mm(xy, -1.0)[0])
+    beside_area = abs(float(xy[1])) < pitch.line(f"penalty_area_side_{own}_top").a_mm[1]
+    if penal and margin > 0:
+        kind, position, line = "penalty", spot, "penalty_area"
+    elif goal_line <= 0 and beside_area:
+        kind, position, line = "free_kick", spot, "goal_line"
+    else:
+        kind, position, line = "free_kick", point(xy), "penalty_area" if penal else None
+    call = Call(
+        obs.frame,
+        obs.t_s,
+        "foul",
+        law,
+        line=line,
+        margin_mm=margin if line == "penalty_area" else None,
+        uncertainty_mm=unc if line == "penalty_area" else None,
+        too_close_to_call=line == "penalty_area" and is_too_close(margin, unc),
+        team=awarded,
+        restart=kind,
+        position=position,
+        figure=fig,
+    )
+    restart = Restart(kind, awarded, position, law, own if kind == "penalty" else None)
+    return replace(state.ball_dead(), restart=restart, possession=awarded), [call]
+
+
+def penalty_spot(state: MatchState, end: str) -> tuple[float, float]:
+    p = state.pitch.profile
+    return END_SIGN[end] * (0.5 * p.length_mm - p.penalty_spot_from_goal_line_mm), 0.0
+
+
+def shot_close_call(
+    state: MatchState, obs: Observation, team: int, ball_xy: tuple[float, float]
+) -> list[Call]:
+    """DESIGN.md 4: a play from within the close-call band of the shooting line."""
+    end = state.attacked_end(team)
+    band = state.pitch.line(f"shooting_line_{end}")
+    margin = float(crossed_margin_mm(band, ball_xy, obs.ball_radius_mm)[0])
+    if abs(margin) > state.config.close_call_mm:
+        return []
+    unc = state.line_uncertainty(obs)
+    return [
+        Call(
+            obs.frame,
+            obs.t_s,
+            "close_call",
+            "FISTF 7.1",
+            line="shooting_line",
+            fully_crossed=margin > 0,
+            margin_mm=margin,
+            uncertainty_mm=unc,
+            too_close_to_call=is_too_close(margin, unc),
+            team=team,
+            position=ball_xy,
+            note=margin_note(margin, unc, beyond="IN", short="OUT"),
+        )
+    ]
+
+
+def resolve_pending_play(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
+    """Judge a play once the ball shows its direction: kick-off (4.2.3) and offside (13.1)."""
+    play = state.pending_play
+    if play is None or obs.ball_xy_mm is None or obs.frame == play.frame:
+        return state, []
+    d = np.subtract(obs.ball_xy_mm, play.ball_xy_mm)
+    if np.hypot(*d) < state.config.forward_min_mm:
+        return state, []
+    state = replace(state, pending_play=None)
+    end = state.attacked_end(play.team)
+    forward = float(d[0]) * END_SIGN[end] > 0
+    if play.set_piece == "kick_off" and not forward:
+        call = Call(
+            play.frame,
+            play.t_s,
+            "set_piece_fault",
+            "FISTF 4.2",
+            line="halfway_line",
+            team=play.team,
+            restart="kick_off",
+            position=(0.0, 0.0),
+            note="the kick-off must go forward: retake",
+        )
+        return state, [call]
+    if not forward or play.set_piece in SET_PIECES_NO_OFFSIDE:
+        return state, []
+    return _judge_offside(state, play, end)
+
+
+def offside_margins_mm(
+    state: MatchState, play: PendingPlay, end: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Offside margin ``(n,)`` of each figure at the moment of ``play`` (> 0: offside).
+
+    DESIGN.md 3 offside geometry: the base centre inside the shooting zone, the base nearer the
+    goal line than the ball, fewer than two defenders (keeper included) nearer than the base,
+    with the ball wholly inside the zone. The margin is the tightest of those comparisons.
+    Returns the margins and a mask of the figures judged (the playing side's other figures).
+    """
+    pitch, figs = state.pitch, play.figures
+    judged = (figs.team == play.team) & (figs.id != play.figure_id) & ~figs.goalkeeper
+    ball_in = float(shooting_margin_mm(pitch, end, play.ball_xy_mm, play.ball_radius_mm)[0])
+    d_ball = float(goal_line_distance_mm(pitch, end, play.ball_xy_mm, play.ball_radius_mm)[0])
+    if len(figs) == 0:
+        return np.zeros(0), judged
+    d_fig = goal_line_distance_mm(pitch, end, figs.xy_mm, figs.radius_mm)
+    zone = shooting_margin_mm(pitch, end, figs.xy_mm, 0.0)
+    d_def = np.sort(d_fig[figs.team != play.team])
+    second = d_def[1] if len(d_def) >= 2 else np.inf
+    margins = np.minimum.reduce([zone, d_ball - d_fig, second - d_fig, np.full(len(figs), ball_in)])
+    return margins, judged
+
+
+def _judge_offside(state: MatchState, play: PendingPlay, end: str) -> tuple[MatchState, list[Call]]:
+    margins, judged = offside_margins_mm(state, play, end)
+    f_unc = play.figure_uncertainty_mm
+    unc = float(np.hypot(f_unc, max(f_unc, play.ball_uncertainty_mm)))
+    defender = other_team(play.team)
+    calls: list[Call] = []
+    for row in np.flatnonzero(judged & (margins > -unc)):
+        m = float(margins[row])
+        fig = FigureRef.of(play.figures, int(row))
+        calls.append(
+            Call(
+                play.frame,
+                play.t_s,
+                "offside",
+                "FISTF 13.1",
+                margin_mm=m,
+                uncertainty_mm=unc,
+                too_close_to_call=is_too_close(m, unc),
+                team=defender,
+                restart="free_kick",
+                position=(fig.x_mm, fig.y_mm),
+                figure=fig,
+            )
+        )
+    sure = [c for c in calls if not c.too_close_to_call]
+    if not sure:
+        return state, calls
+    worst = max(sure, key=lambda c: c.margin_mm or 0.0)
+    assert worst.position is not None
+    restart = Restart("free_kick", defender, worst.position, "FISTF 13.1")
+    return replace(state.ball_dead(), restart=restart, possession=defender), calls

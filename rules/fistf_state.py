@@ -1,0 +1,239 @@
+"""FISTF match configuration and state: frozen plain data, changed with ``dataclasses.replace``.
+
+The reducer lives in ``rules.fistf``; the parts it applies live in ``fistf_play`` (contacts,
+possession, fouls, offside), ``fistf_lines`` (ball out, goals, close calls) and
+``fistf_setpiece`` (restarts and figure placement).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from rules.clock import Clock, ClockMode
+from rules.geometry import other_end
+from rules.observation import HOME, Figures, Observation, other_team
+from rules.pitch import END_SIGN, Pitch
+
+SET_PIECES_NO_OFFSIDE = ("corner", "throw_in", "penalty", "goal_kick")  # FISTF 13.1.3 a
+
+
+@dataclass(frozen=True, slots=True)
+class MatchConfig:
+    """How a match is played and judged; built once, passed in with the first state.
+
+    Attributes:
+        pitch: the pitch model (with measured line edges when calibrated).
+        half_length_s: playing time of each half (FISTF 3.1: 15 min).
+        clock_mode: ``ball-moving`` (default) or ``running`` (DESIGN.md section 6).
+        added_time_s: lost time added to each half in ``running`` mode (more with add_time).
+        extra_time: play extra time after a draw (FISTF 3.3, knock-out matches).
+        extra_time_length_s: FISTF 3.3: ten minutes, sudden death.
+        home_end: the end home defends in the first half (``left`` or ``right``).
+        swap_ends: the teams change ends at half-time (FISTF 4.1).
+        first_kick_off: the team kicking off first (coin toss), or None to accept either.
+        close_call_mm: the close-call band (DESIGN.md section 4: 3 mm).
+        line_uncertainty_mm: error bound of the measured line edges, combined with the ball's.
+        forward_min_mm: ball travel after a flick that shows its direction (offside, kick-off).
+        hidden_decide_frames: frames a ball may stay hidden in a goal before it is decided.
+        ball_decel_mm_s2: rolling deceleration of the ball on the cloth (hidden-goal estimate).
+        spot_tolerance_mm: how far a placed ball may lie from its restart spot.
+        max_gap_s: longer gaps between frames do not count on the clock.
+    """
+
+    pitch: Pitch
+    half_length_s: float = 900.0
+    clock_mode: ClockMode = "ball-moving"
+    added_time_s: float = 0.0
+    extra_time: bool = False
+    extra_time_length_s: float = 600.0
+    home_end: str = "left"
+    swap_ends: bool = True
+    first_kick_off: int | None = None
+    close_call_mm: float = 3.0
+    line_uncertainty_mm: float = 0.0
+    forward_min_mm: float = 3.0
+    hidden_decide_frames: int = 2
+    ball_decel_mm_s2: float = 400.0
+    spot_tolerance_mm: float = 25.0
+    max_gap_s: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.home_end not in END_SIGN:
+            raise ValueError(f"home_end {self.home_end!r}; expected 'left' or 'right'")
+        if not self.half_length_s > 0:
+            raise ValueError(f"half_length_s must be > 0, got {self.half_length_s}")
+
+
+@dataclass(frozen=True, slots=True)
+class Restart:
+    """A restart the ball waits for while it is dead.
+
+    ``kind`` is one of ``rules.calls.RESTARTS`` or ``"referee"`` (a too-close call the referee
+    must settle; the next flick resumes play). ``end`` is the goal it concerns (goal kick,
+    corner, penalty) or None.
+    """
+
+    kind: str
+    team: int | None
+    position: tuple[float, float]
+    law: str
+    end: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Touch:
+    """A figure touching the ball: who, how, when, and where the figure and ball stood."""
+
+    figure_id: int
+    team: int
+    goalkeeper: bool
+    kind: str
+    frame: int
+    onset_frame: int
+    figure_xy_mm: tuple[float, float]
+    ball_xy_mm: tuple[float, float] | None
+
+
+@dataclass(frozen=True, slots=True)
+class PendingPlay:
+    """A flick whose direction is not known yet: the position at the moment of the play.
+
+    Offside (FISTF 13.1) and the kick-off (4.2.3) are judged once the ball has shown its
+    direction, on the positions of this frame.
+    """
+
+    frame: int
+    t_s: float
+    team: int
+    figure_id: int
+    ball_xy_mm: tuple[float, float]
+    ball_radius_mm: float
+    ball_uncertainty_mm: float
+    figure_uncertainty_mm: float
+    figures: Figures
+    set_piece: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LineWatch:
+    """The ball within the close-call band of a boundary line: the deepest point so far."""
+
+    line: str
+    margin_mm: float
+    uncertainty_mm: float
+    frame: int
+    t_s: float
+    xy_mm: tuple[float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class BallTrack:
+    """The last seen ball, for speed, direction and hidden-ball decisions."""
+
+    xy_mm: tuple[float, float] | None = None
+    v_mm_s: tuple[float, float] = (0.0, 0.0)
+    frame: int = -1
+    t_s: float = 0.0
+    radius_mm: float = 10.5
+    uncertainty_mm: float = 0.5
+    moving: bool = False
+    hidden_frames: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MatchState:
+    """Everything the FISTF reducer remembers between frames.
+
+    Attributes:
+        config: the match configuration.
+        clock: the clock of the current period.
+        score: goals ``(home, away)``.
+        home_end: the end home defends in the current period.
+        possession: the attacker (FISTF 5.1), or None before the first kick-off.
+        last_touch: the last figure to touch the ball (any kind).
+        last_flick: the last outfield figure to *play* the ball (flick); its ``ball_xy_mm`` is
+            where the ball lay at the shot (FISTF 7.1). Keeper touches do not replace it, so a
+            save still knows the shot it saved (FISTF 7.2.2, 15.1.3, 16.1.1).
+        repeat: ``(figure id, plays in a row, limit, law)`` for FISTF 5.2 / 8.1.3 and the
+            general guideline that a set-piece taker may not play twice in a row.
+        restart: the restart the dead ball waits for, or None while the ball is in play.
+        live_set_piece: ``(kind, team)`` while the ball comes directly from a set piece.
+        goal_kick_end: the end of a goal kick whose ball has not yet left the area (15.2.4).
+        pending_play: a play awaiting the ball's direction.
+        watch: the ball within the close-call band of a boundary line.
+        ball: the last seen ball.
+        first_kick_off: the team that kicked off the first half.
+        finished: full time.
+        noticed: figures already noticed for placement during this ball rest.
+        ball_went_out: the ball went out of play at this frame (for the clock).
+    """
+
+    config: MatchConfig
+    clock: Clock
+    score: tuple[int, int] = (0, 0)
+    home_end: str = "left"
+    possession: int | None = None
+    last_touch: Touch | None = None
+    last_flick: Touch | None = None
+    repeat: tuple[int, int, int, str] | None = None
+    restart: Restart | None = None
+    live_set_piece: tuple[str, int] | None = None
+    goal_kick_end: str | None = None
+    pending_play: PendingPlay | None = None
+    watch: LineWatch | None = None
+    ball: BallTrack = field(default_factory=BallTrack)
+    first_kick_off: int | None = None
+    finished: bool = False
+    noticed: frozenset[tuple[int, str]] = frozenset()
+    ball_went_out: bool = False
+
+    @classmethod
+    def new(cls, config: MatchConfig) -> MatchState:
+        """A match before its first kick-off."""
+        clock = Clock(
+            config.clock_mode,
+            1,
+            config.half_length_s,
+            added_s=config.added_time_s if config.clock_mode == "running" else 0.0,
+            max_gap_s=config.max_gap_s,
+        )
+        restart = Restart("kick_off", config.first_kick_off, (0.0, 0.0), "FISTF 4.1")
+        return cls(config, clock, home_end=config.home_end, restart=restart)
+
+    @property
+    def pitch(self) -> Pitch:
+        return self.config.pitch
+
+    def defended_end(self, team: int) -> str:
+        return self.home_end if team == HOME else other_end(self.home_end)
+
+    def attacked_end(self, team: int) -> str:
+        return other_end(self.defended_end(team))
+
+    def defender_of(self, end: str) -> int:
+        return HOME if end == self.home_end else other_team(HOME)
+
+    def line_uncertainty(self, obs: Observation | BallTrack) -> float:
+        unc = obs.ball_uncertainty_mm if isinstance(obs, Observation) else obs.uncertainty_mm
+        return math.hypot(unc, self.config.line_uncertainty_mm)
+
+    def ball_dead(self) -> MatchState:
+        """Forget the play in progress once the ball is out of play."""
+        return replace(
+            self,
+            last_touch=None,
+            last_flick=None,
+            repeat=None,
+            live_set_piece=None,
+            goal_kick_end=None,
+            pending_play=None,
+            watch=None,
+        )
+
+
+def point(xy: np.ndarray | tuple[float, float]) -> tuple[float, float]:
+    """A plain ``(x, y)`` float tuple."""
+    return float(xy[0]), float(xy[1])

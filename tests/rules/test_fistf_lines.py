@@ -1,0 +1,305 @@
+"""FISTF line decisions through step(): ball out, goals, the hidden ball, close calls.
+
+Home defends the left goal (x = -600) and attacks the right one, defended by away. Each case is
+a short sequence of one-line positions; the first line carries the play that starts it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.fistf_state import Restart
+from rules.observation import AWAY, HOME
+
+F = "home 1 gk -590,0; home 7 250,0; home 8 350,100; away 2 gk 590,0; away 9 500,-150"
+
+
+def seq(*steps: str, figs: str = F) -> list[str]:
+    """One line per step ``"x,y [rest|moving] [unc=U] [clause[ | clause]]"`` or ``"hidden"``.
+
+    The first step lies at rest, the others roll unless they say ``rest``.
+    """
+    lines = []
+    for i, s in enumerate(steps):
+        ball, *rest = s.split(" ")
+        opts = [t for t in rest if t in ("rest", "moving") or "=" in t]
+        extra = " ".join(t for t in rest if t not in opts).replace(" | ", "; ")
+        state = "rest" if i == 0 or "rest" in opts else "moving"
+        opts = [t for t in opts if t not in ("rest", "moving")]
+        ball_clause = "ball hidden" if ball == "hidden" else " ".join(["ball", ball, state, *opts])
+        lines.append("; ".join(part for part in (ball_clause, figs, extra) if part))
+    return lines
+
+
+THROW_IN = Restart("throw_in", HOME, (450.0, 373.5), "FISTF 14.1")
+FREE_KICK_AWAY = Restart("free_kick", AWAY, (520.0, 0.0), "FISTF 5.3")
+CORNER_HOME = Restart("corner", HOME, (600.0, 375.0), "FISTF 16.1", "right")
+
+CASES = [
+    # id, figures, steps, possession, restart, expected (kind, law, team, restart, line)
+    (
+        "FISTF 14.1 throw-in to the team that did not touch last",
+        F,
+        ("273,0 flick 7", "280,100", "290,390"),
+        HOME,
+        None,
+        ("ball_out", "FISTF 14.1", "away", "throw_in", "touchline"),
+    ),
+    (
+        "FISTF 14.1.2 throw-in forced within one quarter",
+        "home 8 350,-60; away 9 420,-150",
+        ("373,-60 flick 8", "420,-128 hit 9", "430,-390"),
+        HOME,
+        None,
+        ("ball_out", "FISTF 14.1", "home", "throw_in", "touchline"),
+    ),
+    (
+        "FISTF 14.1.2 not forced: the deflection was in another quarter",
+        "home 7 250,-60; away 9 420,-150",
+        ("273,-60 flick 7", "420,-128 hit 9", "430,-390"),
+        HOME,
+        None,
+        ("ball_out", "FISTF 14.1.2", "away", "throw_in", "touchline"),
+    ),
+    (
+        "FISTF 15.1 goal kick: the attacker plays over the goal line",
+        F,
+        ("273,0 flick 7", "400,150", "620,200"),
+        HOME,
+        None,
+        ("ball_out", "FISTF 15.1", "away", "goal_kick", "goal_line"),
+    ),
+    (
+        "FISTF 16.1.1 corner: shot from inside the zone deflected by a defender",
+        "home 8 350,100; away 9 500,150",
+        ("373,100 flick 8", "478,150 hit 9", "615,180"),
+        HOME,
+        None,
+        ("ball_out", "FISTF 16.1", "home", "corner", "goal_line"),
+    ),
+    (
+        "FISTF 15.1.3 goal kick: shot from outside the zone deflected by a defender",
+        "home 7 250,100; away 9 500,150",
+        ("273,100 flick 7", "478,150 hit 9", "615,180"),
+        HOME,
+        None,
+        ("ball_out", "FISTF 15.1", "away", "goal_kick", "goal_line"),
+    ),
+    (
+        "FISTF 16.1.2 corner: the defender plays over its own goal line",
+        F,
+        ("523,-150 flick 9", "560,-180", "615,-200"),
+        AWAY,
+        None,
+        ("ball_out", "FISTF 16.1", "home", "corner", "goal_line"),
+    ),
+    (
+        "FISTF 7.1 goal: shot from wholly inside the shooting zone",
+        "home 8 350,0; away 2 gk 590,100",
+        ("373,0 flick 8", "500,0", "620,0"),
+        HOME,
+        None,
+        ("goal", "FISTF 7.1", "home", "kick_off", "goal_line"),
+    ),
+    (
+        "FISTF 7.2 goal disallowed: shot from outside the shooting zone",
+        "home 7 250,0; away 2 gk 590,100",
+        ("273,0 flick 7", "500,0", "620,0"),
+        HOME,
+        None,
+        ("goal_disallowed", "FISTF 7.2", "away", "goal_kick", "shooting_line"),
+    ),
+    (
+        "FISTF 7.3 own goal counts from anywhere",
+        "away 9 500,0; away 2 gk 590,100",
+        ("523,0 flick 9", "560,0", "620,0"),
+        AWAY,
+        None,
+        ("goal", "FISTF 7.3", "home", "kick_off", "goal_line"),
+    ),
+    (
+        "FISTF 7.3 no direct own goal from a free kick: corner",
+        "away 9 497,0; away 2 gk 590,100",
+        ("520,0", "520,0 flick 9", "560,0", "620,0"),
+        AWAY,
+        FREE_KICK_AWAY,
+        ("goal_disallowed", "FISTF 7.3", "home", "corner", "goal_line"),
+    ),
+    (
+        "FISTF 14.1.3 no goal direct from a throw-in",
+        "home 8 450,396; away 2 gk 590,100",
+        ("450,373.5", "450,373.5 flick 8", "530,150", "620,0"),
+        HOME,
+        THROW_IN,
+        ("goal_disallowed", "FISTF 14.1", "away", "goal_kick", "goal_line"),
+    ),
+    (
+        "FISTF 16.1.2 a goal direct from a corner counts",
+        "home 8 610,390; away 2 gk 590,100",
+        ("595,370", "595,370 flick 8", "610,30", "620,0"),
+        HOME,
+        CORNER_HOME,
+        ("goal", "FISTF 16.1", "home", "kick_off", "goal_line"),
+    ),
+    (
+        "FISTF 7.2.2 the keeper deflects an invalid shot in: goal kick",
+        "home 7 250,0; away 2 gk 575,-30",
+        ("273,0 flick 7", "560,-10 hit 2", "620,0"),
+        HOME,
+        None,
+        ("goal_disallowed", "FISTF 7.2", "away", "goal_kick", "shooting_line"),
+    ),
+    (
+        "FISTF 7.1 the keeper parries a valid shot in: goal",
+        "home 8 350,0; away 2 gk 575,-30",
+        ("373,0 flick 8", "560,-10 hit 2", "620,0"),
+        HOME,
+        None,
+        ("goal", "FISTF 7.1", "home", "kick_off", "goal_line"),
+    ),
+    (
+        "FISTF 7.2.2 the keeper deflects an invalid shot over the touchline: goal kick",
+        "home 7 250,100; away 2 gk 575,80",
+        ("273,100 flick 7", "560,90 hit 2", "570,390"),
+        HOME,
+        None,
+        ("ball_out", "FISTF 7.2", "away", "goal_kick", "touchline"),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("figs", "steps", "possession", "restart", "expected"),
+    [pytest.param(*case[1:], id=case[0]) for case in CASES],
+)
+def test_decisions(run, figs, steps, possession, restart, expected):
+    state, calls = run(seq(*steps, figs=figs), possession=possession, restart=restart)
+    decisive = [c for c in calls if c.kind in ("ball_out", "goal", "goal_disallowed")]
+    assert len(decisive) == 1, calls
+    rec = decisive[0].to_record()
+    assert (rec["kind"], rec["law"], rec["team"], rec["restart"], rec["line"]) == expected
+    assert not decisive[0].too_close_to_call
+    assert state.restart is not None and state.restart.kind == expected[3]
+    goals = 1 if expected[0] == "goal" else 0
+    assert sum(state.score) == goals
+
+
+def test_goal_scores_and_kick_off_goes_to_the_conceding_team(run):
+    state, calls = run(seq("373,0 flick 8", "500,0", "620,0", figs="home 8 350,0"))
+    assert state.score == (1, 0)
+    assert state.restart.kind == "kick_off" and state.restart.team == AWAY
+    assert calls[-1].frame == 2 and calls[-1].margin_mm == pytest.approx(9.5)
+
+
+def test_calls_stop_while_the_ball_is_dead(run):
+    """After the ball went out, its further roll is no second call."""
+    _, calls = run(seq("273,0 flick 7", "280,100", "290,390", "295,420", "300,500"))
+    assert [c.kind for c in calls] == ["ball_out"]
+
+
+def test_crossing_waits_for_the_margin_to_exceed_the_uncertainty(run):
+    """Guideline: 0.3 mm out with 0.5 mm uncertainty is not yet a confident crossing."""
+    steps = ("273,0 flick 7", "280,300", "290,385.8 unc=0.5", "290,386.5 unc=0.5")
+    _, calls = run(seq(*steps))
+    assert [(c.kind, c.frame) for c in calls] == [("ball_out", 3)]
+
+
+HIDDEN = "home 8 350,0; away 2 gk 590,140"
+
+
+@pytest.mark.parametrize(
+    ("steps", "kind", "too_close"),
+    [
+        pytest.param(
+            ("373,0 flick 8", "560,0", "585,0", "hidden", "hidden"),
+            "goal",
+            False,
+            id="DESIGN 3 / FISTF 7.1 hidden ball clearly over from its speed",
+        ),
+        pytest.param(
+            ("373,0 flick 8", "599.5,0", "601,0", "602.5,0", "hidden", "hidden"),
+            "goal",
+            True,
+            id="DESIGN 3 / FISTF 7.1 hidden slow ball: too close to call",
+        ),
+        pytest.param(
+            ("373,0 flick 8", "560,0", "550,0", "hidden", "hidden"),
+            None,
+            False,
+            id="DESIGN 3 hidden while rolling away: no goal from a vanished ball",
+        ),
+    ],
+)
+def test_hidden_ball_in_the_goal(run, steps, kind, too_close):
+    lines = [ln.replace("ball hidden moving", "ball hidden") for ln in seq(*steps, figs=HIDDEN)]
+    state, calls = run(lines)
+    goals = [c for c in calls if c.kind == "goal"]
+    if kind is None:
+        assert goals == [] and state.restart is None
+        return
+    assert len(goals) == 1 and goals[0].too_close_to_call == too_close
+    last_seen = max(i for i, s in enumerate(steps) if s != "hidden")
+    assert goals[0].frame == last_seen
+    assert state.score == ((0, 0) if too_close else (1, 0))
+    assert state.restart.kind == ("referee" if too_close else "kick_off")
+
+
+@pytest.mark.parametrize(
+    ("steps", "line", "margin", "too_close", "note"),
+    [
+        pytest.param(
+            ("273,0 flick 7", "280,300", "285,385.1 unc=0.3", "285,385.1 unc=0.3 rest"),
+            "touchline",
+            -0.4,
+            False,
+            "IN by 0.4 mm",
+            id="close_call: comes to rest 0.4 mm inside the touchline",
+        ),
+        pytest.param(
+            ("273,0 flick 7", "280,300", "285,384", "290,383.6", "300,370"),
+            "touchline",
+            -1.5,
+            False,
+            "IN by 1.5 mm",
+            id="close_call: turns back 1.5 mm short of the touchline",
+        ),
+        pytest.param(
+            ("273,0 flick 7", "280,300", "285,385.7 unc=0.5", "285,385.7 unc=0.5 rest"),
+            "touchline",
+            0.2,
+            True,
+            "OUT by 0.2 mm (too close to call)",
+            id="close_call: out by 0.2 within 0.5 uncertainty, too close to call",
+        ),
+        pytest.param(
+            ("273,0 flick 7", "500,150", "609.9,200", "600,210"),
+            "goal_line",
+            -0.6,
+            False,
+            "IN by 0.6 mm",
+            id="close_call: turns back off the goal line beside the goal",
+        ),
+    ],
+)
+def test_close_calls(run, steps, line, margin, too_close, note):
+    state, calls = run(seq(*steps))
+    close = [c for c in calls if c.kind == "close_call"]
+    assert len(close) == 1, calls
+    c = close[0]
+    assert (c.line, c.too_close_to_call, c.note) == (line, too_close, note)
+    assert c.margin_mm == pytest.approx(margin, abs=1e-9)
+    assert c.fully_crossed == (margin > 0)
+    assert state.restart is None  # a notice never stops play
+
+
+def test_shot_from_within_three_mm_of_the_shooting_line(run):
+    """DESIGN 4: a shot taken 0.4 mm inside the shooting line gives "IN by 0.4 mm"."""
+    x = 300 + 1.5 + 10.5 + 0.4
+    _, calls = run(seq(f"{x},0 unc=0.3 flick 8", "400,0", figs="home 8 289,0"))
+    (c,) = [c for c in calls if c.kind == "close_call"]
+    assert (c.line, c.law, c.note, c.fully_crossed) == (
+        "shooting_line",
+        "FISTF 7.1",
+        "IN by 0.4 mm",
+        True,
+    )
