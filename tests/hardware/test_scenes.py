@@ -1,0 +1,94 @@
+"""Scene scripts: compiling, the flick mechanics, the registry and script errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from calibration.tables import load_pitch
+from hardware.scene_library import UnknownSceneError, build_scene, lineup, scene_names
+from hardware.scenes import FigureSpec, Scene, SceneError, compile_scene, flick, move, place_ball
+
+PITCH = load_pitch("fistf")
+R_BALL, R_BASE = PITCH.profile.ball_radius_mm, PITCH.profile.base_radius_mm
+
+
+def _scene(actions, ball=(0.0, 0.0), duration=6.0, specs=None) -> Scene:
+    specs = specs or tuple(lineup(PITCH, np.random.default_rng(0)))
+    return Scene("t", duration, tuple(specs), ball, tuple(actions))
+
+
+def test_flick_contact_geometry_and_ball_target():
+    c = compile_scene(_scene([flick(10, 1.5, (-200.0, 150.0))], ball=(-100.0, 50.0)), PITCH)
+    strike = c.strikes[0]
+    fig = c.figure_specs.index(next(s for s in c.figure_specs if s.id == 10))
+    fxy, _ = c.figure_state(np.array([strike.t_s]))
+    gap = math.dist(fxy[0, fig], strike.ball_from_mm)
+    assert gap == pytest.approx(R_BALL + R_BASE, abs=1e-9)  # base touches the ball footprint
+    assert c.frame(strike.t_rest_s + 0.1).ball_xy_mm.tolist() == [-200.0, 150.0]
+    assert c.frame(strike.t_s).ball_xy_mm.tolist() == [-100.0, 50.0]
+    assert c.frame(strike.t_s + 0.05).ball_moving
+
+
+def test_shot_into_goal_is_stopped_by_the_back_net():
+    c = compile_scene(_scene([flick(10, 1.0, (800.0, 60.0))], ball=(400.0, 40.0)), PITCH)
+    goal = PITCH.goal("right")
+    rest = c.strikes[0].ball_rest_mm
+    assert rest[0] == pytest.approx(goal.x_back_mm - R_BALL)
+    assert goal.y_min_mm < rest[1] < goal.y_max_mm
+
+
+def test_place_ball_lifts_the_ball_with_a_finger_over_the_table():
+    c = compile_scene(_scene([place_ball(1.0, (200.0, -100.0), lift_s=0.5)]), PITCH)
+    assert c.frame(1.2).ball_xy_mm is None and c.frame(1.2).fingers
+    assert c.frame(2.0).ball_xy_mm.tolist() == [200.0, -100.0]
+    assert not c.frame(2.0).fingers
+
+
+@pytest.mark.parametrize(
+    ("actions", "ball", "message"),
+    [
+        ([flick(99, 1.0, (100.0, 0.0))], (0.0, 0.0), "no figure 99"),
+        ([flick(10, 1.0, (100.0, 0.0)), flick(11, 1.1, (0.0, 100.0))], (0.0, 0.0), "still moving"),
+        ([flick(10, 1.0, (100.0, 0.0))], None, "not on the table"),
+        ([flick(10, 9.0, (100.0, 0.0))], (0.0, 0.0), "outside the clip"),
+        ([flick(11, 1.0, (-126.0, -224.0))], (0.0, 0.0), "runs into figure 10"),
+        ([move(10, 0.5, (0.0, 0.0))], (0.0, 0.0), "cannot find a clear way|overlap|runs into"),
+    ],
+)
+def test_impossible_scripts_raise(actions, ball, message):
+    with pytest.raises(SceneError, match=message):
+        compile_scene(_scene(actions, ball=ball), PITCH)
+
+
+def test_lineup_needs_eleven_with_one_goalkeeper():
+    specs = [s for s in lineup(PITCH, np.random.default_rng(0)) if s.id != 5]
+    specs.append(FigureSpec(5, 0, True, (-400.0, 0.0)))
+    with pytest.raises(SceneError, match="exactly one goalkeeper"):
+        compile_scene(_scene([], specs=specs), PITCH)
+
+
+def test_flick_rejects_unknown_expect():
+    with pytest.raises(SceneError, match="unknown expect"):
+        flick(1, 0.0, (0.0, 0.0), expect="penalty")
+
+
+def test_unknown_scene_lists_names():
+    with pytest.raises(UnknownSceneError, match=r"goal_line_close.*offside"):
+        build_scene("nope")
+
+
+@pytest.mark.parametrize("name", [n for n in scene_names() if n != "long_rally"])
+def test_named_scenes_are_deterministic_and_vary_with_seed(name):
+    a, b, c = build_scene(name, 3), build_scene(name, 3), build_scene(name, 4)
+    assert a.scene == b.scene
+    assert a.scene != c.scene
+    assert len(a.scene.lineup) == 22
+
+
+def test_long_rally_lasts_a_minute():
+    c = build_scene("long_rally", 0)
+    assert 60.0 <= c.duration_s <= 63.0
+    assert len(c.strikes) >= 20
