@@ -1,0 +1,393 @@
+"""Calibrate a table from its own pitch lines: no markers, no clicks.
+
+The procedure (``calibrate``):
+
+1. find the green cloth and the thin white ridges on it (``lines``);
+2. outline the line network: its four outer corners are the playing area's corners, which end
+   is home's follows from ``home`` (DESIGN.md section 3: home at x < 0), and a first pose comes
+   from those corners (``fit.initial_camera``);
+3. chamfer-match every model line onto the ridges, freeing focal length and k1 on the way
+   (``fit.fit_to_distance_map``);
+4. three rounds with shrinking search windows: project the model lines, find each line's two
+   edges on profiles across it (sub-pixel), fit the camera to the line centres with a robust
+   loss, drop the outliers (figures, the ball, shadows) and fit again (``fit.fit_camera``);
+5. back-project every edge sample to the cloth and take, per line, the median offsets of its
+   two edges from the nominal centre: the measured edges calls use;
+6. check that the lines that decide calls were found and fit well; otherwise a
+   ``CalibrationError`` that names what is missing and what to do.
+
+``clean_view`` makes the picture to calibrate from out of the first seconds of a video: the
+per-pixel median, in which the figures and the ball that move vanish.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration import fit, lines
+from calibration.calibration_file import (
+    HOME_SIDES,
+    Calibration,
+    CalibrationError,
+    EdgeSamples,
+    LensModel,
+)
+from calibration.camera import CameraModel
+from calibration.fit import ModelSamples, Priors, is_spot
+from calibration.tables import shipped_tables
+from rules.pitch import Pitch
+
+# Lines that decide calls and are long enough to be found on any cloth: calibration fails
+# without them rather than guess.
+REQUIRED_KINDS = ("touchline", "goal_line", "halfway_line", "shooting_line")
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationOptions:
+    """Tunables of the procedure, with the defaults the benchmark was measured with.
+
+    Attributes:
+        work_width_px: the cloth and the ridges are found at about this width (faster).
+        windows_px: half widths of the edge search windows, one fit round each, pixels.
+        spacing_px: distance between profiles along a line, pixels.
+        min_coverage: a line is used when at least this fraction of its profiles found it.
+        max_rms_px: edge residuals above this RMS mean the profile does not fit the cloth.
+    """
+
+    work_width_px: int = 800
+    windows_px: tuple[float, ...] = (8.0, 5.0, 3.5)
+    spacing_px: float = 6.0
+    min_coverage: float = 0.25
+    max_rms_px: float = 0.8
+
+
+def calibrate(
+    image_bgr: NDArray[np.uint8],
+    pitch: Pitch,
+    *,
+    home: str = "left",
+    lens: LensModel | None = None,
+    options: CalibrationOptions | None = None,
+) -> Calibration:
+    """Calibrate the camera and measure the line edges from one picture of the empty pitch.
+
+    Args:
+        image_bgr: (h, w, 3) uint8 picture of the table (figures may stand on it).
+        pitch: the nominal pitch of the table's profile.
+        home: image side of home's goal line (``left``, ``right``, ``top``, ``bottom``).
+        lens: intrinsics from ``tablevar calibrate-lens``; then only the pose is solved.
+        options: tunables (``CalibrationOptions``).
+
+    Raises:
+        CalibrationError: no cloth, too dark, part of the pitch outside the picture, lines
+            missing or not fitting the profile; the message says what to do.
+    """
+    opts = options or CalibrationOptions()
+    if home not in HOME_SIDES:
+        raise CalibrationError(f"--home must be one of {', '.join(HOME_SIDES)}, got {home!r}")
+    h, w = image_bgr.shape[:2]
+    if lens is not None and tuple(lens.size_px) != (w, h):
+        raise CalibrationError(
+            f"the lens was calibrated at {lens.size_px[0]}x{lens.size_px[1]} but the picture is "
+            f"{w}x{h}: calibrate the lens at the resolution you film at"
+        )
+    cloth = lines.find_cloth(image_bgr)
+    white = lines.whiteness(image_bgr, cloth)
+    camera, outline_touches = _coarse_camera(white, cloth, pitch, home, lens, opts)
+    # The principal point stays at the image centre: one flat view cannot tell it (fit.py).
+    free = ("pose",) if lens is not None else ("pose", "f", "k1", "k2")
+    priors = None if lens is not None else Priors(f_px=camera.fx_px)
+    found = None
+    for window in opts.windows_px:
+        found = _find_edges(white, pitch, camera, window, opts.spacing_px)
+        camera, found = _robust_fit(found, camera, free, priors, scale_px=max(0.25, window / 12))
+    return _finish(pitch, home, camera, found, outline_touches, opts)
+
+
+# --------------------------------------------------------------------------- coarse pose
+def _coarse_camera(white, cloth, pitch, home, lens, opts) -> tuple[CameraModel, bool]:
+    h, w = white.shape
+    scale = max(1.0, w / opts.work_width_px)
+    size = (round(w / scale), round(h / scale))
+    white_s = cv2.resize(white, dsize=size, interpolation=cv2.INTER_AREA)
+    cloth_s = cv2.resize(cloth.mask.astype(np.uint8), dsize=size, interpolation=cv2.INTER_NEAREST)
+    kernel = 2 * round(size[0] / 180) + 1
+    ridges = lines.ridge_mask(white_s, cloth_s.astype(bool), kernel)
+    out = lines.outline(ridges, border_px=kernel // 2 + 3)
+    # Scale corners to full-resolution pixel centres.
+    corners_px = (out.corners_px + 0.5) * scale - 0.5
+    corners_mm, sides = _pitch_corners(out, corners_px, pitch, home)
+    for touching, (name, image_side) in zip(out.touches_border, sides, strict=True):
+        if touching:
+            raise CalibrationError(
+                f"the {_describe(name)} at the {image_side} of the image was not found: does "
+                "the camera see the whole pitch? Aim or zoom the camera out until every line "
+                "is inside the picture with a margin of cloth, then calibrate again"
+            )
+    if lens is None:
+        f0 = fit.guess_focal_px(corners_px, corners_mm)
+        k, dist = np.array([[f0, 0, (w - 1) / 2], [0, f0, (h - 1) / 2], [0, 0, 1]]), (0.0,) * 5
+    else:
+        k, dist = np.asarray(lens.camera_matrix), lens.dist
+    intrinsics = CameraModel(
+        (w, h), k[0, 0], k[1, 1], k[0, 2], k[1, 2], dist, (0.0, 0.0, 0.0), (0.0, 0.0, 1.0)
+    )
+    distance = cv2.distanceTransform(
+        (~ridges).astype(np.uint8), distanceType=cv2.DIST_L2, maskSize=5
+    )
+    points = fit.sample_lines(pitch, spacing_mm=6.0).foot_mm
+    k1_grid = fit.K1_GRID if lens is None else (lens.dist[0],)
+    camera = fit.start_from_corners(
+        distance, scale, points, corners_px, corners_mm, intrinsics, k1_grid
+    )
+    free = ("pose",) if lens is not None else ("pose", "f", "k1")
+    priors = None if lens is not None else Priors(f_px=camera.fx_px)
+    for truncate in (12.0, 4.0):
+        camera = fit.fit_to_distance_map(
+            distance, scale, points, camera, free=free, truncate_px=truncate, priors=priors
+        )
+    return camera, bool(out.touches_border.any())
+
+
+def _pitch_corners(out: lines.Outline, corners_px, pitch: Pitch, home: str):
+    """Pitch corners (4, 2) mm matching ``out.corners_px``, and the line beyond each side.
+
+    Returns the corners and, for the outline's sides [end A, side 1, end B, side 2], the line
+    name and the image side it is on.
+    """
+    toward = {"left": (-1, 0), "right": (1, 0), "top": (0, -1), "bottom": (0, 1)}[home]
+    axis = out.long_axis
+    if abs(axis @ toward) < abs(axis @ toward[::-1]):
+        across = "top or bottom" if home in ("left", "right") else "left or right"
+        raise CalibrationError(
+            f"--home {home} puts home's goal at the {home} of the image, but the goal lines are "
+            f"at its {across}: pass --home with the side of the image where home's goal is"
+        )
+    # End A is home when the long axis (A -> B) points away from home's side.
+    a_is_home = axis @ toward < 0
+    ex = axis if a_is_home else -axis  # image direction of pitch +x
+    ey = np.array([ex[1], -ex[0]])  # pitch +y: +x turned a quarter anticlockwise on screen
+    centre = corners_px.mean(axis=0)
+    half_l, half_w = 0.5 * pitch.profile.length_mm, 0.5 * pitch.profile.width_mm
+    rel = corners_px - centre
+    corners_mm = np.stack([np.sign(rel @ ex) * half_l, np.sign(rel @ ey) * half_w], axis=1)
+    end_a, end_b = ("left", "right") if a_is_home else ("right", "left")
+    side_1 = "bottom" if (rel[0] + rel[1]) @ ey < 0 else "top"
+    side_2 = "top" if side_1 == "bottom" else "bottom"
+    names = (
+        f"goal_line_{end_a}",
+        f"touchline_{side_1}",
+        f"goal_line_{end_b}",
+        f"touchline_{side_2}",
+    )
+    midpoints = 0.5 * (corners_px + np.roll(corners_px, 1, axis=0))
+    # Sides in outline order: end A is corners 3-0, side 1 is 0-1, end B 1-2, side 2 2-3.
+    sides = [(n, _image_side(m - centre)) for n, m in zip(names, midpoints, strict=True)]
+    return corners_mm, sides
+
+
+def _image_side(d: NDArray) -> str:
+    if abs(d[0]) >= abs(d[1]):
+        return "right" if d[0] > 0 else "left"
+    return "bottom" if d[1] > 0 else "top"
+
+
+def _describe(name: str) -> str:
+    """``goal_line_right`` -> ``goal line``: how the messages name a line."""
+    words = [w for w in name.split("_") if w not in ("left", "right", "top", "bottom")]
+    return " ".join(words)
+
+
+# --------------------------------------------------------------------------- fine fit
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """Profiles across the model lines and what was found on them; n profiles in the picture.
+
+    ``origin_px`` is where a profile crosses the projected model line, ``normal_px`` its unit
+    direction (toward the line's outer edge), ``inlier`` the profiles the fit kept.
+    """
+
+    model: ModelSamples
+    origin_px: NDArray[np.float64]
+    normal_px: NDArray[np.float64]
+    profiles: lines.Profiles
+    inlier: NDArray[np.bool_]
+
+    def along(self, s_px: NDArray) -> NDArray[np.float64]:
+        """Image points (n, 2) at ``s_px`` (n,) along each profile."""
+        return self.origin_px + s_px[:, None] * self.normal_px
+
+    def with_inliers(self, inlier: NDArray[np.bool_]) -> _Found:
+        return _Found(self.model, self.origin_px, self.normal_px, self.profiles, inlier)
+
+
+def _find_edges(white, pitch: Pitch, camera: CameraModel, window_px: float, spacing_px: float):
+    h, w = white.shape
+    mm_px = float(camera.mm_per_px(np.zeros((1, 2)))[0])
+    model = fit.sample_lines(pitch, spacing_px * mm_px, clearance_mm=(window_px + 2.0) * mm_px)
+    n = len(model)
+    px = camera.project(np.concatenate([model.foot_mm, model.foot_mm + model.normal_mm]))
+    origin, step = px[:n], px[n:] - px[:n]
+    px_per_mm = np.hypot(step[:, 0], step[:, 1])
+    widths = np.array([b.width_mm for b in pitch.lines])[model.line] * px_per_mm
+    margin = window_px + 2.0 * widths + 6.0
+    inside = (
+        (origin[:, 0] >= margin)
+        & (origin[:, 1] >= margin)
+        & (origin[:, 0] <= w - 1 - margin)
+        & (origin[:, 1] <= h - 1 - margin)
+    )
+    normal = step[inside] / px_per_mm[inside, None]
+    spread = np.array([0.0 if is_spot(b) else 1.0 for b in pitch.lines])[model.line[inside]]
+    prof = lines.measure_profiles(
+        white, origin[inside], normal, window_px, widths[inside], spread_px=spread
+    )
+    valid = prof.valid.copy()
+    if valid.any():
+        valid &= prof.contrast >= 0.3 * np.median(prof.contrast[valid])
+    return _Found(model.take(inside), origin[inside], normal, prof, valid)
+
+
+def _robust_fit(found: _Found, camera, free, priors, scale_px: float):
+    """Fit to the valid profiles, then twice drop residuals beyond 3 robust sigmas and refit."""
+    centres = found.along(found.profiles.centre_px)
+    keep = found.inlier
+    for _ in range(3):
+        if keep.sum() < 20:
+            raise CalibrationError(
+                f"only {int(keep.sum())} pieces of pitch line were found where the lines should "
+                "be: check the lighting and the table profile (--table), then calibrate again"
+            )
+        camera = fit.fit_camera(
+            found.model.take(keep),
+            centres[keep],
+            camera,
+            free=free,
+            scale_px=scale_px,
+            priors=priors,
+        )
+        r = fit.residuals_px(camera, found.model, centres)
+        sigma = 1.4826 * float(np.median(np.abs(r[keep])))
+        keep = found.inlier & (np.abs(r) <= max(3.0 * sigma, 0.3))
+    return camera, found.with_inliers(keep)
+
+
+# --------------------------------------------------------------------------- results
+def _finish(pitch: Pitch, home: str, camera: CameraModel, found: _Found, touched, opts):
+    keep = found.inlier
+    model = found.model.take(keep)
+    lo_px = found.along(found.profiles.lo_px)[keep]
+    hi_px = found.along(found.profiles.hi_px)[keep]
+    inner = _edge_offsets_mm(pitch, model, camera.back_project(lo_px))
+    outer = _edge_offsets_mm(pitch, model, camera.back_project(hi_px))
+    n_lines = len(pitch.lines)
+    expected = np.bincount(found.model.line, minlength=n_lines)
+    got = np.bincount(model.line, minlength=n_lines)
+    used = (got >= np.maximum(3, opts.min_coverage * expected)) & (got > 0)
+    for i, band in enumerate(pitch.lines):
+        if is_spot(band):
+            used[i] = got[i] >= 2
+    edges, res_px, res_mm = {}, [], []
+    per_px, per_mm = {}, {}
+    for i in np.flatnonzero(used):
+        sel = model.line == i
+        e_in, e_out = float(np.median(inner[sel])), float(np.median(outer[sel]))
+        edges[pitch.lines[i].name] = (e_in, e_out)
+        r_px = np.concatenate(
+            [
+                _edge_residual_px(camera, model.take(sel), e_in, lo_px[sel]),
+                _edge_residual_px(camera, model.take(sel), e_out, hi_px[sel]),
+            ]
+        )
+        r_mm = np.concatenate([inner[sel] - e_in, outer[sel] - e_out])
+        per_px[pitch.lines[i].name] = _rms(r_px)
+        per_mm[pitch.lines[i].name] = _rms(r_mm)
+        res_px.append(r_px)
+        res_mm.append(r_mm)
+    rms_px = _rms(np.concatenate(res_px)) if res_px else math.inf
+    rms_mm = _rms(np.concatenate(res_mm)) if res_mm else math.inf
+    _check_found(pitch, camera, used, rms_px, opts)
+    in_fit = np.isin(found.model.line, np.flatnonzero(used)) & keep
+    samples = EdgeSamples(
+        found.model.line,
+        found.along(found.profiles.lo_px),
+        found.along(found.profiles.hi_px),
+        in_fit,
+    )
+    del touched
+    return Calibration(
+        table=pitch.profile.name,
+        image_size_px=camera.size_px,
+        camera=camera,
+        home=home,
+        line_edges_mm=edges,
+        rms_px=rms_px,
+        rms_mm=rms_mm,
+        per_line_px=per_px,
+        per_line_mm=per_mm,
+        lines_used=tuple(pitch.lines[i].name for i in np.flatnonzero(used)),
+        samples=samples,
+    )
+
+
+def _edge_offsets_mm(pitch: Pitch, model: ModelSamples, xy_mm: NDArray) -> NDArray:
+    """Offset (n,) of each cloth point from its line's nominal centre along the line's normal.
+
+    A spot has no centre line: its offsets are signed along the profile through its centre.
+    """
+    out = np.sum((xy_mm - model.foot_mm) * model.normal_mm, axis=1)
+    for i in np.unique(model.line):
+        band = pitch.lines[i]
+        if not is_spot(band):
+            sel = model.line == i
+            out[sel] = band.offset_mm(xy_mm[sel])
+    return out
+
+
+def _edge_residual_px(camera, model: ModelSamples, offset_mm: float, edge_px: NDArray):
+    shifted = ModelSamples(model.line, model.foot_mm + offset_mm * model.normal_mm, model.normal_mm)
+    return fit.residuals_px(camera, shifted, edge_px)
+
+
+def _rms(values: NDArray) -> float:
+    return float(np.sqrt(np.mean(np.square(values)))) if len(values) else math.inf
+
+
+def _check_found(pitch: Pitch, camera: CameraModel, used, rms_px: float, opts) -> None:
+    name = pitch.profile.name
+    hint = (
+        f"is --table right (shipped profiles: {', '.join(shipped_tables())})? If it is, make "
+        "sure nothing covers the lines and the whole pitch is lit, then calibrate again"
+    )
+    missing = [
+        b for b, u in zip(pitch.lines, used, strict=True) if not u and b.kind in REQUIRED_KINDS
+    ]
+    if missing:
+        band = missing[0]
+        mid = camera.project(np.array([_midpoint(band)]))[0]
+        side = _image_side(mid - 0.5 * (np.asarray(camera.size_px) - 1))
+        also = f" (nor {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise CalibrationError(
+            f"the {_describe(band.name)} at the {side} of the image was not found where the "
+            f"{name!r} profile puts it{also}: {hint}"
+        )
+    if rms_px > opts.max_rms_px:
+        raise CalibrationError(
+            f"the lines do not fit the {name!r} profile: their edges lie {rms_px:.2f} px (RMS) "
+            f"from the fitted model, more than {opts.max_rms_px} px: {hint}"
+        )
+
+
+def _midpoint(band) -> tuple[float, float]:
+    if band.shape == "segment":
+        return tuple(0.5 * (np.asarray(band.a_mm) + np.asarray(band.b_mm)))
+    angle = band.start_rad + 0.5 * band.sweep_rad
+    return (
+        band.a_mm[0] + band.radius_mm * math.cos(angle),
+        band.a_mm[1] + band.radius_mm * math.sin(angle),
+    )

@@ -1,0 +1,292 @@
+"""A table's calibration as plain data, and its versioned files ``calibration.json``/``lens.json``.
+
+``calibration.json`` (DESIGN.md section 4)::
+
+    {"schema_version": 1, "table": "fistf", "image_size_px": [w, h],
+     "camera": <CameraModel.to_dict()>, "home": "left",
+     "line_edges_mm": {"touchline_top": {"inner_mm": -1.48, "outer_mm": 1.53}, ...},
+     "residuals": {"rms_px", "rms_mm", "per_line_mm": {...}, "per_line_px": {...}},
+     "lines_used": ["touchline_top", ...]}
+
+``lens.json`` holds the intrinsics of a camera measured with a ChArUco board::
+
+    {"schema_version": 1, "size_px": [w, h], "camera_matrix": [[...]], "dist": [k1, k2, p1, p2, k3],
+     "rms_px": 0.2, "views": 6}
+
+Reading rejects unknown keys, missing keys and other schema versions, naming them (STYLE.md
+habit 12): a file written by a newer tablevar is refused, not half understood.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import CameraModel
+from rules.pitch import Pitch
+
+SCHEMA_VERSION = 1
+HOME_SIDES = ("left", "right", "top", "bottom")
+_CALIBRATION_KEYS = frozenset(
+    {"schema_version", "table", "image_size_px", "camera", "home", "line_edges_mm"}
+    | {"residuals", "lines_used"}
+)
+_RESIDUAL_KEYS = frozenset({"rms_px", "rms_mm", "per_line_mm", "per_line_px"})
+_LENS_KEYS = frozenset({"schema_version", "size_px", "camera_matrix", "dist", "rms_px", "views"})
+
+
+class CalibrationError(ValueError):
+    """Calibration failed; the message says what is missing and what to do."""
+
+
+class CalibrationFileError(CalibrationError):
+    """A calibration or lens file is missing, malformed or of another schema version."""
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeSamples:
+    """The sub-pixel line edges found in the image, for the overlay; n samples.
+
+    Attributes:
+        line: (n,) int, index into ``Pitch.lines``.
+        inner_px: (n, 2) float, the edge on the line's inner side (negative offsets), pixels.
+        outer_px: (n, 2) float, the edge on the outer side, pixels.
+        inlier: (n,) bool, used by the final fit.
+    """
+
+    line: NDArray[np.int64]
+    inner_px: NDArray[np.float64]
+    outer_px: NDArray[np.float64]
+    inlier: NDArray[np.bool_]
+
+    def __post_init__(self) -> None:
+        n = len(self.line)
+        for name, arr, shape in (
+            ("inner_px", self.inner_px, (n, 2)),
+            ("outer_px", self.outer_px, (n, 2)),
+            ("inlier", self.inlier, (n,)),
+        ):
+            if arr.shape != shape:
+                raise ValueError(f"EdgeSamples.{name}: expected shape {shape}, got {arr.shape}")
+
+    def __len__(self) -> int:
+        return len(self.line)
+
+    @classmethod
+    def empty(cls) -> EdgeSamples:
+        return cls(np.zeros(0, np.int64), np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, bool))
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """What calibration found on one table: the camera and the measured line edges.
+
+    Attributes:
+        table: table profile name (or path) the pitch came from.
+        image_size_px: (width, height) of the calibrated view.
+        camera: intrinsics, distortion and pose pitch -> camera; the pose puts home at x < 0.
+        home: image side of home's goal line: ``left``, ``right``, ``top`` or ``bottom``.
+        line_edges_mm: per line name, the measured (inner_mm, outer_mm) edge offsets from the
+            nominal centre along the line's normal (``Pitch.with_measured_edges``).
+        rms_px: RMS distance of the inlier edge samples to their fitted edges, pixels.
+        rms_mm: the same on the cloth, mm.
+        per_line_px, per_line_mm: RMS residual per used line.
+        lines_used: names of the lines the fit used, in pitch order.
+        samples: the edge samples behind the fit (empty when read from a file).
+    """
+
+    table: str
+    image_size_px: tuple[int, int]
+    camera: CameraModel
+    home: str
+    line_edges_mm: Mapping[str, tuple[float, float]]
+    rms_px: float
+    rms_mm: float
+    per_line_px: Mapping[str, float]
+    per_line_mm: Mapping[str, float]
+    lines_used: tuple[str, ...]
+    samples: EdgeSamples = field(default_factory=EdgeSamples.empty, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.home not in HOME_SIDES:
+            raise ValueError(f"home must be one of {HOME_SIDES}, got {self.home!r}")
+        if tuple(self.image_size_px) != tuple(self.camera.size_px):
+            raise ValueError(
+                f"image size {self.image_size_px} differs from the camera's {self.camera.size_px}"
+            )
+        for name, (inner, outer) in self.line_edges_mm.items():
+            if not inner < outer:
+                raise ValueError(f"line {name!r}: inner edge {inner} must be < outer edge {outer}")
+
+    def measured_pitch(self, pitch: Pitch) -> Pitch:
+        """``pitch`` with every measured line's nominal edges replaced by the measured ones."""
+        return pitch.with_measured_edges(self.line_edges_mm)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "table": self.table,
+            "image_size_px": list(self.image_size_px),
+            "camera": self.camera.to_dict(),
+            "home": self.home,
+            "line_edges_mm": {
+                name: {"inner_mm": _round(inner), "outer_mm": _round(outer)}
+                for name, (inner, outer) in self.line_edges_mm.items()
+            },
+            "residuals": {
+                "rms_px": _round(self.rms_px),
+                "rms_mm": _round(self.rms_mm),
+                "per_line_mm": {k: _round(v) for k, v in self.per_line_mm.items()},
+                "per_line_px": {k: _round(v) for k, v in self.per_line_px.items()},
+            },
+            "lines_used": list(self.lines_used),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str = "calibration") -> Calibration:
+        """Build from the parsed JSON; ``source`` names the file in error messages."""
+        _check_keys(data, _CALIBRATION_KEYS, source)
+        residuals = data["residuals"]
+        _check_keys(residuals, _RESIDUAL_KEYS, f"{source}: 'residuals'")
+        try:
+            edges = {
+                str(name): (float(e["inner_mm"]), float(e["outer_mm"]))
+                for name, e in data["line_edges_mm"].items()
+            }
+            return cls(
+                table=str(data["table"]),
+                image_size_px=(int(data["image_size_px"][0]), int(data["image_size_px"][1])),
+                camera=CameraModel.from_dict(data["camera"]),
+                home=str(data["home"]),
+                line_edges_mm=edges,
+                rms_px=float(residuals["rms_px"]),
+                rms_mm=float(residuals["rms_mm"]),
+                per_line_px={str(k): float(v) for k, v in residuals["per_line_px"].items()},
+                per_line_mm={str(k): float(v) for k, v in residuals["per_line_mm"].items()},
+                lines_used=tuple(str(n) for n in data["lines_used"]),
+            )
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+            raise CalibrationFileError(
+                f"{source} is malformed ({exc}); run `tablevar calibrate` again to rewrite it"
+            ) from exc
+
+
+@dataclass(frozen=True, slots=True)
+class LensModel:
+    """Intrinsics and distortion measured with a ChArUco board (``tablevar calibrate-lens``).
+
+    Attributes:
+        size_px: (width, height) the lens was calibrated at.
+        camera_matrix: (3, 3) pinhole matrix, pixels.
+        dist: (k1, k2, p1, p2, k3).
+        rms_px: reprojection RMS of the board corners, pixels.
+        views: number of board images used.
+    """
+
+    size_px: tuple[int, int]
+    camera_matrix: tuple[tuple[float, float, float], ...]
+    dist: tuple[float, float, float, float, float]
+    rms_px: float
+    views: int
+
+    def __post_init__(self) -> None:
+        k = np.asarray(self.camera_matrix, dtype=float)
+        if k.shape != (3, 3) or not (k[0, 0] > 0 and k[1, 1] > 0):
+            raise ValueError(f"camera_matrix must be a 3x3 pinhole matrix, got {k.tolist()}")
+        if len(self.dist) != 5:
+            raise ValueError(f"dist must hold (k1, k2, p1, p2, k3), got {self.dist}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "size_px": list(self.size_px),
+            "camera_matrix": [list(row) for row in self.camera_matrix],
+            "dist": list(self.dist),
+            "rms_px": _round(self.rms_px),
+            "views": self.views,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str = "lens") -> LensModel:
+        _check_keys(data, _LENS_KEYS, source)
+        try:
+            return cls(
+                size_px=(int(data["size_px"][0]), int(data["size_px"][1])),
+                camera_matrix=tuple(tuple(float(v) for v in row) for row in data["camera_matrix"]),
+                dist=tuple(float(v) for v in data["dist"]),
+                rms_px=float(data["rms_px"]),
+                views=int(data["views"]),
+            )
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            raise CalibrationFileError(
+                f"{source} is malformed ({exc}); run `tablevar calibrate-lens` again"
+            ) from exc
+
+
+def write_calibration(path: str | Path, calibration: Calibration) -> None:
+    """Write ``calibration.json`` (UTF-8, indented)."""
+    _write_json(Path(path), calibration.to_dict())
+
+
+def read_calibration(path: str | Path) -> Calibration:
+    """Read ``calibration.json``.
+
+    Raises:
+        CalibrationFileError: unreadable, not JSON, unknown or missing keys, other schema version.
+    """
+    return Calibration.from_dict(_read_json(Path(path)), source=str(path))
+
+
+def write_lens(path: str | Path, lens: LensModel) -> None:
+    """Write ``lens.json`` (UTF-8, indented)."""
+    _write_json(Path(path), lens.to_dict())
+
+
+def read_lens(path: str | Path) -> LensModel:
+    """Read ``lens.json``; errors as ``read_calibration``."""
+    return LensModel.from_dict(_read_json(Path(path)), source=str(path))
+
+
+def _check_keys(data: Any, expected: frozenset[str], source: str) -> None:
+    if not isinstance(data, Mapping):
+        raise CalibrationFileError(f"{source} must be a JSON object, got {type(data).__name__}")
+    if "schema_version" in expected and data.get("schema_version") != SCHEMA_VERSION:
+        raise CalibrationFileError(
+            f"{source} has schema_version {data.get('schema_version')!r}, this tablevar reads "
+            f"version {SCHEMA_VERSION}: calibrate again with this version"
+        )
+    unknown = sorted(set(data) - expected)
+    if unknown:
+        raise CalibrationFileError(
+            f"{source} has unknown keys {unknown}; expected only {sorted(expected)}"
+        )
+    missing = sorted(expected - set(data))
+    if missing:
+        raise CalibrationFileError(f"{source} lacks keys {missing}")
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CalibrationFileError(f"cannot read {path}: {exc.strerror}") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CalibrationFileError(f"{path} is not valid JSON: {exc}") from exc
+
+
+def _round(value: float) -> float:
+    """Round for the file: 1e-6 of a pixel or millimetre is far below any measurement."""
+    return float(round(value, 6)) if math.isfinite(value) else float("nan")

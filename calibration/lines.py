@@ -1,0 +1,329 @@
+"""Finding the white lines on the green cloth: the cloth, the line ridges, sub-pixel edges.
+
+Nothing here is tuned to one cloth or one light. The cloth's colour is learnt from the picture
+(the most common green chroma cluster, k-means on Lab a*b*), and the "whiteness" signal weighs
+each colour channel by how far the cloth is from white in it (for a green cloth mostly red and
+blue, so paint stands out and green figures or shadows do not). Thresholds are relative to the
+picture's own levels, so a lighting gradient or a dim corner only scales them.
+
+Arrays are images ``(h, w)`` indexed [row, col]; points are ``(n, 2)`` in x, y pixel order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+from scipy.ndimage import gaussian_filter1d
+
+from calibration.calibration_file import CalibrationError
+
+# Profiles are sampled every half pixel across a line.
+PROFILE_STEP_PX = 0.5
+_DARK_LEVEL = 40  # median grey level below which a picture is too dark to calibrate from
+_MIN_CLOTH_FRACTION = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class Cloth:
+    """The green cloth found in a picture.
+
+    Attributes:
+        mask: (h, w) bool, the cloth including the lines and whatever stands on it.
+        colour_bgr: (3,) float, typical cloth colour.
+        paint_weights: (3,) float, channel weights of the whiteness signal (sum 1).
+    """
+
+    mask: NDArray[np.bool_]
+    colour_bgr: NDArray[np.float64]
+    paint_weights: NDArray[np.float64]
+
+
+def find_cloth(image_bgr: NDArray[np.uint8]) -> Cloth:
+    """Segment the green cloth.
+
+    Raises:
+        CalibrationError: the picture is too dark, or holds no green cloth covering at least a
+            fifth of it.
+    """
+    if image_bgr.ndim != 3 or image_bgr.shape[2] != 3 or image_bgr.dtype != np.uint8:
+        raise CalibrationError(
+            f"expected a colour picture (h, w, 3) of uint8, got {image_bgr.shape} {image_bgr.dtype}"
+        )
+    h, w = image_bgr.shape[:2]
+    scale = max(1.0, max(h, w) / 400.0)
+    small = cv2.resize(
+        image_bgr, dsize=(round(w / scale), round(h / scale)), interpolation=cv2.INTER_AREA
+    )
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    if np.median(grey) < _DARK_LEVEL:
+        raise CalibrationError(
+            f"the picture is too dark (median grey level {np.median(grey):.0f} of 255): light "
+            "the table evenly or raise the camera's exposure, then calibrate again"
+        )
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
+    chroma = lab[:, 1:]
+    _, labels, centres = cv2.kmeans(
+        data=chroma,
+        K=4,
+        bestLabels=None,
+        criteria=(cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.5),
+        attempts=2,
+        flags=cv2.KMEANS_PP_CENTERS,
+    )
+    labels = labels.ravel()
+    green = _green_clusters(centres, float(np.median(lab[:, 0])))
+    counts = np.bincount(labels, minlength=len(centres))
+    if not green.any():
+        raise CalibrationError(
+            "no green cloth found in the picture: point the camera at the table so the cloth "
+            "fills most of the view"
+        )
+    best = int(np.argmax(np.where(green, counts, -1)))
+    members = chroma[labels == best]
+    close_px = max(3, round(min(small.shape[:2]) / 40))
+    mask_small = largest_region(_cloth_mask(chroma, members).reshape(small.shape[:2]), close_px)
+    if mask_small.mean() < _MIN_CLOTH_FRACTION:
+        raise CalibrationError(
+            f"the green cloth covers only {100 * mask_small.mean():.0f} % of the picture: point "
+            "the camera at the table so the cloth fills most of the view"
+        )
+    mask = cv2.resize(mask_small.astype(np.uint8), dsize=(w, h), interpolation=cv2.INTER_NEAREST)
+    colour = np.median(small.reshape(-1, 3)[(labels == best)], axis=0).astype(np.float64)
+    weights = np.maximum(255.0 - colour, 1.0)
+    return Cloth(mask.astype(bool), colour, weights / weights.sum())
+
+
+def _green_clusters(centres_ab: NDArray, lightness: float) -> NDArray[np.bool_]:
+    """Which chroma cluster centres are a green (hue 75-165 degrees, clearly saturated)."""
+    lab = np.concatenate([np.full((len(centres_ab), 1), lightness), centres_ab], axis=1)
+    bgr = cv2.cvtColor(lab.astype(np.uint8)[None], cv2.COLOR_Lab2BGR)
+    hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)[0].astype(float)
+    return (hsv[:, 0] >= 38) & (hsv[:, 0] <= 82) & (hsv[:, 1] >= 60)
+
+
+def _cloth_mask(chroma: NDArray, members: NDArray) -> NDArray[np.bool_]:
+    """Pixels whose chroma is within 4 sigma of the cloth cluster, holes filled, one region."""
+    mean = members.mean(axis=0)
+    cov = np.cov(members.T) + np.eye(2) * 0.25
+    d = chroma - mean
+    m2 = np.einsum("ni,ij,nj->n", d, np.linalg.inv(cov), d)
+    return m2 < 16.0
+
+
+def largest_region(mask: NDArray[np.bool_], close_px: int) -> NDArray[np.bool_]:
+    """The largest connected region of ``mask`` after closing gaps of ``close_px``, holes filled."""
+    m = mask.astype(np.uint8)
+    if close_px > 1:
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close_px, close_px))
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+    if n <= 1:
+        return np.zeros(mask.shape, bool)
+    biggest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    region = (labels == biggest).astype(np.uint8)
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(region)
+    cv2.drawContours(filled, contours, contourIdx=-1, color=1, thickness=cv2.FILLED)
+    return filled.astype(bool)
+
+
+def whiteness(image_bgr: NDArray[np.uint8], cloth: Cloth) -> NDArray[np.float32]:
+    """The paint signal ``(h, w)`` float32: bright where paint is, low on the cloth."""
+    w = cloth.paint_weights.astype(np.float32).reshape(1, 3)
+    return cv2.transform(image_bgr.astype(np.float32), m=w)
+
+
+def ridge_mask(
+    white: NDArray[np.float32], cloth_mask: NDArray[np.bool_], kernel_px: int
+) -> NDArray[np.bool_]:
+    """Thin bright ridges on the cloth: line paint candidates.
+
+    A white top-hat keeps bright structures narrower than ``kernel_px`` (lines; not figures or
+    the ball, which are wider); dividing by the local cloth level makes the threshold hold under
+    a lighting gradient. Specks smaller than a kernel are dropped.
+    """
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (kernel_px, kernel_px))
+    opened = cv2.morphologyEx(white, cv2.MORPH_OPEN, kernel)
+    ratio = (white - opened) / (opened + 8.0)
+    inside = cv2.erode(cloth_mask.astype(np.uint8), kernel).astype(bool)
+    border = kernel_px // 2 + 1
+    inside[:border], inside[-border:], inside[:, :border], inside[:, -border:] = (False,) * 4
+    values = ratio[inside]
+    if values.size < 100:
+        return np.zeros(white.shape, bool)
+    level = float(np.percentile(values, 99.5))
+    noise = 1.4826 * float(np.median(np.abs(values - np.median(values))))
+    ridges = (ratio > max(0.35 * level, 6.0 * noise)) & inside
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(ridges.astype(np.uint8))
+    big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= 2 * kernel_px)
+    return np.isin(labels, big[big > 0])
+
+
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """The outer quadrilateral of the line network: the playing area's corners.
+
+    Attributes:
+        corners_px: (4, 2) corners in order around the quadrilateral, starting at an end of the
+            long axis: [end A side 1, end B side 1, end B side 2, end A side 2].
+        long_axis: (2,) unit image direction of the pitch's length (from end A to end B).
+        touches_border: (4,) bool, whether the network reaches the image border beyond the
+            sides [end A, side 1, end B, side 2].
+    """
+
+    corners_px: NDArray[np.float64]
+    long_axis: NDArray[np.float64]
+    touches_border: NDArray[np.bool_]
+
+
+def outline(ridges: NDArray[np.bool_], border_px: int) -> Outline:
+    """The outer corners of the ridge network (convex hull extremes on the diagonals).
+
+    Raises:
+        CalibrationError: too few ridges to outline a pitch.
+    """
+    ys, xs = np.nonzero(ridges)
+    if len(xs) < 50:
+        raise CalibrationError(
+            "no white lines found on the cloth: check that the pitch lines are visible and in "
+            "focus, and that the table profile (--table) has painted lines"
+        )
+    pts = np.stack([xs, ys], axis=1).astype(np.float32)
+    hull = cv2.convexHull(pts).reshape(-1, 2).astype(np.float64)
+    (cx, cy), (rw, rh), angle = cv2.minAreaRect(hull.astype(np.float32))
+    a = np.deg2rad(angle)
+    u, v = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+    if rh > rw:
+        u, v, rw, rh = v, -u, rh, rw
+    rel = hull - (cx, cy)
+    su, sv = rel @ u / (0.5 * rw), rel @ v / (0.5 * rh)
+    signs = ((-1, -1), (1, -1), (1, 1), (-1, 1))
+    corners = np.array([hull[np.argmax(a_ * su + b_ * sv)] for a_, b_ in signs])
+    h, w = ridges.shape
+    near = (
+        (hull[:, 0] <= border_px)
+        | (hull[:, 1] <= border_px)
+        | (hull[:, 0] >= w - 1 - border_px)
+        | (hull[:, 1] >= h - 1 - border_px)
+    )
+    # Which side of the outline each border-touching hull point lies beyond (by the larger of
+    # its normalised coordinates): end A (-u), side 1 (-v), end B (+u), side 2 (+v).
+    side = np.where(np.abs(su) >= np.abs(sv), np.where(su < 0, 0, 2), np.where(sv < 0, 1, 3))
+    touches = np.zeros(4, bool)
+    touches[np.unique(side[near])] = True
+    return Outline(corners, u, touches)
+
+
+@dataclass(frozen=True, slots=True)
+class Profiles:
+    """Line edges found on profiles across model lines; n profiles.
+
+    Attributes:
+        lo_px, hi_px: (n,) positions of the two edges along the profile normal, pixels from the
+            profile's centre (lo < hi; lo is the edge on the inner side of the line).
+        contrast: (n,) paint minus cloth level of the whiteness signal.
+        valid: (n,) bool, a thin bright line with two clean edges was found.
+    """
+
+    lo_px: NDArray[np.float64]
+    hi_px: NDArray[np.float64]
+    contrast: NDArray[np.float64]
+    valid: NDArray[np.bool_]
+
+    @property
+    def centre_px(self) -> NDArray[np.float64]:
+        return 0.5 * (self.lo_px + self.hi_px)
+
+
+def measure_profiles(
+    white: NDArray[np.float32],
+    centre_px: NDArray,
+    normal_px: NDArray,
+    half_window_px: float,
+    width_px: NDArray,
+    spread_px: NDArray | float = 1.0,
+) -> Profiles:
+    """Find a thin bright line across each profile and its two edges, to a fraction of a pixel.
+
+    Each profile runs along ``normal_px`` (unit, (n, 2)) through ``centre_px`` (n, 2) and is
+    the mean of three parallel profiles ``spread_px`` (scalar or (n,)) apart: less noise, the
+    same edges on a straight line (use 0 across a spot, whose chords shorten off-centre). The
+    line is the brightest stretch of about the expected width ``width_px`` (n,) within
+    ``half_window_px``; its edges are the extremes of the profile's derivative on either side,
+    refined by a parabola through the three samples around each extreme.
+    """
+    n = len(centre_px)
+    reach = half_window_px + 1.5 * np.max(width_px, initial=1.0) + 3.0
+    s = np.arange(-reach, reach + 1e-9, PROFILE_STEP_PX)
+    tangent = np.stack([-normal_px[:, 1], normal_px[:, 0]], axis=1)
+    prof = np.zeros((n, len(s)), np.float32)
+    spread = np.broadcast_to(np.asarray(spread_px, np.float64), (n,))[:, None]
+    for t in (-1.0, 0.0, 1.0):
+        pts = (centre_px + t * spread * tangent)[:, None, :] + s[None, :, None] * normal_px[
+            :, None, :
+        ]
+        prof += cv2.remap(
+            white,
+            map1=pts[..., 0].astype(np.float32),
+            map2=pts[..., 1].astype(np.float32),
+            interpolation=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+    prof = prof.astype(np.float64) / 3.0
+    return _edges_on_profiles(prof, s, half_window_px, np.asarray(width_px, np.float64))
+
+
+def _edges_on_profiles(prof: NDArray, s: NDArray, half_window: float, width: NDArray) -> Profiles:
+    n, m = prof.shape
+    step = PROFILE_STEP_PX
+    rows = np.arange(n)
+    # Coarse centre: the brightest mean over the expected width, inside the search window.
+    smooth = gaussian_filter1d(prof, sigma=max(1.0, np.median(width) / (2.0 * step)), axis=1)
+    in_window = np.abs(s) <= half_window
+    centre_i = np.argmax(np.where(in_window[None, :], smooth, -np.inf), axis=1)
+    c = s[centre_i]
+    grad = gaussian_filter1d(prof, sigma=0.5 / step, axis=1, order=1) / step
+    reach = (width + 2.0)[:, None]
+    rel = s[None, :] - c[:, None]
+    rising = np.where((rel <= 0) & (rel >= -reach), grad, -np.inf)
+    falling = np.where((rel >= 0) & (rel <= reach), -grad, -np.inf)
+    lo_i, hi_i = np.argmax(rising, axis=1), np.argmax(falling, axis=1)
+    lo = s[lo_i] + step * _parabola_peak(grad, lo_i)
+    hi = s[hi_i] + step * _parabola_peak(-grad, hi_i)
+    # Cloth level: the profile just beyond each edge; the line must stand clear of both sides.
+    outside = (s[None, :] < lo[:, None] - 1.5) | (s[None, :] > hi[:, None] + 1.5)
+    near = np.abs(s[None, :] - c[:, None]) <= width[:, None] + 4.0
+    left = np.where(outside & near & (s[None, :] < c[:, None]), prof, np.nan)
+    right = np.where(outside & near & (s[None, :] > c[:, None]), prof, np.nan)
+    with np.errstate(all="ignore"):
+        cloth_l, cloth_r = np.nanmedian(left, axis=1), np.nanmedian(right, axis=1)
+    peak = prof[rows, centre_i]
+    contrast = peak - np.fmax(cloth_l, cloth_r)
+    balance = np.abs(cloth_l - cloth_r) < 0.35 * contrast
+    measured = hi - lo
+    valid = (
+        np.isfinite(contrast)
+        & (contrast > 0)
+        & balance
+        & (measured > 0.5 * width)
+        & (measured < 1.7 * width + 1.0)
+        & (np.abs(0.5 * (lo + hi)) <= half_window)
+        & (lo_i > 0)
+        & (hi_i < m - 1)
+    )
+    return Profiles(lo, hi, np.nan_to_num(contrast), valid)
+
+
+def _parabola_peak(values: NDArray, idx: NDArray) -> NDArray:
+    """Sub-sample offset (-0.5..0.5) of the peak of a parabola through idx-1, idx, idx+1."""
+    m = values.shape[1]
+    i = np.clip(idx, 1, m - 2)
+    rows = np.arange(len(idx))
+    a, b, c = values[rows, i - 1], values[rows, i], values[rows, i + 1]
+    den = a - 2.0 * b + c
+    with np.errstate(all="ignore"):
+        off = np.where(np.abs(den) > 1e-12, 0.5 * (a - c) / den, 0.0)
+    return np.clip(np.nan_to_num(off), -0.5, 0.5) + (i - idx)
