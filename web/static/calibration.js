@@ -50,7 +50,7 @@
     $("calib-no-overlay").hidden = report.overlay;
     if (report.overlay) img.src = `/api/calibration/overlay.png${query}${query ? "&" : "?"}t=${Date.now()}`;
     $("recalibrate").disabled = !report.recalibrate;
-    $("recalibrate").title = report.recalibrate ? "" : "Only while a live camera pipeline runs";
+    $("recalibrate-hint").hidden = report.recalibrate;
   }
 
   async function load() {

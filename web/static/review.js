@@ -179,7 +179,7 @@
     const step = event.shiftKey ? 10 : 1;
     if (event.key === "ArrowRight") { setPlaying(false); show(frame + step); }
     else if (event.key === "ArrowLeft") { setPlaying(false); show(frame - step); }
-    else if (event.key === " ") setPlaying(!playing);
+    else if (event.key === " " && !event.target.closest("button")) setPlaying(!playing);
     else if (event.key === "Home") show(0);
     else if (event.key === "End") show(info.frames - 1);
     else return;
