@@ -145,14 +145,12 @@ def parse_observation(
 
 
 def _ball(rest: list[str], clause: str, radius: float, unc: float):
-    if rest == ["hidden"]:
-        return None, False, radius, unc
     if not rest:
         raise NotationError(f"missing position in {clause!r}: expected 'ball X,Y' or 'ball hidden'")
-    xy = _xy(rest[0], clause)
+    xy = None if rest[0] == "hidden" else _xy(rest[0], clause)
     moving = False
     for token in rest[1:]:
-        if token in ("moving", "rest"):
+        if token in ("moving", "rest") and xy is not None:
             moving = token == "moving"
             continue
         key, value = _option(token, clause, ("r", "unc"))
