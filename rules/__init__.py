@@ -1,4 +1,17 @@
 """The pure core of tablevar: the pitch model in millimetres and the rules of each game.
 
 Nothing here touches pixels, files or the wall clock; only the standard library and numpy.
+
+Public API (see docs/rules.md for the laws and how each is decided):
+
+- ``rules.profile.TableProfile`` and ``rules.pitch.Pitch``: the table in mm.
+- ``rules.observation``: ``Observation`` (one frame: ball, ``Figures``, ``Contact``\\ s),
+  ``HOME``/``AWAY``.
+- ``rules.fistf``: ``MatchConfig``, ``MatchState.new(config)``,
+  ``step(state, observation) -> (state, calls)``, ``add_time``, ``referee_decision``.
+- ``rules.calls.Call``: one decision; ``Call.to_record()`` is a ``calls.jsonl`` line.
+- ``rules.clock``: the match clock (``ball-moving`` or ``running``).
+- ``rules.geometry``: predicates (fully crossed margins, goals, shooting zone, offside
+  distances).
+- ``rules.notation``: ``parse_observation`` / ``format_observation``, one frame as one line.
 """
