@@ -92,8 +92,14 @@ def find_cloth(image_bgr: NDArray[np.uint8]) -> Cloth:
         )
     mask = cv2.resize(mask_small.astype(np.uint8), dsize=(w, h), interpolation=cv2.INTER_NEAREST)
     colour = np.median(small.reshape(-1, 3)[(labels == best)], axis=0).astype(np.float64)
-    weights = np.maximum(255.0 - colour, 1.0)
-    return Cloth(mask.astype(bool), colour, weights / weights.sum())
+    return Cloth(mask.astype(bool), colour, paint_weights(colour))
+
+
+def paint_weights(cloth_bgr: NDArray) -> NDArray[np.float64]:
+    """Channel weights (3,) of the whiteness signal: each channel by how far the cloth is from
+    white in it (mostly red and blue for a green cloth)."""
+    weights = np.maximum(255.0 - np.asarray(cloth_bgr, np.float64), 1.0)
+    return weights / weights.sum()
 
 
 def _green_clusters(centres_ab: NDArray, lightness: float) -> NDArray[np.bool_]:
@@ -245,6 +251,7 @@ def measure_profiles(
     half_window_px: float,
     width_px: NDArray,
     spread_px: NDArray | float = 1.0,
+    weights: NDArray | None = None,
 ) -> Profiles:
     """Find a thin bright line across each profile and its two edges, to a fraction of a pixel.
 
@@ -254,6 +261,9 @@ def measure_profiles(
     line is the brightest stretch of about the expected width ``width_px`` (n,) within
     ``half_window_px``; its edges are the extremes of the profile's derivative on either side,
     refined by a parabola through the three samples around each extreme.
+
+    ``white`` is the whiteness signal (h, w) float32, or with ``weights`` (3,) the BGR picture
+    itself, weighted along the profiles only (cheaper than converting a whole frame).
     """
     n = len(centre_px)
     reach = half_window_px + 1.5 * np.max(width_px, initial=1.0) + 3.0
@@ -265,13 +275,14 @@ def measure_profiles(
         pts = (centre_px + t * spread * tangent)[:, None, :] + s[None, :, None] * normal_px[
             :, None, :
         ]
-        prof += cv2.remap(
+        sampled = cv2.remap(
             white,
             map1=pts[..., 0].astype(np.float32),
             map2=pts[..., 1].astype(np.float32),
             interpolation=cv2.INTER_LINEAR,
             borderMode=cv2.BORDER_REPLICATE,
         )
+        prof += sampled if weights is None else sampled.astype(np.float32) @ weights
     prof = prof.astype(np.float64) / 3.0
     return _edges_on_profiles(prof, s, half_window_px, np.asarray(width_px, np.float64))
 
