@@ -301,7 +301,9 @@ class BallTracker:
             slope, icpt = np.polyfit(t[fit], np.sqrt(d[fit]), 1)
             if slope < 0:
                 t_stop = -icpt / slope
-                later = np.nonzero(t >= t_stop - 0.25 * np.median(np.diff(t)))[0]
+                # The first frame that shows no movement since the one before it.
+                step = float(np.median(np.diff(t)))
+                later = np.nonzero(t >= t_stop + 0.75 * step)[0]
                 if not len(later):
                     return  # still creeping to a stop: not at rest yet
                 since = int(frames[later[0]])

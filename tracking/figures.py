@@ -4,8 +4,9 @@
 are matched to tracks by ``scipy.optimize.linear_sum_assignment`` on the distance from each
 track's predicted position, never across teams; a track that misses frames is kept for
 ``max_missing_s`` (a hand over a figure), a new base becomes a track after ``confirm_hits``
-sightings. When a frame skipped the base search (``Detections.bases_searched`` is False) the
-tracks stay as they are. Ids are owned by the instance and never reused.
+sightings. When a frame skipped the whole-table base search (``Detections.bases_searched`` is
+False) its bases (the moving ones, looked for where they were predicted) update their tracks,
+and the other tracks neither age nor get new company. Ids are owned by the instance and never reused.
 """
 
 from __future__ import annotations
@@ -115,14 +116,17 @@ class FigureTracker:
             raise ValueError(f"frame timestamps went backwards: {t_s} s after {self._t_s} s")
         dt = 0.0 if self._t_s is None else t_s - self._t_s
         self._t_s = t_s
-        if not detections.bases_searched:
-            return self._tracks()
         pred = self._xy + self._v * dt
         rows, cols = self._match(pred, detections, dt)
         z = detections.base_xy_mm
         self._seen = np.zeros(len(self._id), bool)
         self._seen[rows] = True
-        self._missing_s = np.where(self._seen, 0.0, self._missing_s + dt)
+        if not detections.bases_searched:
+            # Only moving bases were looked at: the others are not missing, just not searched.
+            unseen = ~self._seen
+            pred[unseen] = self._xy[unseen] + self._v[unseen] * dt
+        else:
+            self._missing_s = np.where(self._seen, 0.0, self._missing_s + dt)
         new_xy = pred.copy()
         if len(rows):
             new_xy[rows] = self._blend(pred[rows], z[cols], dt, rows)
@@ -133,8 +137,9 @@ class FigureTracker:
         self._hits[rows] += 1
         keep = self._missing_s <= self.config.max_missing_s
         self._drop(~keep)
-        unmatched = np.setdiff1d(np.arange(detections.n_bases), cols)
-        self._add(z[unmatched], detections.base_team[unmatched])
+        if detections.bases_searched:
+            unmatched = np.setdiff1d(np.arange(detections.n_bases), cols)
+            self._add(z[unmatched], detections.base_team[unmatched])
         return self._tracks()
 
     def _match(self, pred: NDArray, det: Detections, dt: float) -> tuple[NDArray, NDArray]:

@@ -15,6 +15,7 @@ def roll(n_rest: int, v0_mm_s: float, decel_mm_s2: float, n_after: int, *, angle
     """Truth for a ball at rest, flicked after frame ``n_rest - 1``, then rolling to a stop.
 
     Returns positions (n, 2), moving flags (n,) and the index of the first rest frame after.
+    As in the simulator's truth, a frame is moving when the ball moved since the frame before.
     """
     dt = 1.0 / FPS
     d = np.array([np.cos(angle), np.sin(angle)])
@@ -22,13 +23,14 @@ def roll(n_rest: int, v0_mm_s: float, decel_mm_s2: float, n_after: int, *, angle
     p, v = np.array([-100.0, 40.0]), 0.0
     for i in range(n_rest + n_after):
         if i == n_rest:
-            v = v0_mm_s
+            v = v0_mm_s  # struck just after frame n_rest - 1
+        moved = v > 0
         if v > 0:
             nv = max(0.0, v - decel_mm_s2 * dt)
-            p = p + d * (v + nv) / 2 * dt
+            p = p + d * (v * v - nv * nv) / (2 * decel_mm_s2)
             v = nv
         xy.append(p.copy())
-        moving.append(v > 0)
+        moving.append(moved)
     moving = np.array(moving)
     first_rest = n_rest + int(np.argmin(moving[n_rest:]))
     return np.array(xy), moving, first_rest
