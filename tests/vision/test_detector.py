@@ -1,0 +1,110 @@
+"""Detection on frames drawn with OpenCV: flat discs seen by a straight overhead camera.
+
+Unit-level checks of learning and detection; the rendered-table accuracy tests live in
+``test_detector_rendered.py``.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.camera import CameraModel
+from calibration.tables import load_pitch
+from vision.detector import Detector, FrameSizeError
+from vision.model import LearningError, learn_model
+
+PITCH = load_pitch("fistf")
+CAMERA = CameraModel.overhead((640, 420), 1300.0, 1450.0)
+HOME_XY = np.array([[-400.0, -150.0], [-300.0, 120.0], [-150.0, 0.0], [-450.0, 200.0]])
+AWAY_XY = np.array([[400.0, -150.0], [300.0, 120.0], [150.0, -60.0], [450.0, 200.0]])
+
+
+def draw(ball_xy=(30.0, 40.0), home=HOME_XY, away=AWAY_XY, *, seed=0):
+    """Green cloth, white lines, red and blue base discs, a white ball; mild noise."""
+    w, h = CAMERA.size_px
+    img = np.full((h, w, 3), (48, 128, 38), np.uint8)
+    shift = 4  # draw with sub-pixel centres
+    for band in PITCH.lines:
+        if band.shape == "segment":
+            pts = CAMERA.project(np.array([band.a_mm, band.b_mm]))
+            cv2.line(
+                img,
+                *[tuple(np.rint(p * 2**shift).astype(int)) for p in pts],
+                color=(232, 238, 238),
+                thickness=2,
+                lineType=cv2.LINE_AA,
+                shift=shift,
+            )
+    scale = 1.0 / float(CAMERA.mm_per_px([[0.0, 0.0]])[0])
+
+    def disc(xy, r_mm, colour, z_mm=0.0):
+        c = np.rint(CAMERA.project(np.array([[*xy, z_mm]]))[0] * 2**shift).astype(int)
+        cv2.circle(
+            img,
+            center=tuple(c),
+            radius=round(r_mm * scale * 2**shift),
+            color=colour,
+            thickness=-1,
+            lineType=cv2.LINE_AA,
+            shift=shift,
+        )
+
+    for xy in home:
+        disc(xy, 12.0, (40, 40, 200))
+    for xy in away:
+        disc(xy, 12.0, (190, 90, 30))
+    if ball_xy is not None:
+        # A sphere's outline: a disc around the image of its centre, one radius up.
+        disc(ball_xy, 10.5 * 1300.0 / (1300.0 - 10.5), (240, 240, 240), z_mm=10.5)
+    noise = np.random.default_rng(seed).normal(0, 2.0, img.shape)
+    return np.clip(img + noise, 0, 255).astype(np.uint8)
+
+
+@pytest.fixture(scope="module")
+def model():
+    return learn_model([draw()], CAMERA, PITCH)
+
+
+def test_learns_team_colours_with_home_on_the_left(model):
+    assert model.team_bgr[0][2] > model.team_bgr[0][0]  # home is the red team
+    assert model.team_bgr[1][0] > model.team_bgr[1][2]
+    assert model.ball_bgr.min() > 200
+
+
+@pytest.mark.parametrize("ball_xy", [(30.0, 40.0), (-200.0, -100.0), (250.0, 160.0)])
+def test_finds_ball_and_bases(model, ball_xy):
+    det = Detector(model).detect(draw(ball_xy, seed=1), search_bases=True)
+    assert det.n_balls >= 1
+    best = det.ball_xy_mm[np.argmax(det.ball_score)]
+    assert np.linalg.norm(best - ball_xy) < 1.0  # 0.44 px at this small size
+    truth = np.concatenate([HOME_XY, AWAY_XY])
+    d = np.linalg.norm(truth[:, None] - det.base_xy_mm[None], axis=2)
+    assert det.n_bases == len(truth)
+    assert np.all(d.min(axis=1) < 2.0)  # flat discs drawn at z = 0, fitted as 6 mm bases
+    teams = det.base_team[d.argmin(axis=1)]
+    assert list(teams) == [0] * 4 + [1] * 4
+
+
+def test_window_search_follows_the_hint(model):
+    det = Detector(model)
+    hint = CAMERA.project(np.array([[100.0, 0.0, 10.5]]))[0]
+    out = det.detect(draw((104.0, 2.0), seed=2), ball_hint_px=hint, search_bases=False)
+    assert out.n_balls == 1 and not out.bases_searched
+    assert np.linalg.norm(out.ball_xy_mm[0] - (104.0, 2.0)) < 1.0
+
+
+def test_empty_cloth_gives_no_ball(model):
+    out = Detector(model).detect(draw(None, seed=3), search_bases=True)
+    assert out.n_balls == 0
+
+
+def test_frame_of_another_size_is_a_clear_error(model):
+    with pytest.raises(FrameSizeError, match="calibrat"):
+        Detector(model).detect(np.zeros((100, 100, 3), np.uint8))
+
+
+def test_learning_without_a_ball_asks_for_its_colour():
+    with pytest.raises(LearningError, match="ball_bgr"):
+        learn_model([draw(None)], CAMERA, PITCH)

@@ -1,0 +1,57 @@
+"""Tunables of detection, built once at start-up and passed down (STYLE.md habit 12).
+
+Nothing here is a colour range: colours are learnt from the first frames (``vision/model.py``).
+A user whose table defeats the learning can name the colours instead (``*_bgr`` overrides).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+BGR = tuple[int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class VisionConfig:
+    """Detection settings with documented defaults.
+
+    Attributes:
+        ball_bgr, home_bgr, away_bgr: colour overrides; None = learn from the first frames.
+        foreground_sigmas: a pixel is foreground when its colour is this many noise sigmas
+            (measured on the cloth at start-up) away from the background.
+        min_contrast: ... but never less than this many grey levels (a noiseless sensor).
+        search_step: pixel step of the coarse whole-pitch search (every ``search_step``-th
+            pixel in x and y), used when the ball is lost and to refresh bases.
+        base_refresh_frames: bases at rest are searched again every this many frames.
+        window_radii: half size of the ball's search window, in ball radii beyond its
+            predicted travel.
+        rays: edge profiles cast from a candidate's centre for the sub-pixel fit.
+        shading_range: the darkest and brightest an object's colour may appear, as multiples
+            of its learnt colour (shaded side of the ball, highlights).
+        blur_elongation: a ball blob longer than this many times its width is a motion streak;
+            its centre is the streak's centroid (mid-exposure) instead of a circle fit.
+    """
+
+    ball_bgr: BGR | None = None
+    home_bgr: BGR | None = None
+    away_bgr: BGR | None = None
+    foreground_sigmas: float = 6.0
+    min_contrast: float = 18.0
+    search_step: int = 4
+    base_refresh_frames: int = 6
+    window_radii: float = 3.0
+    rays: int = 32
+    shading_range: tuple[float, float] = (0.3, 1.4)
+    blur_elongation: float = 1.3
+
+    def __post_init__(self) -> None:
+        if self.search_step < 1 or self.base_refresh_frames < 1 or self.rays < 8:
+            raise ValueError(
+                "VisionConfig: search_step and base_refresh_frames must be >= 1 and rays >= 8, "
+                f"got {self.search_step}, {self.base_refresh_frames}, {self.rays}"
+            )
+        lo, hi = self.shading_range
+        if not 0.0 < lo < 1.0 < hi:
+            raise ValueError(
+                f"VisionConfig.shading_range must satisfy 0 < lo < 1 < hi, got {lo}, {hi}"
+            )

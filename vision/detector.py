@@ -1,0 +1,223 @@
+"""Per-frame detection: where to look, what the blobs are, and the sub-pixel fits.
+
+``Detector(model, config).detect(image, ball_hint_px=..., base_hints_px=..., search_bases=...)``
+returns ``Detections``. The cost is kept down by looking only where it matters:
+
+- While the ball is tracked, only a window around its predicted position is searched, at full
+  resolution. When it is lost, the whole cloth is searched on every ``search_step``-th pixel.
+- Bases at rest are found by the same coarse whole-cloth pass, every ``base_refresh_frames``
+  frames (or when asked); moving bases are refined every frame in windows at their predicted
+  positions (``base_hints_px``).
+- Foreground is a colour difference against the learnt background (``cv2.absdiff`` and
+  ``cv2.inRange``); only foreground pixels are classified (ball / home / away, shading
+  tolerant), and only candidates reach the sub-pixel fits of ``vision/refine.py``.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.colour import shaded_distance
+from vision.config import VisionConfig
+from vision.detections import Detections
+from vision.model import SceneModel
+from vision.refine import refine_balls, refine_bases
+
+_BALL, _HOME, _AWAY = 0, 1, 2
+
+
+class FrameSizeError(ValueError):
+    """A frame's size differs from the calibration's."""
+
+
+class Detector:
+    """Finds the ball and the bases in frames of one calibrated camera."""
+
+    def __init__(self, model: SceneModel, config: VisionConfig | None = None) -> None:
+        self.model = model
+        self.config = config or VisionConfig()
+        # At least two samples per ball radius, however small the ball appears.
+        r_px = model.pitch.profile.ball_radius_mm * float(np.min(model.scale_grid))
+        self._step = s = max(1, min(self.config.search_step, int(r_px / 2.0)))
+        self._bg_small = np.ascontiguousarray(model.background[::s, ::s])
+        self._roi_small = np.ascontiguousarray(model.roi[::s, ::s]).astype(np.uint8) * 255
+        # Per-channel threshold: a Euclidean colour distance t shows as >= t / sqrt(3) in at
+        # least one channel.
+        self._t_ch = float(model.threshold / np.sqrt(3.0))
+        self._colours = np.concatenate([model.ball_bgr[None], model.team_bgr]).astype(np.float32)
+        p = model.pitch.profile
+        self._ball_area_mm2 = np.pi * p.ball_radius_mm**2
+        self._base_area_mm2 = np.pi * p.base_radius_mm**2
+        self._frames = 0
+
+    # ------------------------------------------------------------------ public
+    def detect(
+        self,
+        image: NDArray[np.uint8],
+        *,
+        ball_hint_px: NDArray | None = None,
+        ball_travel_px: float = 0.0,
+        base_hints_px: NDArray | None = None,
+        search_bases: bool | None = None,
+    ) -> Detections:
+        """Detect the ball and bases in one frame ``(h, w, 3)`` uint8 BGR.
+
+        Args:
+            ball_hint_px: (2,) predicted ball centre, or None to search the whole cloth.
+            ball_travel_px: how far the ball may be from the hint (speed x frame time).
+            base_hints_px: (k, 2) predicted centres of moving bases, refined every frame.
+            search_bases: force (True) or skip (False) the coarse base pass; None follows the
+                ``base_refresh_frames`` schedule.
+        """
+        w, h = self.model.size_px
+        if image.shape != (h, w, 3):
+            raise FrameSizeError(
+                f"frame is {image.shape[1]}x{image.shape[0]} but the calibration is for "
+                f"{w}x{h}; calibrate again for this camera mode"
+            )
+        if search_bases is None:
+            search_bases = self._frames % self.config.base_refresh_frames == 0
+        self._frames += 1
+        coarse = None
+        balls = np.zeros((0, 2))
+        scores = np.zeros(0)
+        if ball_hint_px is not None:
+            balls, scores = self._ball_in_window(image, np.asarray(ball_hint_px), ball_travel_px)
+        if len(balls) == 0 or search_bases:
+            coarse = self._coarse(image)
+            if len(balls) == 0:
+                balls, scores = coarse[0], coarse[1]
+        bxy, br, bmm, ok = refine_balls(image, self.model, balls, self.config)
+        bases = np.zeros((0, 2))
+        teams = np.zeros(0, np.int8)
+        if coarse is not None and search_bases:
+            bases, teams = coarse[2], coarse[3]
+        elif base_hints_px is not None and len(base_hints_px):
+            bases, teams = self._bases_in_windows(image, np.asarray(base_hints_px))
+        fxy, fr, fmm, fok = refine_bases(image, self.model, bases, self.config)
+        return Detections(
+            ball_xy_px=bxy[ok],
+            ball_r_px=br[ok],
+            ball_score=scores[ok],
+            ball_xy_mm=bmm[ok],
+            base_xy_px=fxy[fok],
+            base_r_px=fr[fok],
+            base_team=teams[fok].astype(np.int8),
+            base_xy_mm=fmm[fok],
+            bases_searched=bool(search_bases),
+        )
+
+    # ------------------------------------------------------------------ search
+    def _classes(self, pixels: NDArray) -> NDArray[np.int64]:
+        d = shaded_distance(pixels, self._colours, self.config.shading_range)
+        return np.argmin(d, axis=1)
+
+    def _blobs(self, image, background, roi, scale_px_per_mm, origin, step):
+        """Classified foreground blobs of a (sub-sampled) region.
+
+        Returns per blob: centre in full-resolution pixels (n, 2), class (n,), class share
+        (n,), area in mm^2 (n,), and elongation (n,).
+        """
+        diff = cv2.absdiff(image, background)
+        t = self._t_ch
+        quiet = cv2.inRange(diff, lowerb=(0, 0, 0), upperb=(t, t, t))
+        fg = cv2.bitwise_and(cv2.bitwise_not(quiet), roi) if roi is not None else ~quiet
+        ys, xs = np.nonzero(fg)
+        if len(xs) == 0:
+            return None
+        cls = self._classes(image[ys, xs])
+        out = []
+        for c in (_BALL, _HOME, _AWAY):
+            mask = np.zeros(fg.shape, np.uint8)
+            mask[ys[cls == c], xs[cls == c]] = 255
+            n, _, stats, cen = cv2.connectedComponentsWithStats(mask, connectivity=8)
+            if n <= 1:
+                continue
+            area_px = stats[1:, cv2.CC_STAT_AREA].astype(np.float64) * step * step
+            centre = origin + cen[1:] * step
+            scale = scale_px_per_mm(centre)
+            side = np.maximum(stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT])
+            across = np.minimum(stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT])
+            out.append(
+                (centre, np.full(n - 1, c), area_px / scale**2, side / np.maximum(across, 1))
+            )
+        if not out:
+            return None
+        return tuple(np.concatenate(parts) for parts in zip(*out, strict=True))
+
+    def _ball_candidates(self, blobs) -> tuple[NDArray, NDArray]:
+        """Ball-coloured blobs of a ball's size (a streak may be longer), best first.
+
+        The score is 1 for a blob of exactly a ball's area and falls with the log of the
+        ratio; blobs scoring under 0.2 (slivers, shirts) are dropped.
+        """
+        if blobs is None:
+            return np.zeros((0, 2)), np.zeros(0)
+        centre, cls, area, elong = blobs
+        ratio = area / self._ball_area_mm2 / np.maximum(elong, 1.0)
+        score = np.clip(1.0 - np.abs(np.log(np.maximum(ratio, 1e-3))), 0.0, 1.0)
+        ok = (cls == _BALL) & (score > 0.2)
+        order = np.argsort(-score[ok])[:4]
+        return centre[ok][order], score[ok][order]
+
+    def _coarse(self, image):
+        s = self._step
+        small = np.ascontiguousarray(image[::s, ::s])
+        blobs = self._blobs(small, self._bg_small, self._roi_small, self.model.px_per_mm, 0.0, s)
+        balls, scores = self._ball_candidates(blobs)
+        if blobs is None:
+            return balls, scores, np.zeros((0, 2)), np.zeros(0, np.int8)
+        centre, cls, area, _ = blobs
+        ratio = area / self._base_area_mm2
+        base = (cls != _BALL) & (ratio > 0.3) & (ratio < 3.0)
+        return balls, scores, centre[base], (cls[base] - _HOME).astype(np.int8)
+
+    def _window(self, centre: NDArray, half: float):
+        w, h = self.model.size_px
+        x0, y0 = (max(0, int(centre[0] - half)), max(0, int(centre[1] - half)))
+        x1, y1 = (min(w, int(centre[0] + half) + 1), min(h, int(centre[1] + half) + 1))
+        return x0, y0, x1, y1
+
+    def _ball_in_window(self, image, hint, travel_px):
+        r_px = float(self.model.pitch.profile.ball_radius_mm * self.model.px_per_mm(hint)[0])
+        half = self.config.window_radii * r_px + travel_px
+        x0, y0, x1, y1 = self._window(hint, half)
+        if x1 - x0 < 3 or y1 - y0 < 3:
+            return np.zeros((0, 2)), np.zeros(0)
+        blobs = self._blobs(
+            image[y0:y1, x0:x1],
+            self.model.background[y0:y1, x0:x1],
+            None,
+            self.model.px_per_mm,
+            np.array([x0, y0], np.float64),
+            1,
+        )
+        return self._ball_candidates(blobs)
+
+    def _bases_in_windows(self, image, hints):
+        r = self.model.pitch.profile.base_radius_mm
+        centres, teams = [], []
+        for hint in hints:  # a handful of moving figures at most
+            half = 3.0 * r * float(self.model.px_per_mm(hint)[0])
+            x0, y0, x1, y1 = self._window(hint, half)
+            blobs = self._blobs(
+                image[y0:y1, x0:x1],
+                self.model.background[y0:y1, x0:x1],
+                None,
+                self.model.px_per_mm,
+                np.array([x0, y0], np.float64),
+                1,
+            )
+            if blobs is None:
+                continue
+            centre, cls, area, _ = blobs
+            ok = (cls != _BALL) & (area > 0.3 * self._base_area_mm2)
+            if ok.any():
+                i = np.flatnonzero(ok)[np.argmin(np.hypot(*(centre[ok] - hint).T))]
+                centres.append(centre[i])
+                teams.append(cls[i] - _HOME)
+        if not centres:
+            return np.zeros((0, 2)), np.zeros(0, np.int8)
+        return np.array(centres), np.array(teams, np.int8)

@@ -1,0 +1,286 @@
+"""What detection learns about one table before it starts: background, noise, colours, sizes.
+
+``learn_model(frames_bgr, camera, pitch, config) -> SceneModel`` looks at the first frame(s):
+
+- **Background.** The cloth with its light fall-off is a large median filter of the frame
+  (objects are small, lines thin); the lines are painted into it from the pitch model through
+  the camera model, with their colour read off the frame. Where the frame matches that
+  synthesis (no object) the frame itself is kept, so the background holds the real texture of
+  the lines and nets; under the objects standing there it holds the synthesis.
+- **Noise.** Robust spread of the frame against the background on the cloth; the foreground
+  threshold is a multiple of it (``VisionConfig.foreground_sigmas``).
+- **Colours.** Foreground blobs of about a base's size are figures: their rim colours fall in
+  two clusters (``cv2.kmeans``), the two teams; the team whose bases stand mostly in the left
+  half is home (DESIGN.md section 3). The ball is the round blob of a ball's size. Any of
+  these can be overridden in ``VisionConfig``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import CameraModel
+from rules.pitch import Pitch
+from vision.config import VisionConfig
+
+
+class LearningError(ValueError):
+    """The first frames do not show what detection needs to learn (teams, ball)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SceneModel:
+    """Everything detection knows about the table, fixed after learning.
+
+    Attributes:
+        camera: the calibrated camera.
+        pitch: the table's pitch model (ball and base sizes, lines).
+        background: (h, w, 3) uint8 BGR, the table without ball and figures.
+        roi: (h, w) bool, pixels whose ground point lies on the cloth.
+        noise_sigma: sensor noise per channel, grey levels.
+        threshold: foreground colour distance, grey levels.
+        ball_bgr: (3,) float32 learnt ball colour.
+        team_bgr: (2, 3) float32 base colour of home (row 0) and away (row 1).
+        scale_grid: (gh, gw) float32 pixels per mm on the cloth, sampled every ``grid_step``.
+        grid_step: pixel spacing of ``scale_grid``.
+    """
+
+    camera: CameraModel
+    pitch: Pitch
+    background: NDArray[np.uint8]
+    roi: NDArray[np.bool_]
+    noise_sigma: float
+    threshold: float
+    ball_bgr: NDArray[np.float32]
+    team_bgr: NDArray[np.float32]
+    scale_grid: NDArray[np.float32]
+    grid_step: int
+
+    @property
+    def size_px(self) -> tuple[int, int]:
+        return self.camera.size_px
+
+    def px_per_mm(self, xy_px: NDArray) -> NDArray[np.float64]:
+        """Local scale ``(n,)`` on the cloth at pixels ``(n, 2)``, nearest grid sample."""
+        return _lookup(self.scale_grid, self.grid_step, xy_px)
+
+
+def _lookup(grid: NDArray, step: int, xy_px: NDArray) -> NDArray[np.float64]:
+    ij = np.rint(np.asarray(xy_px, np.float64).reshape(-1, 2) / step).astype(int)
+    gh, gw = grid.shape
+    return grid[np.clip(ij[:, 1], 0, gh - 1), np.clip(ij[:, 0], 0, gw - 1)].astype(np.float64)
+
+
+def learn_model(
+    frames_bgr: list[NDArray[np.uint8]],
+    camera: CameraModel,
+    pitch: Pitch,
+    config: VisionConfig | None = None,
+) -> SceneModel:
+    """Learn background, noise and colours from the first frame(s); see the module docstring.
+
+    Raises:
+        LearningError: a frame has the wrong size, or no figures / no ball could be found and
+            no colour override was given.
+    """
+    config = config or VisionConfig()
+    if not frames_bgr:
+        raise LearningError("no frames to learn the table from")
+    image = frames_bgr[0]
+    w, h = camera.size_px
+    if image.shape != (h, w, 3):
+        raise LearningError(
+            f"frame is {image.shape[1]}x{image.shape[0]} but the calibration is for {w}x{h}; "
+            "calibrate again for this camera mode"
+        )
+    roi = _cloth_roi(camera, pitch)
+    grid_step = 16
+    scale = _scale_grid(camera, grid_step)
+    ball_px = pitch.profile.ball_radius_mm * float(np.median(scale))
+    cloth = _smooth_cloth(image, ball_px)
+    diff = image.astype(np.float32) - cloth
+    noise = _robust_sigma(diff[roi])
+    thr = max(config.min_contrast, config.foreground_sigmas * noise)
+    # Objects stand on the pitch at start; the cloth's edge and corners are not objects.
+    pitch_area = _cloth_roi(camera, pitch, inset_mm=pitch.profile.cloth_margin_mm - 40.0)
+    background, objects = _background(image, cloth, pitch_area, camera, pitch, thr, ball_px)
+    blobs = _blobs(image, objects, ball_px)
+    px_mm = _lookup(scale, grid_step, blobs.centre_px)
+    p = pitch.profile
+    ball, figures = _split_blobs(blobs, p.ball_radius_mm * px_mm, p.base_radius_mm * px_mm)
+    team = _teams(blobs, figures, camera, config)
+    ball_bgr = _ball_colour(image, blobs, ball, config)
+    return SceneModel(camera, pitch, background, roi, noise, thr, ball_bgr, team, scale, grid_step)
+
+
+# ---------------------------------------------------------------------- geometry helpers
+def _cloth_roi(camera: CameraModel, pitch: Pitch, inset_mm: float = 5.0) -> NDArray[np.bool_]:
+    """Pixels whose ground point lies on the cloth (lines, margin and goals included)."""
+    hx, hy = pitch.cloth_half_extent_mm
+    hx, hy = hx - inset_mm, hy - inset_mm  # clear of the cloth's edge
+    t = np.linspace(-1.0, 1.0, 64)
+    edge = np.concatenate(
+        [
+            np.stack([hx * t, np.full_like(t, -hy)], 1),
+            np.stack([np.full_like(t, hx), hy * t], 1),
+            np.stack([-hx * t, np.full_like(t, hy)], 1),
+            np.stack([np.full_like(t, -hx), -hy * t], 1),
+        ]
+    )
+    px = camera.project(edge)
+    w, h = camera.size_px
+    mask = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(mask, pts=[np.rint(px).astype(np.int32)], color=1)
+    return mask.astype(bool)
+
+
+def _scale_grid(camera: CameraModel, step: int) -> NDArray[np.float32]:
+    w, h = camera.size_px
+    gx, gy = np.meshgrid(np.arange(0, w + step, step), np.arange(0, h + step, step))
+    px = np.stack([gx.ravel(), gy.ravel()], 1).astype(np.float64)
+    xy = camera.back_project(px, 0.0)
+    return (1.0 / camera.mm_per_px(xy)).reshape(gx.shape).astype(np.float32)
+
+
+def _smooth_cloth(image: NDArray[np.uint8], ball_px: float) -> NDArray[np.float32]:
+    """The cloth without objects or lines: a median over ~3 base diameters, at 1/4 size."""
+    small = np.ascontiguousarray(image[::4, ::4])
+    k = int(max(5, round(7 * ball_px / 4))) | 1
+    med = cv2.medianBlur(small, ksize=min(k, 255))
+    h, w = image.shape[:2]
+    return cv2.resize(med, dsize=(w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+
+
+def _robust_sigma(values: NDArray[np.float32]) -> float:
+    med = np.median(values, axis=0)
+    return float(1.4826 * np.median(np.abs(values - med)))
+
+
+def _background(image, cloth, roi, camera, pitch, thr, ball_px):
+    """Background image and the mask of objects in ``image`` (see the module docstring)."""
+    dist = np.sqrt(((image.astype(np.float32) - cloth) ** 2).sum(axis=2))
+    ys, xs = np.nonzero((dist > thr) & roi)
+    px = np.stack([xs, ys], 1).astype(np.float64)
+    ground = camera.back_project(px, 0.0)
+    mm_px = camera.mm_per_px(ground)
+    coverage = np.clip(0.5 - pitch.paint_distance_mm(ground) / mm_px, 0.0, 1.0)
+    on_line = coverage > 0.95
+    line_bgr = (
+        np.median(image[ys[on_line], xs[on_line]], axis=0)
+        if on_line.sum() > 20
+        else np.full(3, 235.0)
+    )
+    synth_at = cloth[ys, xs] * (1 - coverage[:, None]) + line_bgr * coverage[:, None]
+    resid = np.sqrt(((image[ys, xs] - synth_at) ** 2).sum(axis=1))
+    h, w = image.shape[:2]
+    objects = np.zeros((h, w), np.uint8)
+    objects[ys, xs] = resid > thr
+    # Line edges a fraction of a pixel off leave slivers; objects are blobs.
+    k = max(3, int(ball_px * 0.5) | 1)
+    objects = cv2.morphologyEx(
+        objects, op=cv2.MORPH_OPEN, kernel=cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    )
+    # Only ball- and figure-sized blobs are objects; nets, posts and the cloth's edge stay.
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(objects, connectivity=8)
+    area = stats[:, cv2.CC_STAT_AREA] / (np.pi * ball_px**2)
+    keep = (area > 0.4) & (area < 8.0)
+    keep[0] = False
+    objects = keep[labels].astype(np.uint8)
+    grown = cv2.dilate(objects, kernel=np.ones((7, 7), np.uint8)).astype(bool)
+    synth = cloth.copy()
+    synth[ys, xs] = synth_at
+    background = np.where(grown[..., None], np.clip(synth, 0, 255), image).astype(np.uint8)
+    return background, objects
+
+
+@dataclass(frozen=True, slots=True)
+class _Blobs:
+    area: NDArray  # (n,)
+    centre_px: NDArray  # (n, 2)
+    ring_bgr: NDArray  # (n, 3) median colour of the outer ring
+    roundness: NDArray  # (n,) area / area of the enclosing square's circle
+    labels: NDArray  # (h, w) int32
+
+
+def _blobs(image: NDArray[np.uint8], objects: NDArray[np.uint8], ball_px: float) -> _Blobs:
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(objects, connectivity=8)
+    area = stats[1:, cv2.CC_STAT_AREA].astype(np.float64)
+    side = np.maximum(stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT])
+    roundness = area / (np.pi * (side / 2.0) ** 2)
+    # The rim: inside the anti-aliased edge, outside the body standing on the base.
+    k = max(7, int(0.9 * ball_px) | 1)
+    outer = cv2.erode(objects, kernel=np.ones((3, 3), np.uint8))
+    inner = cv2.erode(objects, kernel=cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    ring = (outer > 0) & (inner == 0)
+    lab = labels[ring] - 1
+    colours = image[ring].astype(np.float64)
+    ring_bgr = np.zeros((n - 1, 3))
+    for c in range(3):  # per channel: median is not vectorisable by label, the mean is
+        ring_bgr[:, c] = np.bincount(lab, colours[:, c], minlength=n - 1)
+    ring_bgr /= np.maximum(np.bincount(lab, minlength=n - 1), 1)[:, None]
+    return _Blobs(area, centroids[1:], ring_bgr, roundness, labels)
+
+
+def _split_blobs(
+    blobs: _Blobs, r_ball_px: NDArray, r_base_px: NDArray
+) -> tuple[int | None, NDArray[np.bool_]]:
+    """Index of the ball blob (or None) and the mask of figure blobs.
+
+    Blobs are told apart by their equivalent radius against the local scale: a ball shows
+    about its radius, a figure at least its base radius (more with its wall and body). The
+    foreground threshold and the edge blur add about the same to every blob; figures are the
+    majority, so the median excess over the base radius measures it. The cut lies midway
+    between the two expected radii plus that excess.
+    """
+    r_eq = np.sqrt(blobs.area / np.pi)
+    excess = float(np.clip(np.median(r_eq - r_base_px), 0.0, 0.3 * np.median(r_base_px)))
+    cut = 0.5 * (r_ball_px + r_base_px) + excess
+    ball_like = (r_eq > 0.7 * r_ball_px) & (r_eq < cut) & (blobs.roundness > 0.55)
+    ball = None
+    if ball_like.any():
+        fit = blobs.roundness - np.abs(r_eq - r_ball_px - excess) / r_ball_px
+        ball = int(np.argmax(np.where(ball_like, fit, -9.0)))
+    figures = (r_eq >= cut) & (r_eq < 3.0 * r_base_px)
+    return ball, figures
+
+
+def _teams(
+    blobs: _Blobs, figures: NDArray[np.bool_], camera: CameraModel, config: VisionConfig
+) -> NDArray[np.float32]:
+    if config.home_bgr is not None and config.away_bgr is not None:
+        return np.array([config.home_bgr, config.away_bgr], np.float32)
+    if figures.sum() < 2:
+        raise LearningError(
+            "could not find figure bases in the first frame to learn the team colours; "
+            "set home_bgr and away_bgr in the vision config"
+        )
+    data = blobs.ring_bgr[figures].astype(np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 0.1)
+    _, labels, centres = cv2.kmeans(
+        data, K=2, bestLabels=None, criteria=criteria, attempts=5, flags=cv2.KMEANS_PP_CENTERS
+    )
+    x_mm = camera.back_project(blobs.centre_px[figures], 0.0)[:, 0]
+    labels = labels.ravel()
+    left = [np.mean(x_mm[labels == k] < 0) if np.any(labels == k) else 0.0 for k in (0, 1)]
+    order = [0, 1] if left[0] >= left[1] else [1, 0]
+    return centres[order].astype(np.float32)
+
+
+def _ball_colour(
+    image: NDArray[np.uint8], blobs: _Blobs, ball: int | None, config: VisionConfig
+) -> NDArray[np.float32]:
+    if config.ball_bgr is not None:
+        return np.asarray(config.ball_bgr, np.float32)
+    if ball is None:
+        raise LearningError(
+            "could not find the ball in the first frame to learn its colour; "
+            "start with the ball in view or set ball_bgr in the vision config"
+        )
+    colours = image[blobs.labels == ball + 1].astype(np.float32)
+    # The lit top of the ball: its colour at full light, the reference for shading.
+    lum = colours.sum(axis=1)
+    return np.median(colours[lum >= np.percentile(lum, 70)], axis=0).astype(np.float32)
