@@ -18,8 +18,8 @@ from playwright.sync_api import sync_playwright
 sys.path.insert(0, str(Path(__file__).parent))
 import demo_analysis
 
-from web.app import create_app, hub_of, shutdown
-from web.serving import make_server, url_of
+from web.app import create_app, hub_of
+from web.serving import make_server, stop, url_of
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -84,8 +84,7 @@ def main() -> int:
         try:
             shoot(url, args.out)
         finally:
-            shutdown(app)
-            server.close()
+            stop(server, app)
             thread.join(5)
     return 0
 

@@ -12,7 +12,7 @@ Configuration keys (``test_config`` or ``create_app`` keywords override the defa
 ``PIN`` (generated with ``secrets`` when not given), ``RECORDINGS_DIR``, ``OUTPUT_DIR`` (the
 live pipeline's output folder: evidence, ``calibration.json``), ``MATCH_LOG`` (SQLite file;
 default ``match.sqlite`` in ``OUTPUT_DIR`` or the instance folder), ``TABLE``, ``CLOCK_MODE``,
-``SSE_HEARTBEAT_S``, ``SSE_MAX_PENDING``.
+``SSE_HEARTBEAT_S``, ``SSE_MAX_PENDING``, ``SSE_MAX_RATE_HZ`` (frames a page gets per second).
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ DEFAULTS: dict[str, Any] = {
     "CLOCK_MODE": "ball-moving",
     "SSE_HEARTBEAT_S": 15.0,
     "SSE_MAX_PENDING": 256,
+    "SSE_MAX_RATE_HZ": 30.0,
     "JSON_SORT_KEYS": False,
 }
 
@@ -73,7 +74,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         log_path = folder / "match.sqlite"
     log = MatchLog(log_path, table=app.config["TABLE"], clock_mode=app.config["CLOCK_MODE"])
     app.extensions[HUB] = MatchHub(
-        log, output_dir=output_dir, max_pending=int(app.config["SSE_MAX_PENDING"])
+        log,
+        output_dir=output_dir,
+        max_pending=int(app.config["SSE_MAX_PENDING"]),
+        max_rate_hz=float(app.config["SSE_MAX_RATE_HZ"]),
     )
     app.extensions[RECORDINGS] = Recordings(app.config["RECORDINGS_DIR"])
 

@@ -11,7 +11,7 @@ from web.auth import require_pin
 from web.recordings import AnalysisError, UnknownRecording, read_json
 
 bp = Blueprint("calibration", __name__)
-OVERLAY_NAMES = ("calibration_overlay.png", "calibration-overlay.png", "calibration.png")
+OVERLAY_NAMES = ("calibration_overlay.png", "calibration-overlay.png", "overlay.png")
 
 
 def _folder() -> Path | None:

@@ -15,7 +15,9 @@ lost from a page, only delayed.
 from __future__ import annotations
 
 import json
+import math
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -41,13 +43,18 @@ class Subscription:
 
     Args:
         max_pending: ordered messages it may hold before it is closed as lost.
+        min_interval_s: least time between two deliveries that hold only coalesced kinds
+            (frames, scoreboard): a radar needs no more than ~30 updates a second, and every
+            wake-up of a server thread costs the pipeline time. Calls are never held back.
     """
 
-    def __init__(self, max_pending: int = 256):
+    def __init__(self, max_pending: int = 256, min_interval_s: float = 0.0):
         self._cond = threading.Condition()
         self._queue: deque[bytes] = deque()
         self._latest: dict[str, bytes] = {}
         self._max = max_pending
+        self._min_interval_s = min_interval_s
+        self._last_s = -math.inf  # monotonic time of the last delivery
         self.closed = False
         self.lost = False  # closed because it fell too far behind
 
@@ -58,24 +65,37 @@ class Subscription:
                 return
             for old in supersedes:
                 self._latest.pop(old, None)
+            # A reader already waiting out the interval for a coalesced message needs no wake-up.
+            wake = not coalesce or not self._latest
             if coalesce:
                 self._latest[kind] = message
             elif len(self._queue) >= self._max:
                 self.closed = self.lost = True
             else:
                 self._queue.append(message)
-            self._cond.notify()
+            if wake or self.closed:
+                self._cond.notify()
 
     def take(self, timeout_s: float) -> list[bytes] | None:
         """Wait up to ``timeout_s`` and return what is pending ([] on time-out, None if closed)."""
+        deadline = time.monotonic() + timeout_s
         with self._cond:
-            if not (self._queue or self._latest or self.closed):
-                self._cond.wait(timeout_s)
+            while not self.closed and not self._queue:
+                now = time.monotonic()
+                due = self._last_s + self._min_interval_s
+                if self._latest and now >= due:
+                    break
+                until = min(deadline, due) if self._latest else deadline
+                if now >= until:
+                    break
+                self._cond.wait(until - now)
             if self.closed:
                 return None
             items = [*self._queue, *self._latest.values()]
             self._queue.clear()
             self._latest.clear()
+            if items:
+                self._last_s = time.monotonic()
             return items
 
     def close(self) -> None:
@@ -91,6 +111,7 @@ class MatchHub:
         log: the match log; the hub resumes its newest match.
         output_dir: folder the pipeline writes evidence pictures into (None: no evidence).
         max_pending: ordered messages a subscriber may fall behind before it is dropped.
+        max_rate_hz: most deliveries of frames and scoreboard per subscriber and second.
         clock_log_interval_s: how much match time may pass between clock rows in the log
             (a status or half change is always logged at once).
     """
@@ -101,11 +122,13 @@ class MatchHub:
         *,
         output_dir: str | Path | None = None,
         max_pending: int = 256,
+        max_rate_hz: float = 30.0,
         clock_log_interval_s: float = 5.0,
     ):
         self.log = log
         self.output_dir = Path(output_dir) if output_dir is not None else None
         self._max_pending = max_pending
+        self._min_interval_s = 1.0 / max_rate_hz
         self._clock_interval_s = clock_log_interval_s
         self._lock = threading.RLock()
         self._state: MatchState = log.resume()
@@ -234,7 +257,7 @@ class MatchHub:
 
     def subscribe(self) -> Subscription:
         """A new event-stream subscriber whose first message is the full state."""
-        sub = Subscription(self._max_pending)
+        sub = Subscription(self._max_pending, self._min_interval_s)
         with self._lock:
             sub.offer("state", sse_message("state", self.snapshot()), coalesce=False)
             self._subs.add(sub)

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from flask import Flask
+from waitress import wasyncore
 from waitress.server import BaseWSGIServer, create_server
 
-from web.app import shutdown
+from web.app import hub_of, shutdown
 
 DEFAULT_THREADS = 48
 
@@ -56,5 +57,14 @@ def serve(
     try:
         server.run()
     finally:
-        shutdown(app)
-        server.close()
+        stop(server, app)
+
+
+def stop(server: BaseWSGIServer, app: Flask, timeout_s: float = 5.0) -> None:
+    """Stop serving in order: end the event streams, let the server threads finish, close
+    the sockets, then the videos and the match log (which a last request may still use)."""
+    hub_of(app).close()
+    server.task_dispatcher.shutdown(timeout=timeout_s)
+    server.close()
+    wasyncore.close_all(server._map)
+    shutdown(app)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from web.app import create_app, hub_of, shutdown
-from web.serving import make_server, url_of
+from web.app import create_app, hub_of
+from web.serving import make_server, stop, url_of
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -51,9 +51,9 @@ class Running:
         return hub_of(self.app)
 
     def stop(self) -> None:
-        shutdown(self.app)
-        self.server.close()
+        stop(self.server, self.app)
         self.thread.join(5.0)
+        assert not self.thread.is_alive(), "the server did not stop"
 
 
 @pytest.fixture

@@ -152,3 +152,40 @@ def test_subscription_close_wakes_a_waiting_reader():
     sub.close()
     reader.join(2.0)
     assert got == [None]
+
+
+def test_frames_reach_a_reader_at_most_at_the_rate_cap_but_calls_at_once():
+    sub = Subscription(max_pending=64, min_interval_s=0.25)  # 4 Hz
+    deliveries: list[list[bytes]] = []
+    done = threading.Event()
+
+    def read():
+        while not done.is_set():
+            items = sub.take(0.5)
+            if items:
+                deliveries.append(items)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    t0 = time.perf_counter()
+    i = 0
+    while time.perf_counter() - t0 < 1.0:
+        sub.offer("frame", f"f{i}".encode(), coalesce=True)
+        i += 1
+        time.sleep(0.002)
+    time.sleep(0.3)
+    frame_deliveries = len(deliveries)
+    sub.offer("frame", b"newest", coalesce=True)  # the interval has passed: delivered at once
+    while len(deliveries) == frame_deliveries and time.perf_counter() - t0 < 5.0:
+        time.sleep(0.001)
+    t_call = time.perf_counter()
+    sub.offer("call", b"c", coalesce=False)  # inside the interval, yet not held back
+    while [b"c"] not in deliveries and time.perf_counter() - t_call < 1.0:
+        time.sleep(0.001)
+    call_latency_s = time.perf_counter() - t_call
+    done.set()
+    reader.join(2.0)
+    assert i > 100  # hundreds of frames offered ...
+    assert 2 <= frame_deliveries <= 5  # ... delivered at most every 0.25 s
+    assert deliveries[-2:] == [[b"newest"], [b"c"]]
+    assert call_latency_s < 0.2
