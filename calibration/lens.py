@@ -96,6 +96,9 @@ def calibrate_lens(images_bgr: Iterable[NDArray[np.uint8]], spec: BoardSpec) -> 
         imageSize=size,
         cameraMatrix=None,
         distCoeffs=None,
+        # k3 only matters for fisheye-like lenses; left free, a board that does not reach the
+        # picture's corners trades it against k2 and the focal length.
+        flags=cv2.CALIB_FIX_K3,
     )
     d = np.zeros(5)
     d[: min(5, dist.size)] = dist.ravel()[:5]
