@@ -1,0 +1,115 @@
+"""The solids of the moving things on a table: ball, figures (base and body), rods, fingers.
+
+Each object becomes a few shapes from ``render_shapes`` plus a soft contact shadow on the
+cloth. Sizes of the ball and bases come from the table profile; the figure bodies are
+proportioned like classic Subuteo figures (about 25 mm tall, shoulders about 13 mm wide).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from hardware.look import Look
+from hardware.render_shapes import Capsule, Cylinder, Shape, Sphere
+from hardware.scene import HOME, Finger
+from rules.pitch import Pitch
+
+# Figure body above the base top, mm.
+_TORSO_HALF_DEPTH_MM = 3.2
+_TORSO_HALF_WIDTH_MM = 6.2
+_KEEPER_HALF_WIDTH_MM = 8.5  # arms out: the keeper is wider across
+_TORSO_HEIGHT_MM = 15.0
+_HEAD_RADIUS_MM = 3.3
+_HEAD_ABOVE_BASE_MM = 18.5
+_ROD_RADIUS_MM = 1.2
+_ROD_ABOVE_BASE_MM = 6.0
+
+
+@dataclass(frozen=True, slots=True)
+class Shadow:
+    """Soft contact shadow on the cloth: full ``strength`` within ``r0_mm``, fading over
+    ``fade_mm`` beyond it."""
+
+    xy_mm: tuple[float, float]
+    r0_mm: float
+    fade_mm: float
+    strength: float = 1.0
+
+    def darkness(self, x_mm: NDArray, y_mm: NDArray) -> NDArray[np.float32]:
+        d = np.hypot(x_mm - self.xy_mm[0], y_mm - self.xy_mm[1]) - self.r0_mm
+        dark = self.strength * np.exp(-((np.maximum(d, 0.0) / self.fade_mm) ** 2))
+        return dark.astype(np.float32)
+
+
+@dataclass(frozen=True, slots=True)
+class Solid:
+    """One object at one instant: its shapes and its contact shadow."""
+
+    shapes: tuple[Shape, ...]
+    shadow: Shadow
+
+    def bounds_mm(self) -> tuple[NDArray, NDArray]:
+        """3D box holding the shapes and the shadow, (3,) lo and hi in mm."""
+        los, his = zip(*(s.bounds_mm() for s in self.shapes), strict=True)
+        lo, hi = np.min(los, axis=0), np.max(his, axis=0)
+        reach = self.shadow.r0_mm + 2.5 * self.shadow.fade_mm
+        sx, sy = self.shadow.xy_mm
+        lo[:2] = np.minimum(lo[:2], (sx - reach, sy - reach))
+        hi[:2] = np.maximum(hi[:2], (sx + reach, sy + reach))
+        lo[2] = min(lo[2], 0.0)
+        return lo, hi
+
+
+def ball_solid(xy_mm: NDArray, pitch: Pitch, look: Look) -> Solid:
+    r = pitch.profile.ball_radius_mm
+    x, y = float(xy_mm[0]), float(xy_mm[1])
+    sphere = Sphere((x, y, r), r, _f(look.ball_bgr), shiny=True)
+    return Solid((sphere,), Shadow((x, y), 0.35 * r, 0.45 * r))
+
+
+def figure_solid(
+    xy_mm: NDArray, team: int, goalkeeper: bool, fig_id: int, pitch: Pitch, look: Look
+) -> Solid:
+    """A figure on its base, facing the goal it attacks (a little turned, by its id)."""
+    p = pitch.profile
+    x, y = float(xy_mm[0]), float(xy_mm[1])
+    rb, hb = p.base_radius_mm, p.base_height_mm
+    base = Cylinder((x, y), rb, rb, 0.0, 0.0, hb, _f(look.base_bgr(team)))
+    shadow = Shadow((x, y), rb, 2.0)
+    if not look.figure_bodies:
+        return Solid((base,), shadow)
+    facing = 0.0 if team == HOME else math.pi
+    yaw = facing + math.radians(((fig_id * 37) % 41) - 20)  # a fixed, varied stance per figure
+    half_width = _KEEPER_HALF_WIDTH_MM if goalkeeper else _TORSO_HALF_WIDTH_MM
+    shirt = _f(look.shirt_bgr(team, goalkeeper))
+    torso = Cylinder(
+        (x, y), _TORSO_HALF_DEPTH_MM, half_width, yaw, hb, hb + _TORSO_HEIGHT_MM, shirt
+    )
+    head = Sphere((x, y, hb + _HEAD_ABOVE_BASE_MM), _HEAD_RADIUS_MM, _f(look.hair_bgr), True)
+    shapes: tuple[Shape, ...] = (base, torso, head)
+    if goalkeeper:
+        # The rod runs from the keeper's back out over its own goal line to behind the goal.
+        home_end = -1.0 if team == HOME else 1.0
+        behind = home_end * (0.5 * p.length_mm + p.goal_depth_mm + 0.5 * p.cloth_margin_mm)
+        z = hb + _ROD_ABOVE_BASE_MM
+        rod = Capsule((x, y, z), (behind, y, z), _ROD_RADIUS_MM, _f(look.rod_bgr), True)
+        shapes = (*shapes, rod)
+    return Solid(shapes, shadow)
+
+
+def finger_solid(finger: Finger, look: Look) -> Solid:
+    capsule = Capsule(finger.tip_mm, finger.root_mm, finger.radius_mm, _f(look.skin_bgr))
+    tip = finger.tip_mm
+    # A finger casts a faint shadow only when it nearly touches the cloth.
+    gap = max(tip[2] - finger.radius_mm, 0.0)
+    strength = max(0.0, 1.0 - gap / 30.0)
+    shadow = Shadow((tip[0], tip[1]), 0.5 * finger.radius_mm, 2.0 + 0.5 * gap, strength)
+    return Solid((capsule,), shadow)
+
+
+def _f(bgr: tuple[int, int, int]) -> tuple[float, float, float]:
+    return (float(bgr[0]), float(bgr[1]), float(bgr[2]))

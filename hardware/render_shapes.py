@@ -1,0 +1,239 @@
+"""Ray casting of the simple solids the simulator draws: spheres, upright cylinders, capsules.
+
+Every shape answers two vectorised questions for rays from one origin: how far along each unit
+ray it is hit (``hit``: inf where missed), and its outward normal at given surface points
+(``normal``). Lengths are millimetres in the pitch frame (z up); ray directions are unit vectors,
+so every ``t`` is a true distance from the camera and shapes can be depth-tested against each
+other directly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import CameraModel
+
+Vec = NDArray[np.float64]  # (3,)
+Rays = NDArray[np.float64]  # (n, 3) unit directions
+
+
+@dataclass(frozen=True, slots=True)
+class Sphere:
+    """A sphere of ``radius_mm`` around ``centre_mm`` (x, y, z)."""
+
+    centre_mm: tuple[float, float, float]
+    radius_mm: float
+    colour: tuple[float, float, float]
+    shiny: bool = True
+
+    def hit(self, origin: Vec, dirs: Rays) -> NDArray[np.float64]:
+        oc = origin - np.asarray(self.centre_mm)
+        b = dirs @ oc
+        disc = b * b - (oc @ oc - self.radius_mm**2)
+        with np.errstate(invalid="ignore"):
+            t = -b - np.sqrt(disc)
+        return np.where((disc >= 0.0) & (t > 0.0), t, np.inf)
+
+    def normal(self, points: Rays) -> Rays:
+        return (points - np.asarray(self.centre_mm)) / self.radius_mm
+
+    def bounds_mm(self) -> tuple[Vec, Vec]:
+        c, r = np.asarray(self.centre_mm), self.radius_mm
+        return c - r, c + r
+
+
+@dataclass(frozen=True, slots=True)
+class Cylinder:
+    """An upright elliptic cylinder from ``z0_mm`` to ``z1_mm`` with a flat top cap.
+
+    The ellipse has semi-axis ``a_mm`` along the direction ``yaw_rad`` (from pitch +x) and
+    ``b_mm`` across it. The bottom cap stands on something and is never seen from above.
+    """
+
+    centre_xy_mm: tuple[float, float]
+    a_mm: float
+    b_mm: float
+    yaw_rad: float
+    z0_mm: float
+    z1_mm: float
+    colour: tuple[float, float, float]
+    shiny: bool = False
+
+    def _local(self, v: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
+        c, s = math.cos(self.yaw_rad), math.sin(self.yaw_rad)
+        return (v[..., 0] * c + v[..., 1] * s) / self.a_mm, (
+            -v[..., 0] * s + v[..., 1] * c
+        ) / self.b_mm
+
+    def hit(self, origin: Vec, dirs: Rays) -> NDArray[np.float64]:
+        o = origin - np.array([self.centre_xy_mm[0], self.centre_xy_mm[1], 0.0])
+        ox, oy = self._local(o)
+        dx, dy = self._local(dirs)
+        a = dx * dx + dy * dy
+        b = ox * dx + oy * dy
+        disc = b * b - a * (ox * ox + oy * oy - 1.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t_side = (-b - np.sqrt(disc)) / a
+            z_side = o[2] + t_side * dirs[:, 2]
+            t_side = np.where(
+                (disc >= 0) & (t_side > 0) & (z_side >= self.z0_mm) & (z_side <= self.z1_mm),
+                t_side,
+                np.inf,
+            )
+            t_top = (self.z1_mm - o[2]) / dirs[:, 2]
+        tx, ty = ox + t_top * dx, oy + t_top * dy
+        t_top = np.where((t_top > 0) & (tx * tx + ty * ty <= 1.0), t_top, np.inf)
+        return np.minimum(t_side, t_top)
+
+    def normal(self, points: Rays) -> Rays:
+        p = points - np.array([self.centre_xy_mm[0], self.centre_xy_mm[1], 0.0])
+        lx, ly = self._local(p)
+        c, s = math.cos(self.yaw_rad), math.sin(self.yaw_rad)
+        gx, gy = lx / self.a_mm, ly / self.b_mm  # gradient of the ellipse in the local frame
+        n = np.stack([gx * c - gy * s, gx * s + gy * c, np.zeros_like(gx)], axis=1)
+        n /= np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-12)
+        on_top = p[:, 2] >= self.z1_mm - 1e-6
+        n[on_top] = (0.0, 0.0, 1.0)
+        return n
+
+    def bounds_mm(self) -> tuple[Vec, Vec]:
+        r = max(self.a_mm, self.b_mm)
+        x, y = self.centre_xy_mm
+        return np.array([x - r, y - r, self.z0_mm]), np.array([x + r, y + r, self.z1_mm])
+
+
+@dataclass(frozen=True, slots=True)
+class Capsule:
+    """A capsule: all points within ``radius_mm`` of the segment ``p0_mm`` - ``p1_mm``."""
+
+    p0_mm: tuple[float, float, float]
+    p1_mm: tuple[float, float, float]
+    radius_mm: float
+    colour: tuple[float, float, float]
+    shiny: bool = False
+
+    def hit(self, origin: Vec, dirs: Rays) -> NDArray[np.float64]:
+        pa, pb = np.asarray(self.p0_mm), np.asarray(self.p1_mm)
+        ba, oa = pb - pa, origin - pa
+        baba, baoa, oaoa = ba @ ba, ba @ oa, oa @ oa
+        bard, rdoa = dirs @ ba, dirs @ oa
+        r2 = self.radius_mm**2
+        a = baba - bard * bard
+        b = baba * rdoa - baoa * bard
+        c = baba * oaoa - baoa * baoa - r2 * baba
+        h = b * b - a * c
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t_body = (-b - np.sqrt(h)) / a
+            y = baoa + t_body * bard
+            t_body = np.where((h >= 0) & (y > 0) & (y < baba) & (t_body > 0), t_body, np.inf)
+            # Otherwise the ray may hit one of the end caps (spheres).
+            t_caps = np.minimum(_sphere_t(oa, dirs, r2), _sphere_t(origin - pb, dirs, r2))
+        return np.minimum(t_body, t_caps)
+
+    def normal(self, points: Rays) -> Rays:
+        pa, pb = np.asarray(self.p0_mm), np.asarray(self.p1_mm)
+        ba = pb - pa
+        s = np.clip((points - pa) @ ba / (ba @ ba), 0.0, 1.0)
+        return (points - (pa + s[:, None] * ba)) / self.radius_mm
+
+    def bounds_mm(self) -> tuple[Vec, Vec]:
+        pa, pb = np.asarray(self.p0_mm), np.asarray(self.p1_mm)
+        return np.minimum(pa, pb) - self.radius_mm, np.maximum(pa, pb) + self.radius_mm
+
+
+Shape = Sphere | Cylinder | Capsule
+
+
+def _sphere_t(oc: Vec, dirs: Rays, r2: float) -> NDArray[np.float64]:
+    b = dirs @ oc
+    disc = b * b - (oc @ oc - r2)
+    t = -b - np.sqrt(disc)
+    return np.where((disc >= 0.0) & (t > 0.0), t, np.inf)
+
+
+@dataclass(frozen=True, slots=True)
+class Light:
+    """One distant light plus ambient light; a flat cloth facing up is lit to exactly 1."""
+
+    direction: Vec  # (3,) unit, toward the light
+    ambient: float
+    shading: float
+    specular: float
+
+    @classmethod
+    def overhead(cls, ambient: float, shading: float, specular: float) -> Light:
+        d = np.array([-0.25, 0.3, 1.0])
+        return cls(d / np.linalg.norm(d), ambient, shading, specular)
+
+
+def cast(
+    shapes: list[Shape], origin: Vec, dirs: Rays, light: Light
+) -> tuple[NDArray[np.float64], NDArray[np.float32]]:
+    """Nearest hit of each ray among ``shapes``: distance ``(n,)`` and shaded BGR ``(n, 3)``.
+
+    Rays that miss every shape get distance inf and colour 0.
+    """
+    n = len(dirs)
+    colour = np.zeros((n, 3), np.float32)
+    if not shapes:
+        return np.full(n, np.inf), colour
+    ts = np.stack([s.hit(origin, dirs) for s in shapes])
+    nearest = np.argmin(ts, axis=0)
+    t = ts[nearest, np.arange(n)]
+    for i, shape in enumerate(shapes):
+        sel = np.flatnonzero((nearest == i) & np.isfinite(t))
+        if len(sel) == 0:
+            continue
+        d = dirs[sel]
+        normals = shape.normal(origin + t[sel, None] * d)
+        factor, spec = _shade(light, normals, d, shape.shiny)
+        colour[sel] = np.asarray(shape.colour, np.float32) * factor[:, None] + spec[:, None]
+    return t, colour
+
+
+def _shade(light: Light, normals: Rays, dirs: Rays, shiny: bool) -> NDArray[np.float64]:
+    lam = np.maximum(normals @ light.direction, 0.0)
+    diffuse = (1.0 - light.ambient) / light.direction[2]
+    factor = 1.0 + light.shading * (light.ambient + diffuse * lam - 1.0)
+    spec = np.zeros_like(factor)
+    if shiny and light.specular > 0 and light.shading > 0:
+        half = light.direction - dirs
+        half /= np.linalg.norm(half, axis=1, keepdims=True)
+        gloss = np.maximum(np.einsum("ij,ij->i", normals, half), 0.0) ** 40
+        spec = light.shading * light.specular * 255.0 * gloss
+    return factor, spec
+
+
+def sample_rays(
+    camera: CameraModel, x0: int, y0: int, w: int, h: int, s: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Camera centre (3,) and unit rays ``(h*s*w*s, 3)`` on an s x s grid inside each pixel.
+
+    Rays are ordered row by row over the ``(h*s, w*s)`` sample grid, so a result reshaped to
+    ``(h, s, w, s)`` and averaged over axes 1 and 3 gives one value per pixel.
+    """
+    offs = (np.arange(s) + 0.5) / s - 0.5
+    xs = (np.arange(x0, x0 + w)[:, None] + offs).ravel()
+    ys = (np.arange(y0, y0 + h)[:, None] + offs).ravel()
+    u, v = np.meshgrid(xs, ys)
+    origin, dirs = camera.rays(np.stack([u.ravel(), v.ravel()], axis=1))
+    return origin, dirs / np.linalg.norm(dirs, axis=1, keepdims=True)
+
+
+def pixel_box(
+    camera: CameraModel, lo: NDArray, hi: NDArray, margin: int = 2
+) -> tuple[int, int, int, int] | None:
+    """Pixel window ``(x0, y0, x1, y1)`` holding the projection of a 3D box, or None if off."""
+    grid = np.stack(
+        np.meshgrid(*[np.linspace(lo[i], hi[i], 4) for i in range(3)]), axis=-1
+    ).reshape(-1, 3)
+    px = camera.project(grid)
+    w, h = camera.size_px
+    x0, y0 = np.floor(px.min(axis=0)).astype(int) - margin
+    x1, y1 = np.ceil(px.max(axis=0)).astype(int) + margin + 1
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    return None if x0 >= x1 or y0 >= y1 else (int(x0), int(y0), int(x1), int(y1))

@@ -1,0 +1,163 @@
+"""The static layers of a simulated frame: cloth, lines, table frame, light, goals.
+
+Everything here is rendered once per renderer by inverse mapping: each pixel's ray is cast
+onto the cloth (z = 0) and the point it sees is shaded, so lens distortion and perspective come
+out exactly as the camera model says. Lines are anti-aliased analytically: the painted band is
+blurred by a symmetric Gaussian (the pixel footprint in mm plus the ink bleed), so the intensity
+centre across every line is exactly its centre geometry.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+from scipy.ndimage import gaussian_filter
+from scipy.special import erf
+
+from calibration.camera import CameraModel
+from hardware.look import Look
+from rules.pitch import LineBand, Pitch
+
+_SQRT2 = math.sqrt(2.0)
+# Pixel footprint as a Gaussian, in pixels: a little wider than a box pixel's 0.29 so that the
+# sampled edge profile is band-limited and its centroid does not depend on the pixel phase.
+_PIXEL_SIGMA_PX = 0.45
+_STRING_WIDTH_MM = 0.6
+
+
+@dataclass(frozen=True, slots=True)
+class PixelMap:
+    """What each pixel sees on the cloth, computed once per camera.
+
+    Attributes:
+        x_mm, y_mm: (h, w) float32, cloth point (z = 0) on each pixel's ray.
+        mm_per_px: (h, w) float32, local scale on the cloth.
+        gain: (h, w) float32, uneven light times vignetting (multiplies every colour).
+    """
+
+    x_mm: NDArray[np.float32]
+    y_mm: NDArray[np.float32]
+    mm_per_px: NDArray[np.float32]
+    gain: NDArray[np.float32]
+
+    @classmethod
+    def build(cls, camera: CameraModel, pitch: Pitch, look: Look) -> PixelMap:
+        w, h = camera.size_px
+        u, v = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+        xy = camera.back_project(np.stack([u.ravel(), v.ravel()], axis=1), 0.0)
+        x_mm, y_mm = xy[:, 0].reshape(h, w), xy[:, 1].reshape(h, w)
+        dxu, dxv = np.gradient(x_mm, axis=1), np.gradient(x_mm, axis=0)
+        dyu, dyv = np.gradient(y_mm, axis=1), np.gradient(y_mm, axis=0)
+        mm_per_px = np.sqrt(np.abs(dxu * dyv - dxv * dyu))
+        # Uneven light: a smooth ramp across the table, from 1 - g/2 to 1 + g/2.
+        a = math.radians(look.light_angle_deg)
+        half = 0.5 * math.hypot(pitch.profile.length_mm, pitch.profile.width_mm)
+        ramp = np.clip((x_mm * math.cos(a) + y_mm * math.sin(a)) / half, -1.2, 1.2)
+        light = 1.0 + 0.5 * look.light_gradient * ramp
+        cx, cy = camera.cx_px, camera.cy_px
+        r2 = ((u - cx) ** 2 + (v - cy) ** 2) / (max(cx, w - 1 - cx) ** 2 + max(cy, h - 1 - cy) ** 2)
+        gain = light * (1.0 - look.vignetting * r2)
+        return cls(
+            x_mm.astype(np.float32),
+            y_mm.astype(np.float32),
+            mm_per_px.astype(np.float32),
+            gain.astype(np.float32),
+        )
+
+
+def cloth_layer(pix: PixelMap, pitch: Pitch, look: Look, seed: int) -> NDArray[np.float32]:
+    """Cloth, lines, table frame and floor, lit: (h, w, 3) float32 BGR in grey levels."""
+    texture = _texture(pix, seed)
+    paint = line_coverage(pix, pitch, look)
+    sigma = _PIXEL_SIGMA_PX * pix.mm_per_px
+    hx, hy = pitch.cloth_half_extent_mm
+    outside_cloth = np.maximum(np.abs(pix.x_mm) - hx, np.abs(pix.y_mm) - hy)
+    on_cloth = _edge(outside_cloth, sigma)
+    on_table = _edge(outside_cloth - look.frame_width_mm, sigma)
+    tex = 1.0 + look.cloth_texture * texture
+    cloth = _mix(_bgr(look.cloth_bgr), _bgr(look.line_bgr), paint) * tex[..., None]
+    frame = _bgr(look.surround_bgr) * (1.0 + 1.5 * look.cloth_texture * texture[..., None])
+    floor = _bgr(look.floor_bgr) * (1.0 + 0.5 * look.cloth_texture * texture[..., None])
+    img = _mix(_mix(floor, frame, on_table), cloth, on_cloth)
+    return (img * pix.gain[..., None]).astype(np.float32)
+
+
+def line_coverage(pix: PixelMap, pitch: Pitch, look: Look) -> NDArray[np.float32]:
+    """Paint coverage (h, w) in 0..1 of every pixel: the max over all lines."""
+    sigma = np.sqrt((_PIXEL_SIGMA_PX * pix.mm_per_px) ** 2 + look.line_softness_mm**2)
+    cover = np.zeros(pix.x_mm.shape, np.float32)
+    for band in pitch.lines:
+        lo, hi = _band_bounds(band)
+        reach = float(4.0 * sigma.max())
+        rows, cols = np.nonzero(
+            (pix.x_mm >= lo[0] - reach)
+            & (pix.x_mm <= hi[0] + reach)
+            & (pix.y_mm >= lo[1] - reach)
+            & (pix.y_mm <= hi[1] + reach)
+        )
+        if len(rows) == 0:
+            continue
+        xy = np.stack([pix.x_mm[rows, cols], pix.y_mm[rows, cols]], axis=1).astype(np.float64)
+        c = _band_coverage(band, xy, sigma[rows, cols].astype(np.float64))
+        cover[rows, cols] = np.maximum(cover[rows, cols], c)
+    return cover
+
+
+def _band_coverage(band: LineBand, xy: NDArray, sigma: NDArray) -> NDArray[np.float64]:
+    """A box across the band (and along a finite line) blurred by a Gaussian of ``sigma``."""
+    d = band.offset_mm(xy) - 0.5 * (band.inner_mm + band.outer_mm)
+    half = 0.5 * band.width_mm
+    k = 1.0 / (_SQRT2 * sigma)
+    across = 0.5 * (erf((half - d) * k) + erf((half + d) * k))
+    if band.shape == "arc" and band.sweep_rad >= 2.0 * math.pi - 1e-12:
+        return across
+    s = band.along_mm(xy)
+    if band.shape == "arc":
+        full = 2.0 * math.pi * band.radius_mm
+        s = np.where(s > 0.5 * (band.length_mm + full), s - full, s)
+    along = 0.5 * (erf(s * k) - erf((s - band.length_mm) * k))
+    return across * along
+
+
+def _band_bounds(band: LineBand) -> tuple[NDArray, NDArray]:
+    pad = max(abs(band.inner_mm), abs(band.outer_mm))
+    if band.shape == "segment":
+        a, b = np.asarray(band.a_mm), np.asarray(band.b_mm)
+        return np.minimum(a, b) - pad, np.maximum(a, b) + pad
+    c = np.asarray(band.a_mm)
+    return c - band.radius_mm - pad, c + band.radius_mm + pad
+
+
+def _texture(pix: PixelMap, seed: int) -> NDArray[np.float32]:
+    """Fine felt texture fixed to the cloth: two wrapped noise tiles of unrelated periods."""
+    rng = np.random.default_rng([seed, 7])
+    out = np.zeros(pix.x_mm.shape, np.float32)
+    for size, mm_per_texel, blur, weight in ((257, 0.35, 0.8, 0.8), (199, 2.3, 2.0, 0.6)):
+        tile = rng.standard_normal((size, size)).astype(np.float32)
+        tile = gaussian_filter(tile, sigma=blur, mode="wrap")
+        tile /= tile.std()
+        out += weight * cv2.remap(
+            tile,
+            map1=pix.x_mm / mm_per_texel,
+            map2=pix.y_mm / mm_per_texel,
+            interpolation=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_WRAP,
+        )
+    return out
+
+
+def _edge(outside_mm: NDArray, sigma_mm: NDArray) -> NDArray[np.float32]:
+    """Coverage 0..1 of the region where ``outside_mm`` < 0, anti-aliased over ``sigma_mm``."""
+    return (0.5 * (1.0 - erf(outside_mm / (_SQRT2 * sigma_mm)))).astype(np.float32)
+
+
+def _mix(a: NDArray, b: NDArray, w: NDArray) -> NDArray[np.float32]:
+    return a + (b - a) * w[..., None]
+
+
+def _bgr(colour: tuple[int, int, int]) -> NDArray[np.float32]:
+    return np.asarray(colour, np.float32)
