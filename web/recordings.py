@@ -15,6 +15,7 @@ import json
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -197,6 +198,24 @@ class Analysis:
         self.tracks = TracksIndex(folder / "tracks.jsonl")
         self._frames: FrameReader | None = None
         self._lock = threading.Lock()
+        self._cache: dict[str, tuple[int | None, Any]] = {}
+
+    def cached(self, key: str, filename: str, build: Callable[[], Any]) -> Any:
+        """``build()``, kept until the file ``filename`` of this folder changes.
+
+        Playback asks for the same calls and geometry with every frame; re-reading and
+        re-building them 30 times a second would be wasted work.
+        """
+        path = self.folder / filename
+        stamp = path.stat().st_mtime_ns if path.exists() else None
+        with self._lock:
+            hit = self._cache.get(key)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+        value = build()
+        with self._lock:
+            self._cache[key] = (stamp, value)
+        return value
 
     @property
     def video_path(self) -> Path:
@@ -209,7 +228,10 @@ class Analysis:
             return self._frames
 
     def calls(self) -> list[dict[str, Any]]:
-        """The calls in frame order, each with ``index`` and ``evidence_rel`` added."""
+        """The calls in frame order, each with ``index`` and ``evidence_rel`` added (read-only)."""
+        return self.cached("calls", "calls.jsonl", self._read_calls)
+
+    def _read_calls(self) -> list[dict[str, Any]]:
         calls = sorted(read_jsonl(self.folder / "calls.jsonl"), key=lambda c: c.get("frame", 0))
         for index, call in enumerate(calls):
             call["index"] = index

@@ -35,6 +35,17 @@ from web.recordings import Analysis, AnalysisError, FrameOutOfRange, UnknownReco
 bp = Blueprint("review", __name__)
 
 
+def _geometry(analysis: Analysis):
+    """(pitch with measured edges, camera or None) of a recording, rebuilt when its
+    calibration.json changes."""
+
+    def build():
+        calibration = analysis.calibration()
+        return pitch_for(analysis.table(), calibration), camera_from(calibration)
+
+    return _read(analysis.cached, "geometry", "calibration.json", build)
+
+
 def _analysis(name: str) -> Analysis:
     try:
         return current_app.extensions[RECORDINGS].get(name)
@@ -84,9 +95,7 @@ def recording(name: str):
     """Everything the review page needs once: calls, counts, pitch in mm, lines in pixels."""
     analysis = _analysis(name)
     frames = _read(analysis.frames)
-    calibration = _read(analysis.calibration)
-    pitch = _read(pitch_for, analysis.table(), calibration)
-    camera = _read(camera_from, calibration)
+    pitch, camera = _geometry(analysis)
     summary = _read(analysis.summary) or {}
     return jsonify(
         {
@@ -128,9 +137,7 @@ def tracks(name: str, index: int):
     record = _read(analysis.tracks.get, index)
     if record is None:
         abort(404, description=f"no tracks record for frame {index} of {name}")
-    calibration = _read(analysis.calibration)
-    pitch = _read(pitch_for, analysis.table(), calibration)
-    camera = _read(camera_from, calibration)
+    pitch, camera = _geometry(analysis)
     p = pitch.profile
     out: dict[str, Any] = {"record": record, "ball_px": None, "figures_px": [], "margins": []}
     ball = record.get("ball")
@@ -175,7 +182,7 @@ def ask_rules(name: str):
     record = _read(analysis.tracks.get, index)
     if record is None:
         abort(404, description=f"no tracks record for frame {index} of {name}")
-    pitch = _read(pitch_for, analysis.table(), _read(analysis.calibration))
+    pitch, _ = _geometry(analysis)
     try:
         answer = ask(pitch, record, body)
     except QuestionError as exc:

@@ -54,12 +54,19 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def start_server(app: Flask, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
-    """Serve ``app`` with the parsed server options, announcing the URL and PIN; blocks."""
+def check_server_options(args: argparse.Namespace) -> None:
+    """Refuse impossible server options before anything is built."""
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must be within 0..65535, got {args.port}")
     if args.threads < 4:
         raise ValueError(f"--threads must be at least 4, got {args.threads}")
+    if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 12):
+        raise ValueError("--pin must be 4 to 12 digits")
+
+
+def start_server(app: Flask, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    """Serve ``app`` with the parsed server options, announcing the URL and PIN; blocks."""
+    check_server_options(args)
 
     def announce(url: str) -> None:
         print(f"tablevar: serving on {url}", file=out)
@@ -70,12 +77,11 @@ def start_server(app: Flask, args: argparse.Namespace, out: TextIO = sys.stdout)
 
 
 def run(args: argparse.Namespace) -> int:
+    check_server_options(args)
     if not args.recordings.is_dir():
         raise ValueError(
             f"recordings folder {args.recordings} does not exist; give one with --recordings DIR"
         )
-    if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 12):
-        raise ValueError("--pin must be 4 to 12 digits")
     # The idle live page still keeps a match log, beside the recordings it serves.
     app = create_app(
         {

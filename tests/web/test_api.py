@@ -292,3 +292,12 @@ def test_a_broken_analysis_file_is_reported_not_a_traceback(client, recordings_d
     (recordings_dir / "match1" / "calls.jsonl").write_text('{"frame": 1}\n{oops\n', "utf-8")
     response = client.get("/api/recordings/match1")
     assert response.status_code == 422 and "line 2 is not JSON" in response.json["message"]
+
+
+def test_a_rewritten_calls_file_is_read_again(client, recordings_dir, sample):
+    assert len(client.get("/api/recordings/match1").json["calls"]) == 2
+    path = recordings_dir / "match1" / "calls.jsonl"
+    with path.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(sample.call_record(20, "goal_disallowed")) + "\n")
+    calls = client.get("/api/recordings/match1").json["calls"]
+    assert [c["kind"] for c in calls] == ["ball_out", "goal", "goal_disallowed"]
