@@ -47,6 +47,11 @@ class Detector:
         # least one channel.
         self._t_ch = float(model.threshold / np.sqrt(3.0))
         self._colours = np.concatenate([model.ball_bgr[None], model.team_bgr]).astype(np.float32)
+        # A team whose bases have the ball's colour (a yellow ball, a yellow team): its pixels
+        # may be either, so ball candidates come from both classes and size decides.
+        d = shaded_distance(model.ball_bgr[None], model.team_bgr, self.config.shading_range)[0]
+        near = d < 0.25 * float(np.linalg.norm(model.ball_bgr)) + 10.0
+        self._ball_classes = [_BALL] + [_HOME + i for i in np.flatnonzero(near)]
         p = model.pitch.profile
         self._ball_area_mm2 = np.pi * p.ball_radius_mm**2
         self._base_area_mm2 = np.pi * p.base_radius_mm**2
@@ -129,6 +134,8 @@ class Detector:
             return None
         cls = self._classes(image[ys, xs])
         out = []
+        if len(self._ball_classes) > 1:  # twins: one class for the ball and its twin team
+            cls = np.where(np.isin(cls, self._ball_classes), self._ball_classes[-1], cls)
         for c in (_BALL, _HOME, _AWAY):
             mask = np.zeros(fg.shape, np.uint8)
             mask[ys[cls == c], xs[cls == c]] = 255
@@ -158,7 +165,7 @@ class Detector:
         centre, cls, area, elong = blobs
         ratio = area / self._ball_area_mm2 / np.maximum(elong, 1.0)
         score = np.clip(1.0 - np.abs(np.log(np.maximum(ratio, 1e-3))), 0.0, 1.0)
-        ok = (cls == _BALL) & (score > 0.2)
+        ok = np.isin(cls, self._ball_classes) & (score > 0.2)
         order = np.argsort(-score[ok])[:4]
         return centre[ok][order], score[ok][order]
 

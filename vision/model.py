@@ -47,6 +47,7 @@ class SceneModel:
         team_bgr: (2, 3) float32 base colour of home (row 0) and away (row 1).
         scale_grid: (gh, gw) float32 pixels per mm on the cloth, sampled every ``grid_step``.
         grid_step: pixel spacing of ``scale_grid``.
+        ball_px: (2,) where the ball was in the learning frame (a first hint), or None.
     """
 
     camera: CameraModel
@@ -59,6 +60,7 @@ class SceneModel:
     team_bgr: NDArray[np.float32]
     scale_grid: NDArray[np.float32]
     grid_step: int
+    ball_px: NDArray[np.float64] | None = None
 
     @property
     def size_px(self) -> tuple[int, int]:
@@ -100,21 +102,26 @@ def learn_model(
     roi = _cloth_roi(camera, pitch)
     grid_step = 16
     scale = _scale_grid(camera, grid_step)
-    ball_px = pitch.profile.ball_radius_mm * float(np.median(scale))
-    cloth = _smooth_cloth(image, ball_px)
+    r_px = pitch.profile.ball_radius_mm * float(np.median(scale))  # a typical ball radius
+    cloth = _smooth_cloth(image, r_px)
     diff = image.astype(np.float32) - cloth
     noise = _robust_sigma(diff[roi])
     thr = max(config.min_contrast, config.foreground_sigmas * noise)
     # Objects stand on the pitch at start; the cloth's edge and corners are not objects.
     pitch_area = _cloth_roi(camera, pitch, inset_mm=pitch.profile.cloth_margin_mm - 40.0)
-    background, objects = _background(image, cloth, pitch_area, camera, pitch, thr, ball_px)
-    blobs = _blobs(image, objects, ball_px)
+    background, objects = _background(image, cloth, pitch_area, camera, pitch, thr, r_px)
+    blobs = _blobs(image, objects, r_px)
     px_mm = _lookup(scale, grid_step, blobs.centre_px)
     p = pitch.profile
-    ball, figures = _split_blobs(blobs, p.ball_radius_mm * px_mm, p.base_radius_mm * px_mm)
+    ground = camera.back_project(blobs.centre_px, p.ball_radius_mm)
+    on_spot = np.hypot(ground[:, 0], ground[:, 1]) < p.ball_radius_mm
+    ball, figures = _split_blobs(blobs, p.ball_radius_mm * px_mm, p.base_radius_mm * px_mm, on_spot)
     team = _teams(blobs, figures, camera, config)
     ball_bgr = _ball_colour(image, blobs, ball, config)
-    return SceneModel(camera, pitch, background, roi, noise, thr, ball_bgr, team, scale, grid_step)
+    ball_px = None if ball is None else blobs.centre_px[ball].astype(np.float64)
+    return SceneModel(
+        camera, pitch, background, roi, noise, thr, ball_bgr, team, scale, grid_step, ball_px
+    )
 
 
 # ---------------------------------------------------------------------- geometry helpers
@@ -203,6 +210,7 @@ class _Blobs:
     centre_px: NDArray  # (n, 2)
     ring_bgr: NDArray  # (n, 3) median colour of the outer ring
     roundness: NDArray  # (n,) area / area of the enclosing square's circle
+    uniformity: NDArray  # (n,) share of pixels near the blob's mean colour (under shading)
     labels: NDArray  # (h, w) int32
 
 
@@ -222,29 +230,54 @@ def _blobs(image: NDArray[np.uint8], objects: NDArray[np.uint8], ball_px: float)
     for c in range(3):  # per channel: median is not vectorisable by label, the mean is
         ring_bgr[:, c] = np.bincount(lab, colours[:, c], minlength=n - 1)
     ring_bgr /= np.maximum(np.bincount(lab, minlength=n - 1), 1)[:, None]
-    return _Blobs(area, centroids[1:], ring_bgr, roundness, labels)
+    return _Blobs(area, centroids[1:], ring_bgr, roundness, _uniformity(image, labels, n), labels)
+
+
+def _uniformity(image: NDArray[np.uint8], labels: NDArray, n: int) -> NDArray[np.float64]:
+    """Share of each blob's pixels within a shaded match of the blob's mean colour.
+
+    A ball is one colour under its shading; a figure shows a base, a shirt and dark hair.
+    """
+    ys, xs = np.nonzero(labels)
+    lab = labels[ys, xs] - 1
+    pix = image[ys, xs].astype(np.float32)
+    count = np.maximum(np.bincount(lab, minlength=n - 1), 1)
+    mean = np.stack([np.bincount(lab, pix[:, c], minlength=n - 1) for c in range(3)], 1)
+    mean = (mean / count[:, None]).astype(np.float32)
+    ref = mean[lab]
+    a = np.clip((pix * ref).sum(1) / np.maximum((ref * ref).sum(1), 1.0), 0.3, 1.6)
+    d = np.linalg.norm(pix - a[:, None] * ref, axis=1)
+    near = d < 0.2 * np.linalg.norm(ref, axis=1) + 10.0
+    return np.bincount(lab, near.astype(np.float64), minlength=n - 1) / count
 
 
 def _split_blobs(
-    blobs: _Blobs, r_ball_px: NDArray, r_base_px: NDArray
+    blobs: _Blobs, r_ball_px: NDArray, r_base_px: NDArray, on_spot: NDArray[np.bool_]
 ) -> tuple[int | None, NDArray[np.bool_]]:
     """Index of the ball blob (or None) and the mask of figure blobs.
 
     Blobs are told apart by their equivalent radius against the local scale: a ball shows
     about its radius, a figure at least its base radius (more with its wall and body). The
     foreground threshold and the edge blur add about the same to every blob; figures are the
-    majority, so the median excess over the base radius measures it. The cut lies midway
-    between the two expected radii plus that excess.
+    majority, so the median excess over the base radius measures it.
     """
     r_eq = np.sqrt(blobs.area / np.pi)
     excess = float(np.clip(np.median(r_eq - r_base_px), 0.0, 0.3 * np.median(r_base_px)))
-    cut = 0.5 * (r_ball_px + r_base_px) + excess
-    ball_like = (r_eq > 0.7 * r_ball_px) & (r_eq < cut) & (blobs.roundness > 0.55)
+    # Size alone is unreliable when the ball is only a few pixels across: its colour is
+    # also uniform (no hair, no shirt), so that counts as much as the size.
+    cut = 0.5 * (r_ball_px + r_base_px) + excess + 0.1
+    ball_like = (r_eq > 0.7 * r_ball_px) & (r_eq < cut) & (blobs.roundness > 0.5)
     ball = None
     if ball_like.any():
-        fit = blobs.roundness - np.abs(r_eq - r_ball_px - excess) / r_ball_px
+        size = np.clip(
+            1.0 - np.abs(r_eq - r_ball_px - excess) / (r_base_px - r_ball_px + 0.5), 0, 1
+        )
+        # A match starts with the ball on the centre spot (FISTF 4.2): a tie-breaker.
+        fit = size + 2.0 * blobs.uniformity + 0.5 * blobs.roundness + 1.0 * on_spot
         ball = int(np.argmax(np.where(ball_like, fit, -9.0)))
-    figures = (r_eq >= cut) & (r_eq < 3.0 * r_base_px)
+    figures = (r_eq > 0.7 * r_ball_px) & (r_eq < 3.0 * r_base_px)
+    if ball is not None:
+        figures[ball] = False
     return ball, figures
 
 

@@ -1,0 +1,159 @@
+"""``tablevar analyze VIDEO --out DIR``: detection, tracking and rules over a whole video.
+
+Writes into DIR (DESIGN.md section 4): ``calibration.json``, ``tracks.jsonl`` (one object per
+frame), ``calls.jsonl`` and ``summary.json``. Records are written as they become final, so a
+video that turns out to be truncated or unreadable part-way still leaves every frame before the
+fault on disk; ``summary.json`` then says ``"complete": false`` and the command ends with a
+one-line error and a non-zero status.
+
+Calibration: ``--calibration FILE`` uses a ``calibration.json`` (from ``tablevar calibrate``);
+otherwise the camera is calibrated automatically from the empty-table view of the video's first
+``--seconds`` (the per-pixel median, in which moving figures vanish).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+from tqdm import tqdm
+
+from calibration.calibrate import calibrate, clean_view
+from calibration.calibration_file import Calibration, read_calibration, write_calibration
+from calibration.tables import load_pitch
+from hardware.sources import SourceError, VideoFileSource
+from tablevar.pipeline import FistfRules, Pipeline
+from vision.model import learn_model
+
+CALIBRATION_FRAMES = 25
+
+
+class AnalyzeError(ValueError):
+    """The video and the calibration do not belong together."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "analyze",
+        help="track ball and figures in a video and referee it",
+        description="Calibrate (or read a calibration), detect and track the ball and the "
+        "figures in every frame, apply the FISTF rules, and write calibration.json, "
+        "tracks.jsonl, calls.jsonl and summary.json into the output folder.",
+    )
+    parser.add_argument("video", type=Path, metavar="VIDEO", help="video file or recording folder")
+    parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="output folder")
+    parser.add_argument("--calibration", type=Path, metavar="FILE", help="calibration.json")
+    parser.add_argument("--table", default="fistf", help="table profile name or .toml path")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=2.0,
+        help="calibrate from the empty-table view of the first SECONDS (default: 2)",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    pitch = load_pitch(args.table)
+    with VideoFileSource(args.video) as video:
+        if args.calibration is not None:
+            cal = read_calibration(args.calibration)
+        else:
+            cal = calibrate(_empty_view(video, args.seconds), pitch)
+        if tuple(cal.image_size_px) != tuple(video.size_px):
+            raise AnalyzeError(
+                f"the video is {video.size_px[0]}x{video.size_px[1]} but the calibration is "
+                f"for {cal.image_size_px[0]}x{cal.image_size_px[1]}: calibrate this camera mode"
+            )
+        args.out.mkdir(parents=True, exist_ok=True)
+        write_calibration(args.out / "calibration.json", cal)
+        return analyze(video, cal, pitch, args.out, progress=not args.no_progress)
+
+
+def _empty_view(video: VideoFileSource, seconds: float) -> np.ndarray:
+    """Median of up to ``CALIBRATION_FRAMES`` frames spread over the first ``seconds``."""
+    stride = max(1, round(video.fps * seconds / CALIBRATION_FRAMES))
+    frames, t0 = [], None
+    for frame in video.frames():
+        t0 = frame.t_s if t0 is None else t0
+        if frame.t_s - t0 > seconds or len(frames) >= CALIBRATION_FRAMES:
+            break
+        if frame.index % stride == 0:
+            frames.append(frame.image_bgr)
+    return clean_view(frames)
+
+
+def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progress: bool) -> int:
+    """Run the pipeline over ``video`` and write the outputs; returns the exit status."""
+    pitch = cal.measured_pitch(pitch)
+    pipeline: Pipeline | None = None
+    rules = FistfRules(pitch)
+    summary: dict[str, Any] = {
+        "frames": 0,
+        "fps": video.fps,
+        "clock_s": 0.0,
+        "score": {"home": 0, "away": 0},
+        "calls": 0,
+        "ms_per_frame": 0.0,
+        "complete": False,
+    }
+    with (
+        open(out / "tracks.jsonl", "w", encoding="utf-8") as tracks,
+        open(out / "calls.jsonl", "w", encoding="utf-8") as calls,
+    ):
+        written_calls = 0
+        try:
+            bar = tqdm(
+                video.frames(),
+                total=video.expected_frames,
+                unit="frame",
+                desc="analyze",
+                disable=not progress,
+            )
+            for frame in bar:
+                if pipeline is None:
+                    model = learn_model([frame.image_bgr], cal.camera, pitch)
+                    pipeline = Pipeline(model, fps=video.fps, rules=rules)
+                _write(tracks, pipeline.process(frame.image_bgr, frame.t_s))
+                written_calls = _write_calls(calls, pipeline, written_calls)
+            if pipeline is None:
+                raise SourceError(f"{video.path}: no frames decoded")
+            summary["complete"] = True
+        finally:
+            if pipeline is not None:
+                _write(tracks, pipeline.finish())
+                _write_calls(calls, pipeline, written_calls)
+                summary.update(_summary(pipeline, rules, video.fps))
+            _write_json(out / "summary.json", summary)
+    return 0
+
+
+def _summary(pipeline: Pipeline, rules: FistfRules, fps: float) -> dict[str, Any]:
+    home, away = rules.score
+    return {
+        "frames": pipeline.frames,
+        "fps": fps,
+        "clock_s": round(rules.clock_s, 3),
+        "score": {"home": int(home), "away": int(away)},
+        "calls": len(pipeline.calls),
+        "ms_per_frame": round(pipeline.ms_per_frame, 3),
+    }
+
+
+def _write(stream: TextIO, records: list[dict[str, Any]]) -> None:
+    for rec in records:
+        stream.write(json.dumps(rec, separators=(",", ":")) + "\n")
+    stream.flush()
+
+
+def _write_calls(stream: TextIO, pipeline: Pipeline, done: int) -> int:
+    _write(stream, pipeline.calls[done:])
+    return len(pipeline.calls)
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

@@ -1,0 +1,254 @@
+"""The hot loop: frames -> detections -> tracks -> (rules) -> per-frame records.
+
+``Pipeline(model, pitch, ...)`` is fed one frame at a time (``process``) and hands back the
+per-frame records that are final. A record is held back for ``revise_frames`` frames because
+the ball tracker dates its moving / at-rest switches back in time (``BallTrack.
+state_since_frame``) and a ball at rest is best placed by the mean of its whole rest: held
+records are corrected before they leave. Then the optional rules stage sees them, in order
+(a functional core, ``step(state, observation) -> (state, calls)``, behind ``RulesStage``).
+
+Wall-clock time is read here, and only to report ``ms_per_frame``; tracking and rules see
+frame timestamps only.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rules.pitch import Pitch
+from tracking.tracker import Tracker, TrackerConfig, Tracks
+from vision.config import VisionConfig
+from vision.detector import Detector
+from vision.model import SceneModel
+
+TEAM_NAMES = ("home", "away")
+
+# A rules stage takes the finished record of a frame and the contacts of that frame (as
+# ``(figure_id, kind, onset_frame)``) and returns the calls it made, as calls.jsonl records.
+RulesStage = Callable[[dict[str, Any], list[tuple[int, str, int]]], list[dict[str, Any]]]
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineConfig:
+    """Tunables of the hot loop.
+
+    Attributes:
+        vision: detection settings.
+        tracker: tracking settings (None: defaults for the table's ball and base sizes).
+        revise_s: how long records are held back for corrections (a few frames).
+    """
+
+    vision: VisionConfig = field(default_factory=VisionConfig)
+    tracker: TrackerConfig | None = None
+    revise_s: float = 0.15
+
+
+@dataclass(slots=True)
+class _Pending:
+    record: dict[str, Any]
+    contacts: list[tuple[int, str, int]]
+
+
+class Pipeline:
+    """Detection, tracking and (optionally) rules for one camera, frame by frame."""
+
+    def __init__(
+        self,
+        model: SceneModel,
+        *,
+        fps: float,
+        config: PipelineConfig | None = None,
+        rules: RulesStage | None = None,
+    ) -> None:
+        self.config = config or PipelineConfig()
+        self.model = model
+        self.pitch: Pitch = model.pitch
+        self.detector = Detector(model, self.config.vision)
+        self.tracker = Tracker(self.config.tracker, self.pitch)
+        self.rules = rules
+        self.revise_frames = max(1, math.ceil(self.config.revise_s * fps))
+        self._pending: deque[_Pending] = deque()
+        self._last: Tracks | None = None
+        self._last_t: float | None = None
+        self._t0: float | None = None
+        self.frames = 0
+        self.busy_s = 0.0
+        self.moving_s = 0.0
+        self.calls: list[dict[str, Any]] = []
+        self._prev_t: float | None = None
+
+    # ------------------------------------------------------------------ public
+    def process(self, image, t_s: float) -> list[dict[str, Any]]:
+        """Run one frame; return the records (tracks.jsonl objects) that became final."""
+        start = time.perf_counter()
+        if self._t0 is None:
+            self._t0 = t_s
+        t = t_s - self._t0
+        det = self.detector.detect(image, **self._hints(t))
+        tracks = self.tracker.update(det, t)
+        self._revise(tracks)
+        self._pending.append(_Pending(self._record(tracks), []))
+        self._attach_contacts(tracks)
+        self._last, self._last_t = tracks, t
+        self.frames += 1
+        out = self._release(self.revise_frames)
+        self.busy_s += time.perf_counter() - start
+        return out
+
+    def finish(self) -> list[dict[str, Any]]:
+        """Release every held record (end of the video)."""
+        return self._release(0)
+
+    @property
+    def ms_per_frame(self) -> float:
+        return 1000.0 * self.busy_s / max(self.frames, 1)
+
+    # ------------------------------------------------------------------ steps
+    def _hints(self, t: float) -> dict[str, Any]:
+        last = self._last
+        if last is None and self.model.ball_px is not None:
+            # First frame: the ball is where learning saw it.
+            return {"ball_hint_px": self.model.ball_px, "search_bases": True}
+        if last is None or last.ball.xy_mm is None:
+            return {}
+        dt = t - self._last_t
+        cam, r = self.model.camera, self.pitch.profile.ball_radius_mm
+        xy = last.ball.xy_mm + last.ball.v_mm_s * dt
+        hint = cam.project(np.array([[xy[0], xy[1], r]]))[0]
+        scale = float(self.model.px_per_mm(hint)[0])
+        travel = float(np.hypot(*last.ball.v_mm_s)) * max(dt, 1e-3) * scale
+        w, h = self.model.size_px
+        if not (0 <= hint[0] < w and 0 <= hint[1] < h):
+            return {}
+        hints: dict[str, Any] = {"ball_hint_px": hint, "ball_travel_px": 0.5 * travel + 2.0}
+        figs = last.figures
+        moving = np.hypot(*figs.v_mm_s.T) > 0 if len(figs) else np.zeros(0, bool)
+        if moving.any():
+            hb = self.pitch.profile.base_height_mm
+            xy = figs.xy_mm[moving] + figs.v_mm_s[moving] * dt
+            hints["base_hints_px"] = cam.project(np.concatenate([xy, np.full((len(xy), 1), hb)], 1))
+        if last.ball.onset_frame is not None:
+            hints["search_bases"] = True  # a flick: look at every figure now
+        return hints
+
+    def _record(self, tracks: Tracks) -> dict[str, Any]:
+        ball = tracks.ball
+        figs = tracks.figures
+        return {
+            "frame": ball.frame,
+            "t_s": round(float(ball.t_s), 6),
+            "ball": None
+            if ball.xy_mm is None
+            else {
+                "x_mm": round(float(ball.xy_mm[0]), 3),
+                "y_mm": round(float(ball.xy_mm[1]), 3),
+                "moving": bool(ball.moving),
+            },
+            "figures": [
+                {
+                    "id": int(figs.id[i]),
+                    "team": TEAM_NAMES[int(figs.team[i])],
+                    "x_mm": round(float(figs.xy_mm[i, 0]), 3),
+                    "y_mm": round(float(figs.xy_mm[i, 1]), 3),
+                }
+                for i in range(len(figs))
+            ],
+        }
+
+    def _revise(self, tracks: Tracks) -> None:
+        """Correct held records from the dated state switch and the rest point."""
+        ball = tracks.ball
+        if ball.xy_mm is None:
+            return
+        for p in self._pending:
+            rec = p.record["ball"]
+            if rec is None or p.record["frame"] < ball.state_since_frame:
+                continue
+            rec["moving"] = bool(ball.moving)
+            if not ball.moving:
+                rec["x_mm"] = round(float(ball.xy_mm[0]), 3)
+                rec["y_mm"] = round(float(ball.xy_mm[1]), 3)
+
+    def _attach_contacts(self, tracks: Tracks) -> None:
+        """File each contact on the first frame it shows (a flick: the frame after onset)."""
+        for c in tracks.contacts:
+            if c.figure_id is None:
+                continue
+            frame = c.frame + 1 if c.kind == "flick" else c.frame
+            for p in self._pending:
+                if p.record["frame"] == frame:
+                    p.contacts.append((c.figure_id, c.kind, c.frame))
+
+    def _release(self, keep: int) -> list[dict[str, Any]]:
+        out = []
+        while len(self._pending) > keep:
+            p = self._pending.popleft()
+            ball = p.record["ball"]
+            if ball is not None and ball["moving"] and self._prev_t is not None:
+                self.moving_s += p.record["t_s"] - self._prev_t
+            self._prev_t = p.record["t_s"]
+            if self.rules is not None:
+                self.calls.extend(self.rules(p.record, p.contacts))
+            out.append(p.record)
+        return out
+
+
+class FistfRules:
+    """The FISTF reducer (``rules.fistf.step``) as a pipeline stage.
+
+    Turns each final record into a ``rules.observation.Observation`` and keeps the match
+    state; ``clock_s`` and ``score`` read it.
+    """
+
+    def __init__(self, pitch: Pitch, *, home_end: str = "left") -> None:
+        from rules.fistf import MatchConfig, MatchState  # the rules engine is optional
+
+        self._state = MatchState.new(MatchConfig(pitch, home_end=home_end))
+        self._pitch = pitch
+
+    def __call__(
+        self, record: dict[str, Any], contacts: list[tuple[int, str, int]]
+    ) -> list[dict[str, Any]]:
+        from rules.fistf import step
+        from rules.observation import Contact, Figures, Observation
+
+        p = self._pitch.profile
+        figs = record["figures"]
+        figures = Figures.build(
+            [f["id"] for f in figs],
+            [f["team"] for f in figs],
+            [False] * len(figs),
+            [(f["x_mm"], f["y_mm"]) for f in figs],
+            p.base_radius_mm,
+        )
+        ids = set(figures.id.tolist())
+        ball = record["ball"]
+        obs = Observation(
+            t_s=record["t_s"],
+            frame=record["frame"],
+            ball_xy_mm=None if ball is None else (ball["x_mm"], ball["y_mm"]),
+            ball_radius_mm=p.ball_radius_mm,
+            ball_moving=bool(ball and ball["moving"]),
+            figures=figures,
+            contacts=tuple(
+                Contact(fid, kind, onset) for fid, kind, onset in contacts if fid in ids
+            ),
+        )
+        self._state, calls = step(self._state, obs)
+        return [c.to_record() for c in calls]
+
+    @property
+    def clock_s(self) -> float:
+        c = self._state.clock
+        return float(c.elapsed_s + (c.period - 1) * self._state.config.half_length_s)
+
+    @property
+    def score(self) -> tuple[int, int]:
+        return self._state.score
