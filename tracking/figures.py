@@ -6,7 +6,8 @@ track's predicted position, never across teams; a track that misses frames is ke
 ``max_missing_s`` (a hand over a figure), a new base becomes a track after ``confirm_hits``
 sightings. When a frame skipped the whole-table base search (``Detections.bases_searched`` is
 False) its bases (the moving ones, looked for where they were predicted) update their tracks,
-and the other tracks neither age nor get new company. Ids are owned by the instance and never reused.
+and the other tracks neither age nor get new company. Ids are owned by the instance and never
+reused.
 """
 
 from __future__ import annotations

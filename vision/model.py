@@ -187,7 +187,7 @@ def _background(image, cloth, roi, camera, pitch, thr, ball_px):
     objects = np.zeros((h, w), np.uint8)
     objects[ys, xs] = resid > thr
     # Line edges a fraction of a pixel off leave slivers; objects are blobs.
-    k = max(3, int(ball_px * 0.5) | 1)
+    k = max(3, int(ball_px * 0.8) | 1)
     objects = cv2.morphologyEx(
         objects, op=cv2.MORPH_OPEN, kernel=cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     )
