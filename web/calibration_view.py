@@ -6,9 +6,10 @@ from pathlib import Path
 
 from flask import Blueprint, abort, current_app, jsonify, render_template, request, send_file
 
+from calibration.calibration_file import CalibrationFileError, read_calibration
 from web.app import RECALIBRATE, RECORDINGS
 from web.auth import require_pin
-from web.recordings import AnalysisError, UnknownRecording, read_json
+from web.recordings import CALIBRATION_NAME, UnknownRecording
 
 bp = Blueprint("calibration", __name__)
 OVERLAY_NAMES = ("calibration_overlay.png", "calibration-overlay.png", "overlay.png")
@@ -26,9 +27,8 @@ def _folder() -> Path | None:
     return Path(output_dir) if output_dir else None
 
 
-def _overlay(folder: Path, report: dict | None) -> Path | None:
-    names = [report["overlay"]] if report and isinstance(report.get("overlay"), str) else []
-    for name in (*names, *OVERLAY_NAMES):
+def _overlay(folder: Path) -> Path | None:
+    for name in OVERLAY_NAMES:
         path = (folder / name).resolve()
         if path.is_file() and path.suffix == ".png" and path.is_relative_to(folder.resolve()):
             return path
@@ -44,14 +44,15 @@ def page():
 def report():
     """``{"calibration": <calibration.json> | null, "overlay": bool, "recalibrate": bool}``."""
     folder = _folder()
+    path = folder / CALIBRATION_NAME if folder else None
     try:
-        data = read_json(folder / "calibration.json") if folder else None
-    except AnalysisError as exc:
+        calibration = read_calibration(path) if path and path.is_file() else None
+    except CalibrationFileError as exc:
         abort(422, description=str(exc))
     return jsonify(
         {
-            "calibration": data,
-            "overlay": bool(folder and _overlay(folder, data)),
+            "calibration": calibration.to_dict() if calibration is not None else None,
+            "overlay": bool(folder and _overlay(folder)),
             "recalibrate": RECALIBRATE in current_app.extensions,
         }
     )
@@ -60,11 +61,7 @@ def report():
 @bp.get("/api/calibration/overlay.png")
 def overlay():
     folder = _folder()
-    try:
-        data = read_json(folder / "calibration.json") if folder else None
-    except AnalysisError:
-        data = None
-    path = _overlay(folder, data) if folder else None
+    path = _overlay(folder) if folder else None
     if path is None:
         abort(404, description="no calibration overlay picture")
     return send_file(path, mimetype="image/png", max_age=0)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.calibration_file import Calibration
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
 from rules.pitch import LineBand, Pitch
@@ -30,43 +31,10 @@ class QuestionError(ValueError):
     """A question to the rules names an unknown line, team or frame content."""
 
 
-def measured_edges(calibration: Mapping[str, Any] | None) -> dict[str, tuple[float, float]]:
-    """Measured ``(inner, outer)`` edge offsets by line name from ``calibration.json``.
-
-    Accepts ``line_edges_mm`` (or ``measured_edges_mm``) as ``{name: [inner, outer]}`` or
-    ``{name: {"inner_mm", "outer_mm"}}``; a calibration without them gives {}.
-    """
-    if not calibration:
-        return {}
-    raw = calibration.get("line_edges_mm", calibration.get("measured_edges_mm")) or {}
-    edges = {}
-    for name, value in raw.items():
-        if isinstance(value, Mapping):
-            value = (value.get("inner_mm"), value.get("outer_mm"))
-        try:
-            edges[name] = (float(value[0]), float(value[1]))
-        except (TypeError, ValueError, IndexError) as exc:
-            raise QuestionError(
-                f"calibration line edges of {name!r} are malformed: {value!r}"
-            ) from exc
-    return edges
-
-
-def pitch_for(table: str, calibration: Mapping[str, Any] | None = None) -> Pitch:
-    """The pitch of ``table`` with the edges that calibration measured, where it did."""
+def pitch_for(table: str, calibration: Calibration | None = None) -> Pitch:
+    """The pitch of ``table`` with the line edges that calibration measured, where it did."""
     pitch = load_pitch(table)
-    edges = {k: v for k, v in measured_edges(calibration).items() if k in _names(pitch)}
-    return pitch.with_measured_edges(edges) if edges else pitch
-
-
-def camera_from(calibration: Mapping[str, Any] | None) -> CameraModel | None:
-    """The camera model stored in ``calibration.json`` (under ``camera`` or at the top)."""
-    if not calibration:
-        return None
-    data = calibration.get("camera", calibration)
-    if not isinstance(data, Mapping) or "camera_matrix" not in data:
-        return None
-    return CameraModel.from_dict(dict(data))
+    return calibration.measured_pitch(pitch) if calibration is not None else pitch
 
 
 def _names(pitch: Pitch) -> set[str]:

@@ -14,9 +14,10 @@ from flask import (
     send_from_directory,
 )
 
+from calibration.calibration_file import CalibrationFileError, read_calibration
 from web.app import HUB
 from web.geometry import pitch_for, pitch_json
-from web.recordings import AnalysisError, read_json
+from web.recordings import CALIBRATION_NAME
 
 bp = Blueprint("live", __name__)
 
@@ -35,9 +36,10 @@ def state():
 def pitch():
     """The live table's lines in mm (with the measured edges once calibrated)."""
     output_dir = current_app.config["OUTPUT_DIR"]
+    path = Path(output_dir) / CALIBRATION_NAME if output_dir else None
     try:
-        calibration = read_json(Path(output_dir) / "calibration.json") if output_dir else None
-    except AnalysisError:
+        calibration = read_calibration(path) if path and path.is_file() else None
+    except CalibrationFileError:
         calibration = None  # the calibration page reports a broken file; the radar still draws
     return jsonify(pitch_json(pitch_for(current_app.config["TABLE"], calibration)))
 

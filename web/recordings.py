@@ -22,7 +22,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-VIDEO_NAME = "video.mp4"
+from calibration.calibration_file import Calibration, read_calibration
+from hardware.recording import META_NAME, VIDEO_NAME
+
+CALIBRATION_NAME = "calibration.json"
 _FRAME_KEY = re.compile(rb'"frame"\s*:\s*(-?\d+)')
 
 
@@ -241,17 +244,22 @@ class Analysis:
     def summary(self) -> dict[str, Any] | None:
         return read_json(self.folder / "summary.json")
 
-    def calibration(self) -> dict[str, Any] | None:
-        return read_json(self.folder / "calibration.json")
+    def calibration(self) -> Calibration | None:
+        """The folder's ``calibration.json``, or None when there is none.
+
+        Raises:
+            CalibrationFileError: the file is malformed (the message says how).
+        """
+        path = self.folder / CALIBRATION_NAME
+        return read_calibration(path) if path.is_file() else None
 
     def table(self) -> str:
-        """The table profile the analysis used (``fistf`` when no file says)."""
-        for data in (self.calibration(), read_json(self.folder / "meta.json")):
-            if data:
-                for key in ("table", "profile", "table_profile"):
-                    if isinstance(data.get(key), str):
-                        return data[key]
-        return "fistf"
+        """The table profile the analysis used: calibration's, else the recording's, else fistf."""
+        calibration = self.calibration()
+        if calibration is not None:
+            return calibration.table
+        meta = read_json(self.folder / META_NAME) or {}
+        return meta["table"] if isinstance(meta.get("table"), str) else "fistf"
 
     def close(self) -> None:
         with self._lock:

@@ -15,14 +15,13 @@ from flask import (
     send_from_directory,
 )
 
-from calibration.camera import CameraModelError
+from calibration.calibration_file import CalibrationFileError
 from rules.profile import ProfileError
 from web.app import RECORDINGS
 from web.auth import json_body
 from web.geometry import (
     QuestionError,
     ask,
-    camera_from,
     circle_mm,
     line_margin,
     lines_px,
@@ -41,7 +40,8 @@ def _geometry(analysis: Analysis):
 
     def build():
         calibration = analysis.calibration()
-        return pitch_for(analysis.table(), calibration), camera_from(calibration)
+        camera = calibration.camera if calibration is not None else None
+        return pitch_for(analysis.table(), calibration), camera
 
     return _read(analysis.cached, "geometry", "calibration.json", build)
 
@@ -57,7 +57,7 @@ def _read(fn, *args):
     """Run a reader; a broken analysis file is the server's data, reported as 422 with its name."""
     try:
         return fn(*args)
-    except (AnalysisError, ProfileError, CameraModelError) as exc:
+    except (AnalysisError, ProfileError, CalibrationFileError) as exc:
         abort(422, description=str(exc))
 
 
@@ -183,6 +183,9 @@ def ask_rules(name: str):
     if record is None:
         abort(404, description=f"no tracks record for frame {index} of {name}")
     pitch, _ = _geometry(analysis)
+    calibration = _read(analysis.calibration)
+    if calibration is not None and calibration.home in ("left", "right"):
+        body = {"home_end": calibration.home, **body}  # which goal home defends, unless asked
     try:
         answer = ask(pitch, record, body)
     except QuestionError as exc:

@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.calibration_file import Calibration, write_calibration
 from calibration.camera import CameraModel
 from web.app import create_app, shutdown
 
@@ -104,17 +105,20 @@ def write_analysis(folder: Path, frames: int = FRAMES) -> Path:
         "ms_per_frame": 2.1,
     }
     (folder / "summary.json").write_text(json.dumps(summary), "utf-8")
-    camera = CameraModel.overhead(SIZE_PX, height_mm=1300.0, view_width_mm=1500.0)
-    calibration = {
-        "schema_version": 1,
-        "table": "fistf",
-        "image_size_px": list(SIZE_PX),
-        "camera": camera.to_dict(),
-        "line_edges_mm": {"goal_line_right": [-1.6, 1.4]},
-        "residuals": {"rms_px": 0.12, "max_px": 0.31, "rms_mm": 0.6},
-        "lines_used": ["goal_line_left", "goal_line_right", "touchline_top", "touchline_bottom"],
-    }
-    (folder / "calibration.json").write_text(json.dumps(calibration), "utf-8")
+    used = ("goal_line_left", "goal_line_right", "touchline_top", "touchline_bottom")
+    calibration = Calibration(
+        table="fistf",
+        image_size_px=SIZE_PX,
+        camera=CameraModel.overhead(SIZE_PX, height_mm=1300.0, view_width_mm=1500.0),
+        home="left",
+        line_edges_mm={"goal_line_right": (-1.6, 1.4)},
+        rms_px=0.12,
+        rms_mm=0.6,
+        per_line_px=dict.fromkeys(used, 0.1),
+        per_line_mm=dict.fromkeys(used, 0.5),
+        lines_used=used,
+    )
+    write_calibration(folder / "calibration.json", calibration)
     return folder
 
 

@@ -301,3 +301,11 @@ def test_a_rewritten_calls_file_is_read_again(client, recordings_dir, sample):
         f.write(json.dumps(sample.call_record(20, "goal_disallowed")) + "\n")
     calls = client.get("/api/recordings/match1").json["calls"]
     assert [c["kind"] for c in calls] == ["ball_out", "goal", "goal_disallowed"]
+
+
+@pytest.mark.parametrize("path", ["/api/calibration?recording=match1", "/api/recordings/match1"])
+def test_a_calibration_of_another_schema_is_refused_by_name(client, recordings_dir, path):
+    calibration = recordings_dir / "match1" / "calibration.json"
+    calibration.write_text(json.dumps({"schema_version": 99}), "utf-8")
+    response = client.get(path)
+    assert response.status_code == 422 and "schema_version 99" in response.json["message"]
