@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from calibration.calibration_file import Calibration
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
+from rules.geometry import crossed_margin_mm, goal_line_distance_mm, shooting_margin_mm
 from rules.pitch import LineBand, Pitch
 
 ARC_STEP_RAD = math.radians(4.0)
@@ -148,7 +149,7 @@ def line_margin(pitch: Pitch, line: str, xy_mm: tuple[float, float]) -> dict[str
     band = nearest_band(pitch, line, xy)
     side = far_side(band, xy)
     radius = pitch.profile.ball_radius_mm
-    margin = float(band.beyond_edge_mm(xy, side)[0]) - radius
+    margin = float(crossed_margin_mm(band, xy, radius, side)[0])
     normal = _normal_at(band, xy)
     near = xy[0] - side * radius * normal
     edge = (band.outer_mm if side > 0 else band.inner_mm) - float(band.offset_mm(xy)[0])
@@ -224,15 +225,13 @@ def offside_positions(
         raise QuestionError("offside needs 'attacking': home|away and 'home_end': left|right")
     attack_end = {"left": "right", "right": "left"}[home_end] if attacking == "home" else home_end
     zone = f"shooting_zone_{attack_end}"
-    goal_line = pitch.line(f"goal_line_{attack_end}")
     r_ball, r_base = pitch.profile.ball_radius_mm, pitch.profile.base_radius_mm
     ball = np.asarray([_ball(record)])
-    ball_in_zone = float(pitch.zone_margin_mm(zone, ball)[0]) - r_ball
-    # Distances to the goal line from each object's nearest part (-1: the field side).
-    ball_dist = float(goal_line.beyond_edge_mm(ball, -1.0)[0]) - r_ball
+    ball_in_zone = float(shooting_margin_mm(pitch, attack_end, ball, r_ball)[0])
+    ball_dist = float(goal_line_distance_mm(pitch, attack_end, ball, r_ball)[0])
     figures = record.get("figures") or []
     xy = np.asarray([[f["x_mm"], f["y_mm"]] for f in figures], dtype=np.float64).reshape(-1, 2)
-    dist = goal_line.beyond_edge_mm(xy, -1.0) - r_base if len(xy) else np.zeros(0)
+    dist = goal_line_distance_mm(pitch, attack_end, xy, r_base) if len(xy) else np.zeros(0)
     defenders = np.array([f["team"] != attacking for f in figures], dtype=bool)
     inside = pitch.is_inside(zone, xy) if len(xy) else np.zeros(0, dtype=bool)
     rows = []
