@@ -22,3 +22,6 @@ $(STAMP): pyproject.toml
 	touch $@
 
 # demo-recording: renders recordings/demo with the simulator (its recipe lives with the simulator).
+.PHONY: demo-recording
+demo-recording: $(STAMP)
+	$(BIN)/tablevar simulate demo --out recordings/demo --seed 1

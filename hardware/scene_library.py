@@ -36,7 +36,7 @@ from rules.pitch import Pitch
 
 ATTEMPTS = 40
 CHECK_FPS = 60.0
-PAUSE_S = 1.0  # between the ball coming to rest and the next strike (room for a run-up)
+PAUSE_S = 0.8  # between the ball coming to rest and the next strike (room for a run-up)
 
 # 1-4-4-2 for the home team (defending x < 0), as fractions of half length / half width.
 _FORMATION = (
@@ -337,7 +337,7 @@ def _demo(s: Script) -> str:
     fig = kickoff(s, HOME, passes=2)
     touchline_out(s, fig, 22.0)
     s.pass_to_teammate(s.nearest(AWAY))
-    s.advance(HOME, [(330.0, 120.0), (330.0, -120.0)])
+    s.advance(HOME, [(330.0, 120.0)])
     s.place((440.0, 150.0))
     goal_line_rest(s, s.nearest(HOME), "right", 230.0, -0.4, "close_call")
     s.place((440.0, -150.0))

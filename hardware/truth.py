@@ -43,7 +43,7 @@ from rules.calls import Call, FigureRef
 
 BOUNDARY = ("touchline_top", "touchline_bottom", "goal_line_left", "goal_line_right")
 CLOSE_MM = 3.0
-DECIMALS = 4  # 0.1 um: far below anything a camera resolves, keeps truth.jsonl small
+DECIMALS = 3  # 1 um: far below anything a camera resolves, keeps truth.jsonl small
 ATTACKS = {HOME: "right", AWAY: "left"}  # the goal each team attacks (home defends x < 0)
 
 

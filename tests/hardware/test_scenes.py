@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 import pytest
 
 from calibration.tables import load_pitch
+from hardware.recording import read_meta, read_truth
 from hardware.scene_library import UnknownSceneError, build_scene, lineup, scene_names
 from hardware.scenes import FigureSpec, Scene, SceneError, compile_scene, flick, move, place_ball
+from tablevar.cli import main
 
 PITCH = load_pitch("fistf")
 R_BALL, R_BASE = PITCH.profile.ball_radius_mm, PITCH.profile.base_radius_mm
@@ -92,3 +95,32 @@ def test_long_rally_lasts_a_minute():
     c = build_scene("long_rally", 0)
     assert 60.0 <= c.duration_s <= 63.0
     assert len(c.strikes) >= 20
+
+
+def test_simulate_command_writes_a_readable_recording(tmp_path, capsys):
+    out = tmp_path / "clip"
+    argv = ["simulate", "goal_inside_zone", "--out", str(out), "--size", "320x240"]
+    assert main([*argv, "--seed", "2", "--frames", "4"]) == 0
+    meta = read_meta(out)
+    assert meta.frames == 4 and meta.size_px == (320, 240) and meta.complete
+    truth = read_truth(out)
+    assert [f["frame"] for f in truth] == [0, 1, 2, 3]
+    cap = cv2.VideoCapture(str(out / "video.mp4"))
+    ok, image = cap.read()
+    cap.release()
+    assert ok and image.shape == (240, 320, 3)
+    assert "4 frames" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["simulate", "nope", "--out", "x"], "scenes: demo, goal_inside_zone"),
+        (["simulate", "demo", "--out", "x", "--size", "big"], "1280x960 or 2304x1296"),
+        (["simulate", "demo", "--out", "x", "--table", "nope"], "shipped profiles: fistf"),
+    ],
+)
+def test_simulate_command_bad_input_is_one_line(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1

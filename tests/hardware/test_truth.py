@@ -33,7 +33,7 @@ def test_moving_flag_agrees_with_positions(demo):
             cur["ball"]["x_mm"],
             cur["ball"]["y_mm"],
         )
-        # Truth is rounded to 0.1 um: a change below that may still count as motion.
+        # Truth is rounded to 1 um: a change below that may still count as motion.
         assert cur["ball"]["moving"] or not changed
 
 
