@@ -56,6 +56,7 @@ class Detector:
         self._ball_area_mm2 = np.pi * p.ball_radius_mm**2
         self._base_area_mm2 = np.pi * p.base_radius_mm**2
         self._frames = 0
+        self._last_bases = None  # (coarse px, r px, mm, team) of the last coarse pass
 
     # ------------------------------------------------------------------ public
     def detect(
@@ -101,7 +102,7 @@ class Detector:
             bases, teams = coarse[2], coarse[3]
         elif base_hints_px is not None and len(base_hints_px):
             bases, teams = self._bases_in_windows(image, np.asarray(base_hints_px))
-        fxy, fr, fmm, fok = refine_bases(image, self.model, bases, self.config)
+        fxy, fr, fmm, fok = self._refine_bases(image, bases, teams, coarse is not None)
         return Detections(
             ball_xy_px=bxy[ok],
             ball_r_px=br[ok],
@@ -114,13 +115,39 @@ class Detector:
             bases_searched=bool(search_bases),
         )
 
+    def _refine_bases(self, image, rough, teams, from_coarse: bool):
+        """Sub-pixel bases; a coarse find where a base stood still is not fitted again.
+
+        The last coarse pass's blob centres are kept with their fits: a blob found again
+        within a fraction of the search step is the same base, at rest, with the same fit.
+        """
+        n = len(rough)
+        reuse = np.zeros(n, bool)
+        j = np.zeros(n, int)
+        if from_coarse and self._last_bases is not None and n and len(self._last_bases[0]):
+            last_rough, last_team = self._last_bases[0], self._last_bases[4]
+            d = np.hypot(*(rough[:, None, :] - last_rough[None, :, :]).transpose(2, 0, 1))
+            d = np.where(teams[:, None] == last_team[None, :], d, np.inf)
+            j = np.argmin(d, axis=1)
+            reuse = d[np.arange(n), j] < 0.6 * self._step
+        xy, r, mm, ok = np.zeros((n, 2)), np.zeros(n), np.zeros((n, 2)), np.ones(n, bool)
+        if reuse.any():
+            _, lxy, lr, lmm, _ = self._last_bases
+            xy[reuse], r[reuse], mm[reuse] = lxy[j[reuse]], lr[j[reuse]], lmm[j[reuse]]
+        if (~reuse).any():
+            fit = refine_bases(image, self.model, rough[~reuse], self.config)
+            xy[~reuse], r[~reuse], mm[~reuse], ok[~reuse] = fit
+        if from_coarse:
+            self._last_bases = (rough[ok], xy[ok], r[ok], mm[ok], teams[ok])
+        return xy, r, mm, ok
+
     # ------------------------------------------------------------------ search
     def _classes(self, pixels: NDArray) -> NDArray[np.int64]:
         d = shaded_distance(pixels, self._colours, self.config.shading_range)
         return np.argmin(d, axis=1)
 
-    def _blobs(self, image, background, roi, scale_px_per_mm, origin, step):
-        """Classified foreground blobs of a (sub-sampled) region.
+    def _blobs(self, image, background, roi, scale_px_per_mm, origin, step, classes=None):
+        """Classified foreground blobs of a (sub-sampled) region, of ``classes`` (default all).
 
         Returns per blob: centre in full-resolution pixels (n, 2), class (n,), class share
         (n,), area in mm^2 (n,), and elongation (n,).
@@ -136,7 +163,7 @@ class Detector:
         out = []
         if len(self._ball_classes) > 1:  # twins: one class for the ball and its twin team
             cls = np.where(np.isin(cls, self._ball_classes), self._ball_classes[-1], cls)
-        for c in (_BALL, _HOME, _AWAY):
+        for c in classes or (_BALL, _HOME, _AWAY):
             mask = np.zeros(fg.shape, np.uint8)
             mask[ys[cls == c], xs[cls == c]] = 255
             n, _, stats, cen = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -200,6 +227,7 @@ class Detector:
             self.model.px_per_mm,
             np.array([x0, y0], np.float64),
             1,
+            classes=(self._ball_classes[-1],),
         )
         return self._ball_candidates(blobs)
 
@@ -216,6 +244,7 @@ class Detector:
                 self.model.px_per_mm,
                 np.array([x0, y0], np.float64),
                 1,
+                classes=(_HOME, _AWAY),
             )
             if blobs is None:
                 continue

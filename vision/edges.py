@@ -78,7 +78,7 @@ def radial_edges(
 
 
 def fit_circles(
-    points: NDArray, valid: NDArray[np.bool_], radius: NDArray, *, trims=(4.0, 2.0, 1.0)
+    points: NDArray, valid: NDArray[np.bool_], radius: NDArray, *, trims=(3.0, 1.0)
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_]]:
     """Centres ``(n, 2)`` of circles of known ``radius`` ``(n,)`` through ``points (n, m, 2)``.
 
@@ -92,14 +92,15 @@ def fit_circles(
     c = (p * w[..., None]).sum(1) / np.maximum(w.sum(1), 1)[:, None]
     rad = np.asarray(radius, np.float64)[:, None]
     for trim in (*trims, trims[-1]):
-        for _ in range(3):
+        for _ in range(2):
             v = p - c[:, None, :]
             dist = np.maximum(np.hypot(v[..., 0], v[..., 1]), 1e-9)
             res = dist - rad
-            jac = -v / dist[..., None]  # d res / d c
-            jtj = np.einsum("nm,nmi,nmj->nij", w, jac, jac) + 1e-9 * np.eye(2)
-            jtr = np.einsum("nm,nmi,nm->ni", w, jac, res)
-            c = c - np.linalg.solve(jtj, jtr[..., None])[..., 0]
+            jx, jy = -v[..., 0] / dist, -v[..., 1] / dist  # d res / d c
+            a, b, d = (w * jx * jx).sum(1), (w * jx * jy).sum(1), (w * jy * jy).sum(1)
+            gx, gy = (w * jx * res).sum(1), (w * jy * res).sum(1)
+            det = np.maximum(a * d - b * b, 1e-12)  # 2x2 normal equations, solved in closed form
+            c = c - np.stack([(d * gx - b * gy) / det, (a * gy - b * gx) / det], 1)
         res = np.hypot(*(p - c[:, None, :]).transpose(2, 0, 1)) - rad
         w = (valid & (np.abs(res) <= trim)).astype(np.float64)
     return c, w.sum(1) >= 5, w.astype(bool)

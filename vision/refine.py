@@ -49,8 +49,8 @@ def refine_balls(
 ) -> tuple[NDArray, NDArray, NDArray, NDArray[np.bool_]]:
     """Ball ground points for rough centres ``(k, 2)`` px.
 
-    Two passes: the rays of the second start from the first pass's centre, so the result does
-    not depend on how rough the first guess was.
+    A second pass, with rays from the first pass's centre, runs when that centre moved by
+    half a pixel or more, so the result does not depend on how rough the first guess was.
 
     Returns:
         centre_px (k, 2) of the silhouette, r_px (k,), xy_mm (k, 2) ground points, ok (k,).
@@ -59,6 +59,8 @@ def refine_balls(
     if len(rough) == 0:
         return np.zeros((0, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0, bool)
     first = _refine_balls_once(image, model, rough, config)
+    if np.all(np.hypot(*(first[0] - rough).T) < 0.5):
+        return first  # the rays already started at the centre
     again = _refine_balls_once(image, model, first[0], config)
     use = again[3]
     centre_px, r_px, ground = (
@@ -162,6 +164,6 @@ def refine_bases(
     e, _, _, _ = _radial_frame(model, c0, 0.0)
     inner = np.einsum("kmi,ki->km", low - c0[:, None, :], e) < 0
     pts = np.where(inner[..., None], low, high)
-    centre, ok, _ = fit_circles(pts, valid, np.full(k, rb), trims=(5.0, 2.0, 1.0))
+    centre, ok, _ = fit_circles(pts, valid, np.full(k, rb), trims=(4.0, 1.5, 1.0))
     rim_px = cam.project(np.concatenate([centre, np.full((k, 1), hb)], 1))
     return rim_px, r_px, centre, ok

@@ -1,0 +1,154 @@
+"""Speed of detection + tracking per frame, on one core, against two baselines.
+
+Renders a clip (kick-off and passes, default look, straight camera) at 1280x960 and 2304x1296,
+then times on the same frames:
+
+- tablevar: ``Pipeline.process`` (detection with windows and the coarse pass, tracking, the
+  held-back corrections; no rules), ms per frame;
+- HoughCircles: ``cv2.HoughCircles`` on the whole grey frame, the best circle as the ball;
+- hobby: a hand-set HSV range for a white ball over the whole frame, ``findContours``,
+  ``minEnclosingCircle`` on the largest round blob, ground point without parallax correction.
+
+For each it prints ms per frame and the ball's ground-point error (median over frames where the
+ball rests, and over all frames), and the speed ratios.
+
+Usage: ``.venv/bin/python benchmarks/bench_pipeline.py [--frames 240]``
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import time  # noqa: E402
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from calibration.camera import CameraModel  # noqa: E402
+from calibration.tables import load_pitch  # noqa: E402
+from hardware.look import Look  # noqa: E402
+from hardware.render import Renderer  # noqa: E402
+from hardware.scene_library import build_scene  # noqa: E402
+from tablevar.pipeline import Pipeline  # noqa: E402
+from vision.model import learn_model  # noqa: E402
+
+SIZES = ((1280, 960), (2304, 1296))
+FPS = 60.0
+
+
+def render(size, n):
+    pitch = load_pitch("fistf")
+    scene = build_scene("kickoff_pass", seed=1)
+    w, h = size
+    camera = CameraModel.overhead(size, 1300.0, max(1450.0, 1000.0 * w / h))
+    renderer = Renderer(camera, pitch, Look(), seed=1)
+    frames = [scene.frame(i / FPS) for i in range(n)]
+    return camera, pitch, [renderer.render(f) for f in frames], frames
+
+
+def truth_ball(frames):
+    xy = np.array([f.ball_xy_mm if f.ball_xy_mm is not None else (np.nan, np.nan) for f in frames])
+    rest = np.array([f.ball_xy_mm is not None and not f.ball_moving for f in frames])
+    return xy, rest
+
+
+def run_tablevar(camera, pitch, images):
+    model = learn_model([images[0]], camera, pitch)
+    pipe = Pipeline(model, fps=FPS)
+    out, times = [], []
+    for i, img in enumerate(images):
+        t = time.perf_counter()
+        out += pipe.process(img, i / FPS)
+        times.append(time.perf_counter() - t)
+    out += pipe.finish()
+    xy = np.array(
+        [(r["ball"]["x_mm"], r["ball"]["y_mm"]) if r["ball"] else (np.nan, np.nan) for r in out]
+    )
+    return np.array(times[1:]), xy
+
+
+def run_hough(camera, pitch, images):
+    r_px = pitch.profile.ball_radius_mm / float(camera.mm_per_px([[0.0, 0.0]])[0])
+    times, xy = [], []
+    for img in images:
+        t = time.perf_counter()
+        grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        circles = cv2.HoughCircles(
+            grey,
+            method=cv2.HOUGH_GRADIENT,
+            dp=1.0,
+            minDist=2 * r_px,
+            param1=100,
+            param2=20,
+            minRadius=int(0.8 * r_px),
+            maxRadius=int(1.25 * r_px) + 1,
+        )
+        times.append(time.perf_counter() - t)
+        if circles is None:
+            xy.append((np.nan, np.nan))
+            continue
+        c = circles[0, 0, :2]
+        xy.append(camera.back_project(c[None], pitch.profile.ball_radius_mm)[0])
+    return np.array(times), np.array(xy)
+
+
+def run_hobby(camera, pitch, images):
+    r_px = pitch.profile.ball_radius_mm / float(camera.mm_per_px([[0.0, 0.0]])[0])
+    times, xy = [], []
+    for img in images:
+        t = time.perf_counter()
+        hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
+        mask = cv2.inRange(hsv, lowerb=(0, 0, 200), upperb=(180, 40, 255))
+        contours, _ = cv2.findContours(mask, mode=cv2.RETR_EXTERNAL, method=cv2.CHAIN_APPROX_SIMPLE)
+        best, best_area = None, 0.0
+        for cnt in contours:
+            (x, y), r = cv2.minEnclosingCircle(cnt)
+            area = cv2.contourArea(cnt)
+            if 0.7 * r_px < r < 1.4 * r_px and area > 0.6 * np.pi * r * r and area > best_area:
+                best, best_area = (x, y), area
+        times.append(time.perf_counter() - t)
+        if best is None:
+            xy.append((np.nan, np.nan))
+        else:  # the usual shortcut: the blob centre taken as a point on the cloth
+            xy.append(camera.back_project(np.array([best]), 0.0)[0])
+    return np.array(times), np.array(xy)
+
+
+def errors(xy, truth, rest):
+    e = np.hypot(*(xy - truth).T)
+    found = np.isfinite(e)
+    return np.median(e[rest & found]), np.median(e[found]), found[np.isfinite(truth[:, 0])].mean()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=240)
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    for size in SIZES:
+        camera, pitch, images, frames = render(size, args.frames)
+        truth, rest = truth_ball(frames)
+        print(f"\n{size[0]}x{size[1]}, {len(images)} frames ({rest.sum()} with the ball at rest)")
+        results = {}
+        for name, fn in (
+            ("tablevar", run_tablevar),
+            ("HoughCircles", run_hough),
+            ("hobby HSV", run_hobby),
+        ):
+            t, xy = fn(camera, pitch, images)
+            results[name] = np.mean(t) * 1000
+            rest_e, all_e, rate = errors(xy[: len(truth)], truth, rest)
+            print(
+                f"  {name:13s} {results[name]:7.2f} ms/frame  ball error at rest median "
+                f"{rest_e:6.2f} mm, all frames {all_e:6.2f} mm, found {100 * rate:5.1f} %"
+            )
+        for name in ("HoughCircles", "hobby HSV"):
+            print(f"  tablevar is {results[name] / results['tablevar']:.1f}x faster than {name}")
+
+
+if __name__ == "__main__":
+    main()
