@@ -12,7 +12,6 @@ Ground truth is the ``SceneFrame`` itself: pixels are drawn from it and nothing 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -20,27 +19,19 @@ from numpy.typing import NDArray
 
 from calibration.camera import CameraModel
 from hardware.look import Look
-from hardware.render_goals import GoalLayer, goal_layer
+from hardware.render_goals import goal_layer
 from hardware.render_objects import Solid, ball_solid, figure_solid, finger_solid
-from hardware.render_shapes import Light, cast, pixel_box, sample_rays
+from hardware.render_shapes import Light, pixel_box
 from hardware.render_static import PixelMap, cloth_layer
+from hardware.render_window import Layers, Moving, Window, compose
 from hardware.scene import SceneFrame
 from rules.pitch import Pitch
 
-Window = tuple[int, int, int, int]  # x0, y0, x1, y1 (exclusive) in pixels
 _MAX_TIME_SAMPLES = 32
-_FIGURE_SAMPLES = 3
+_FIGURE_SAMPLES = 4
 _BALL_SAMPLES = 4
+_BLURRED_SAMPLES = 2
 DEFAULT_LOOK = Look()  # frozen, so one shared default is safe
-
-
-@dataclass(frozen=True, slots=True)
-class _Moving:
-    """One moving (or per-frame) object: its solid at each time sample of the exposure."""
-
-    solids: tuple[Solid, ...]
-    window: Window
-    samples: int  # supersampling per pixel side
 
 
 class Renderer:
@@ -68,12 +59,15 @@ class Renderer:
             raise ValueError(f"exposure_s must be >= 0, got {exposure_s}")
         self.camera, self.pitch, self.look = camera, pitch, look
         self.seed, self.exposure_s = seed, exposure_s
-        self._light = Light.overhead(look.ambient, look.shading, look.specular)
-        self._pix = PixelMap.build(camera, pitch, look)
-        self._cloth = cloth_layer(self._pix, pitch, look, seed)
-        self._goals: GoalLayer = goal_layer(camera, pitch, look, self._pix.gain)
-        empty = self._goals.premul + (1.0 - self._goals.alpha[..., None]) * self._cloth
-        self._static = _to_u8(empty)
+        pix = PixelMap.build(camera, pitch, look)
+        self._layers = Layers(
+            pix=pix,
+            cloth=cloth_layer(pix, pitch, look, seed),
+            goals=goal_layer(camera, pitch, look, pix.gain),
+            light=Light.overhead(look.ambient, look.shading, look.specular),
+            look=look,
+        )
+        self._static = self.background()
         self._resting: dict[tuple, tuple[Solid, Window]] = {}
         w, h = camera.size_px
         self._n_values = w * h * 3
@@ -84,27 +78,37 @@ class Renderer:
         """The camera frame of ``scene``: ``(h, w, 3)`` uint8 BGR, h, w from ``camera.size_px``."""
         resting, moving = self._split(scene)
         self._update_resting(resting)
-        frame = self._static.copy()
+        if self._noise is None:
+            frame, up, down = self._static.copy(), None, None
+        else:
+            # Noise as two saturating uint8 passes (up, then down): the fastest path in OpenCV.
+            rng = np.random.default_rng([self.seed, _time_key(scene.t_s)])
+            off = int(rng.integers(0, len(self._noise[0]) - self._n_values + 1))
+            up, down = (
+                n[off : off + self._n_values].reshape(self._static.shape) for n in self._noise
+            )
+            frame = cv2.add(self._static, up)
+            cv2.subtract(frame, down, dst=frame)
         for window, members in _clusters(moving):
             x0, y0, x1, y1 = window
             statics = [s for s, win in self._resting.values() if _overlap(win, window)]
-            frame[y0:y1, x0:x1] = _to_u8(self._compose(window, statics, members))
-        if self._noise is not None:
-            rng = np.random.default_rng([self.seed, _time_key(scene.t_s)])
-            off = int(rng.integers(0, len(self._noise) - self._n_values + 1))
-            noise = self._noise[off : off + self._n_values].reshape(frame.shape)
-            cv2.add(frame, noise, dst=frame, dtype=cv2.CV_8U)
+            colour = compose(self._layers, window, statics, members, _FIGURE_SAMPLES)
+            if up is not None:
+                colour += up[y0:y1, x0:x1]
+                colour -= down[y0:y1, x0:x1]
+            frame[y0:y1, x0:x1] = _to_u8(colour)
         return frame
 
     def background(self) -> NDArray[np.uint8]:
         """The empty table (no figures, no ball, no noise): ``(h, w, 3)`` uint8 BGR."""
-        return _to_u8(self._goals.premul + (1.0 - self._goals.alpha[..., None]) * self._cloth)
+        goals = self._layers.goals
+        return _to_u8(goals.premul + (1.0 - goals.alpha[..., None]) * self._layers.cloth)
 
     # ------------------------------------------------------------------ scene -> solids
-    def _split(self, scene: SceneFrame) -> tuple[dict[tuple, Solid], list[_Moving]]:
+    def _split(self, scene: SceneFrame) -> tuple[dict[tuple, Solid], list[Moving]]:
         """Figures at rest (keyed by everything that shapes them) and the per-frame objects."""
         resting: dict[tuple, Solid] = {}
-        moving: list[_Moving] = []
+        moving: list[Moving] = []
         figs = scene.figures
         for i in range(len(figs)):
             team, keeper, fid = int(figs.team[i]), bool(figs.goalkeeper[i]), int(figs.id[i])
@@ -126,31 +130,38 @@ class Renderer:
             moving.append(self._moving(make_ball, xy, scene.ball_v_mm_s, _BALL_SAMPLES))
         for finger in scene.fingers:
             solid = finger_solid(finger, self.look)
-            window = self._window(solid)
-            if window is not None:
-                moving.append(_Moving((solid,), window, 2))
-        return resting, [m for m in moving if m.window is not None]
+            moving.append(self._per_frame(solid, np.zeros((1, 2)), solid, solid, _BLURRED_SAMPLES))
+        return resting, [m for m in moving if m is not None]
 
-    def _moving(self, make, xy: NDArray, v: NDArray, samples: int) -> _Moving:
-        """Solids over the exposure, about one time sample per pixel of travel."""
+    def _moving(self, make, xy: NDArray, v: NDArray, samples: int) -> Moving | None:
+        """The object over the exposure, about one time sample per pixel of travel."""
         v = np.asarray(v, np.float64)
         travel_mm = float(np.hypot(*v)) * self.exposure_s
         k = 1
         if travel_mm > 0:
             scale = float(self.camera.mm_per_px(xy)[0])
-            k = int(np.clip(math.ceil(1.5 * travel_mm / scale), 1, _MAX_TIME_SAMPLES))
+            k = int(np.clip(math.ceil(travel_mm / scale), 1, _MAX_TIME_SAMPLES))
+        solid = make(xy)
+        if k == 1:
+            return self._per_frame(solid, np.zeros((1, 2)), solid, solid, samples)
         dts = ((np.arange(k) + 0.5) / k - 0.5) * self.exposure_s
-        solids = tuple(make(xy + dt * v) for dt in dts)
-        if k > 1:
-            ends = (make(xy - 0.5 * self.exposure_s * v), make(xy + 0.5 * self.exposure_s * v))
-            window = _union(self._window(ends[0]), self._window(ends[1]))
-            samples = 2 if k > 4 else 3
-        else:
-            window = self._window(solids[0])
-        return _Moving(solids, window, samples)
+        shifts = dts[:, None] * v[None, :]
+        first, last = make(xy + shifts[0]), make(xy + shifts[-1])
+        # Time samples already smooth a streak: fewer rays per pixel do.
+        samples = _BLURRED_SAMPLES if k > 2 else samples
+        return self._per_frame(solid, shifts, first, last, samples)
 
-    def _window(self, solid: Solid) -> Window | None:
-        lo, hi = solid.bounds_mm()
+    def _per_frame(self, solid: Solid, shifts, first: Solid, last: Solid, samples: int):
+        """A ``Moving`` whose window holds the shadow too, and whose ray boxes do not."""
+        ends = [self._window(s) for s in (first, last)]
+        rays = [self._window(s, shadow=False) for s in (first, last)]
+        if any(w is None for w in ends + rays):
+            return None  # off the image, or partly behind the camera
+        window = _union(*ends)
+        return Moving(solid, shifts, window, rays[0], rays[1], samples)
+
+    def _window(self, solid: Solid, shadow: bool = True) -> Window | None:
+        lo, hi = solid.bounds_mm(shadow)
         try:
             return pixel_box(self.camera, lo, hi)
         except ValueError:  # part of it lies behind the camera: nothing sensible to draw
@@ -172,68 +183,13 @@ class Renderer:
         for window in dirty:
             x0, y0, x1, y1 = window
             statics = [s for s, win in self._resting.values() if _overlap(win, window)]
-            self._static[y0:y1, x0:x1] = _to_u8(self._compose(window, statics, []))
-
-    # ------------------------------------------------------------------ drawing
-    def _compose(
-        self, window: Window, statics: list[Solid], moving: list[_Moving]
-    ) -> NDArray[np.float32]:
-        """Colour ``(h, w, 3)`` of a window: cloth, shadows, objects and goals, depth-tested."""
-        x0, y0, x1, y1 = window
-        w, h = x1 - x0, y1 - y0
-        s = max([m.samples for m in moving], default=_FIGURE_SAMPLES)
-        origin, dirs = sample_rays(self.camera, x0, y0, w, h, s)
-        static_shapes = [shape for solid in statics for shape in solid.shapes]
-        t_static, c_static = cast(static_shapes, origin, dirs, self._light)
-        xs, ys = self._pix.x_mm[y0:y1, x0:x1], self._pix.y_mm[y0:y1, x0:x1]
-        keep = np.ones((h, w), np.float32)  # light left on the cloth after contact shadows
-        for solid in statics:
-            keep *= 1.0 - self.look.shadow * solid.shadow.darkness(xs, ys)
-        k = max([len(m.solids) for m in moving], default=0)
-        if k == 0:
-            colour, hits, depth = c_static, np.isfinite(t_static).astype(np.float32), t_static
-        else:
-            colour = np.zeros_like(c_static)
-            hits = np.zeros(len(dirs), np.float32)
-            depth = t_static.copy()
-            keep_moving = np.zeros((h, w), np.float32)
-            for i in range(k):
-                solids = [m.solids[i * len(m.solids) // k] for m in moving]
-                shapes = [shape for solid in solids for shape in solid.shapes]
-                t_dyn, c_dyn = cast(shapes, origin, dirs, self._light)
-                nearer = t_dyn < t_static
-                colour += np.where(nearer[:, None], c_dyn, c_static)
-                hits += np.isfinite(np.minimum(t_dyn, t_static))
-                np.minimum(depth, t_dyn, out=depth)
-                lit = np.ones((h, w), np.float32)
-                for solid in solids:
-                    lit *= 1.0 - self.look.shadow * solid.shadow.darkness(xs, ys)
-                keep_moving += lit
-            colour /= k
-            hits /= k
-            keep *= keep_moving / k
-        return self._blend(window, s, colour, hits, depth, keep)
-
-    def _blend(self, window: Window, s: int, colour, hits, depth, keep) -> NDArray[np.float32]:
-        """Average the samples per pixel and lay them over cloth and under or over the goals."""
-        x0, y0, x1, y1 = window
-        w, h = x1 - x0, y1 - y0
-        cover = hits.reshape(h, s, w, s).mean(axis=(1, 3))[..., None]
-        obj = colour.reshape(h, s, w, s, 3).mean(axis=(1, 3))  # premultiplied by coverage
-        obj *= self._pix.gain[y0:y1, x0:x1, None]
-        obj_depth = depth.reshape(h, s, w, s).min(axis=(1, 3))
-        cloth = self._cloth[y0:y1, x0:x1] * keep[..., None]
-        g_alpha = self._goals.alpha[y0:y1, x0:x1, None]
-        g_premul = self._goals.premul[y0:y1, x0:x1]
-        goal_in_front = (self._goals.depth_mm[y0:y1, x0:x1] < obj_depth)[..., None]
-        under_goal = g_premul + (1.0 - g_alpha) * (obj + (1.0 - cover) * cloth)
-        over_goal = obj + (1.0 - cover) * (g_premul + (1.0 - g_alpha) * cloth)
-        return np.where(goal_in_front, under_goal, over_goal)
+            colour = compose(self._layers, window, statics, [], _FIGURE_SAMPLES)
+            self._static[y0:y1, x0:x1] = _to_u8(colour)
 
 
-def _clusters(moving: list[_Moving]) -> list[tuple[Window, list[_Moving]]]:
+def _clusters(moving: list[Moving]) -> list[tuple[Window, list[Moving]]]:
     """Group objects whose windows overlap, so they are drawn together and depth-tested."""
-    groups: list[tuple[Window, list[_Moving]]] = [(m.window, [m]) for m in moving]
+    groups: list[tuple[Window, list[Moving]]] = [(m.window, [m]) for m in moving]
     merged = True
     while merged:
         merged = False
@@ -268,11 +224,17 @@ def _time_key(t_s: float) -> int:
     return abs(round(t_s * 1e6)) % (2**62)
 
 
-def _noise_bank(n_values: int, sigma: float, seed: int) -> NDArray[np.int8] | None:
-    """Sensor noise for any frame: a bank 1.5 frames long, read from a random offset."""
+def _noise_bank(
+    n_values: int, sigma: float, seed: int
+) -> tuple[NDArray[np.uint8], NDArray[np.uint8]] | None:
+    """Sensor noise for any frame: a bank 1.5 frames long, read from a random offset.
+
+    Held as its positive and negative parts, each uint8, so it can be applied with two
+    saturating adds.
+    """
     if sigma <= 0:
         return None
     rng = np.random.default_rng([seed, 1])
     size = n_values + n_values // 2
-    noise = rng.standard_normal(size, dtype=np.float32) * sigma
-    return np.clip(np.round(noise), -127, 127).astype(np.int8)
+    noise = np.clip(np.round(rng.standard_normal(size, dtype=np.float32) * sigma), -255, 255)
+    return np.maximum(noise, 0).astype(np.uint8), np.maximum(-noise, 0).astype(np.uint8)

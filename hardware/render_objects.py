@@ -52,10 +52,12 @@ class Solid:
     shapes: tuple[Shape, ...]
     shadow: Shadow
 
-    def bounds_mm(self) -> tuple[NDArray, NDArray]:
-        """3D box holding the shapes and the shadow, (3,) lo and hi in mm."""
+    def bounds_mm(self, shadow: bool = True) -> tuple[NDArray, NDArray]:
+        """3D box holding the shapes (and the shadow), (3,) lo and hi in mm."""
         los, his = zip(*(s.bounds_mm() for s in self.shapes), strict=True)
         lo, hi = np.min(los, axis=0), np.max(his, axis=0)
+        if not shadow:
+            return lo, hi
         reach = self.shadow.r0_mm + 2.5 * self.shadow.fade_mm
         sx, sy = self.shadow.xy_mm
         lo[:2] = np.minimum(lo[:2], (sx - reach, sy - reach))

@@ -30,13 +30,8 @@ class Sphere:
     colour: tuple[float, float, float]
     shiny: bool = True
 
-    def hit(self, origin: Vec, dirs: Rays) -> NDArray[np.float64]:
-        oc = origin - np.asarray(self.centre_mm)
-        b = dirs @ oc
-        disc = b * b - (oc @ oc - self.radius_mm**2)
-        with np.errstate(invalid="ignore"):
-            t = -b - np.sqrt(disc)
-        return np.where((disc >= 0.0) & (t > 0.0), t, np.inf)
+    def hit(self, origin: Vec | Rays, dirs: Rays) -> NDArray[np.float64]:
+        return _sphere_t(origin - np.asarray(self.centre_mm), dirs, self.radius_mm**2)
 
     def normal(self, points: Rays) -> Rays:
         return (points - np.asarray(self.centre_mm)) / self.radius_mm
@@ -69,8 +64,9 @@ class Cylinder:
             -v[..., 0] * s + v[..., 1] * c
         ) / self.b_mm
 
-    def hit(self, origin: Vec, dirs: Rays) -> NDArray[np.float64]:
+    def hit(self, origin: Vec | Rays, dirs: Rays) -> NDArray[np.float64]:
         o = origin - np.array([self.centre_xy_mm[0], self.centre_xy_mm[1], 0.0])
+        oz = o[..., 2]
         ox, oy = self._local(o)
         dx, dy = self._local(dirs)
         a = dx * dx + dy * dy
@@ -78,13 +74,13 @@ class Cylinder:
         disc = b * b - a * (ox * ox + oy * oy - 1.0)
         with np.errstate(invalid="ignore", divide="ignore"):
             t_side = (-b - np.sqrt(disc)) / a
-            z_side = o[2] + t_side * dirs[:, 2]
+            z_side = oz + t_side * dirs[:, 2]
             t_side = np.where(
                 (disc >= 0) & (t_side > 0) & (z_side >= self.z0_mm) & (z_side <= self.z1_mm),
                 t_side,
                 np.inf,
             )
-            t_top = (self.z1_mm - o[2]) / dirs[:, 2]
+            t_top = (self.z1_mm - oz) / dirs[:, 2]
         tx, ty = ox + t_top * dx, oy + t_top * dy
         t_top = np.where((t_top > 0) & (tx * tx + ty * ty <= 1.0), t_top, np.inf)
         return np.minimum(t_side, t_top)
@@ -116,11 +112,11 @@ class Capsule:
     colour: tuple[float, float, float]
     shiny: bool = False
 
-    def hit(self, origin: Vec, dirs: Rays) -> NDArray[np.float64]:
+    def hit(self, origin: Vec | Rays, dirs: Rays) -> NDArray[np.float64]:
         pa, pb = np.asarray(self.p0_mm), np.asarray(self.p1_mm)
         ba, oa = pb - pa, origin - pa
-        baba, baoa, oaoa = ba @ ba, ba @ oa, oa @ oa
-        bard, rdoa = dirs @ ba, dirs @ oa
+        baba, baoa, oaoa = ba @ ba, oa @ ba, _dot(oa, oa)
+        bard, rdoa = dirs @ ba, _dot(dirs, oa)
         r2 = self.radius_mm**2
         a = baba - bard * bard
         b = baba * rdoa - baoa * bard
@@ -148,11 +144,20 @@ class Capsule:
 Shape = Sphere | Cylinder | Capsule
 
 
-def _sphere_t(oc: Vec, dirs: Rays, r2: float) -> NDArray[np.float64]:
-    b = dirs @ oc
-    disc = b * b - (oc @ oc - r2)
-    t = -b - np.sqrt(disc)
+def _sphere_t(oc: Vec | Rays, dirs: Rays, r2: float) -> NDArray[np.float64]:
+    """Distance along unit rays to a sphere, from ray origins at ``oc`` relative to its centre."""
+    b = _dot(dirs, oc)
+    disc = b * b - (_dot(oc, oc) - r2)
+    with np.errstate(invalid="ignore"):
+        t = -b - np.sqrt(disc)
     return np.where((disc >= 0.0) & (t > 0.0), t, np.inf)
+
+
+def _dot(a: NDArray, b: NDArray) -> NDArray[np.float64]:
+    """Row-wise dot product of (n, 3) or (3,) arrays."""
+    if a.ndim == 2 and b.ndim == 2:
+        return np.einsum("ij,ij->i", a, b)
+    return a @ b
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,11 +176,12 @@ class Light:
 
 
 def cast(
-    shapes: list[Shape], origin: Vec, dirs: Rays, light: Light
+    shapes: list[Shape], origin: Vec | Rays, dirs: Rays, light: Light
 ) -> tuple[NDArray[np.float64], NDArray[np.float32]]:
     """Nearest hit of each ray among ``shapes``: distance ``(n,)`` and shaded BGR ``(n, 3)``.
 
-    Rays that miss every shape get distance inf and colour 0.
+    ``origin`` is one point (3,) for all rays or one per ray (n, 3). Rays that miss every
+    shape get distance inf and colour 0.
     """
     n = len(dirs)
     colour = np.zeros((n, 3), np.float32)
@@ -189,7 +195,8 @@ def cast(
         if len(sel) == 0:
             continue
         d = dirs[sel]
-        normals = shape.normal(origin + t[sel, None] * d)
+        o = origin[sel] if origin.ndim == 2 else origin
+        normals = shape.normal(o + t[sel, None] * d)
         factor, spec = _shade(light, normals, d, shape.shiny)
         colour[sel] = np.asarray(shape.colour, np.float32) * factor[:, None] + spec[:, None]
     return t, colour
