@@ -82,6 +82,8 @@ class Pipeline:
         self.busy_s = 0.0
         self.moving_s = 0.0
         self.calls: list[dict[str, Any]] = []
+        # The latest contacts (kind, frame, figure id), for benchmarks and live views; bounded.
+        self.recent_contacts: deque[tuple[str, int, int | None]] = deque(maxlen=256)
         self._prev_t: float | None = None
 
     # ------------------------------------------------------------------ public
@@ -179,6 +181,7 @@ class Pipeline:
     def _attach_contacts(self, tracks: Tracks) -> None:
         """File each contact on the first frame it shows (a flick: the frame after onset)."""
         for c in tracks.contacts:
+            self.recent_contacts.append((c.kind, c.frame, c.figure_id))
             if c.figure_id is None:
                 continue
             frame = c.frame + 1 if c.kind == "flick" else c.frame

@@ -1,0 +1,180 @@
+"""Accuracy of detection and tracking over simulated clips, and memory over a long stream.
+
+Each clip is a scripted scene rendered with a varied camera (height, tilt, turn, lens
+distortion), look (cloth, kits, ball colour, light, noise) and table profile (``fistf`` and
+``subbuteo-classic``). The camera is calibrated automatically from the clip's first frames
+(empty-table median), as ``tablevar analyze`` does, then every frame goes through the pipeline.
+Seeds start at 1000, away from the ones the tests use.
+
+Printed figures:
+
+- ball ground point error at rest (median, p95) and while moving (median), mm;
+- detection rate: frames with the ball on the table where a ball is reported within 5 mm;
+- figure base error (median), mm;
+- flick onset error (frames) against the truth contacts, and moving-state switch error
+  (frames) against the truth's moving flags;
+- peak memory (RSS) and traced Python memory over a simulated stream (``--stream-minutes``,
+  default 30, frames replayed back and forth at 60 fps).
+
+Usage: ``.venv/bin/python benchmarks/accuracy.py [--clips 20] [--size 1280x960]
+[--stream-minutes 30]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+import tracemalloc
+
+import cv2
+import numpy as np
+
+from calibration.calibrate import calibrate, clean_view
+from calibration.camera import CameraModel
+from calibration.tables import load_pitch
+from hardware.look import Look
+from hardware.render import Renderer
+from hardware.scene_library import build_scene
+from hardware.truth import frame_truth
+from tablevar.pipeline import Pipeline
+from vision.model import learn_model
+
+SCENES = ("kickoff_pass", "touchline_out", "goal_line_close", "goal_inside_zone", "offside")
+TABLES = ("fistf", "subbuteo-classic")
+FPS = 60.0
+
+
+def clip_setup(i: int, size: tuple[int, int]):
+    rng = np.random.default_rng(1000 + i)
+    table = TABLES[i % 2]
+    pitch = load_pitch(table)
+    hx, hy = pitch.cloth_half_extent_mm
+    w, h = size
+    view = max(2 * hx + 60, (2 * hy + 60) * w / h) * float(rng.uniform(1.0, 1.08))
+    camera = CameraModel.overhead(
+        size,
+        float(rng.uniform(1150.0, 1450.0)),
+        view,
+        dist=(float(rng.uniform(-0.12, 0.02)), float(rng.uniform(-0.02, 0.05)), 0.0, 0.0, 0.0),
+        tilt_x_deg=float(rng.uniform(-3, 3)),
+        tilt_y_deg=float(rng.uniform(-3, 3)),
+        yaw_deg=float(rng.uniform(-2, 2)),
+    )
+    return table, pitch, camera, Look.random(rng)
+
+
+def run_clip(i: int, size, seconds: float):
+    table, pitch, camera, look = clip_setup(i, size)
+    scene = build_scene(SCENES[i % len(SCENES)], seed=1000 + i, table=table)
+    n = min(scene.frame_count(FPS), int(seconds * FPS))
+    truth = frame_truth(scene, FPS)[:n]
+    renderer = Renderer(camera, scene.pitch, look, seed=1000 + i)
+    images = [renderer.render(scene.frame(k / FPS)) for k in range(n)]
+    cal = calibrate(clean_view(images[: int(2 * FPS)]), pitch)
+    measured = cal.measured_pitch(pitch)
+    model = learn_model([images[0]], cal.camera, measured)
+    pipe = Pipeline(model, fps=FPS)
+    records = []
+    for k, img in enumerate(images):
+        records += pipe.process(img, k / FPS)
+    records += pipe.finish()
+    return truth, records, list(pipe.recent_contacts), pipe.ms_per_frame, images
+
+
+def score(truth, records, contacts):
+    rest, moving, found, total, figs = [], [], 0, 0, []
+    for t, r in zip(truth, records, strict=True):
+        if t["ball"] is not None:
+            total += 1
+            if r["ball"] is not None:
+                e = np.hypot(
+                    t["ball"]["x_mm"] - r["ball"]["x_mm"], t["ball"]["y_mm"] - r["ball"]["y_mm"]
+                )
+                found += e < 5.0
+                (moving if t["ball"]["moving"] else rest).append(e)
+        if r["figures"]:
+            tf = np.array([[f["x_mm"], f["y_mm"]] for f in t["figures"]])
+            rf = np.array([[f["x_mm"], f["y_mm"]] for f in r["figures"]])
+            figs.extend(np.linalg.norm(tf[:, None] - rf[None], axis=2).min(axis=0))
+    onsets_true = [c["onset_frame"] for t in truth for c in t["contacts"] if c["kind"] == "flick"]
+    onsets = [f for kind, f, _ in contacts if kind == "flick"]
+    onset_err = [min((abs(a - b) for b in onsets), default=np.nan) for a in onsets_true]
+    flags_t = np.array([bool(t["ball"] and t["ball"]["moving"]) for t in truth])
+    flags_r = np.array([bool(r["ball"] and r["ball"]["moving"]) for r in records])
+    sw_t = np.flatnonzero(np.diff(flags_t.astype(int)) != 0)
+    sw_r = np.flatnonzero(np.diff(flags_r.astype(int)) != 0)
+    switch_err = [np.min(np.abs(sw_r - a)) if len(sw_r) else np.nan for a in sw_t]
+    return rest, moving, found, total, figs, onset_err, switch_err
+
+
+def stream_memory(images, pitch_model, minutes: float) -> None:
+    pipe = Pipeline(pitch_model, fps=FPS)
+    n = int(minutes * 60 * FPS)
+    order = np.concatenate([np.arange(len(images)), np.arange(len(images) - 2, 0, -1)])
+    tracemalloc.start()
+    start = time.perf_counter()
+    for k in range(n):
+        pipe.process(images[order[k % len(order)]], k / FPS)
+        if k % int(5 * 60 * FPS) == 0 or k == n - 1:
+            cur, peak = tracemalloc.get_traced_memory()
+            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            print(
+                f"  stream {k / FPS / 60:5.1f} min: traced {cur / 1e6:6.2f} MB (peak "
+                f"{peak / 1e6:6.2f}), max RSS {rss:7.1f} MB, {time.perf_counter() - start:6.0f} s"
+            )
+    tracemalloc.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clips", type=int, default=20)
+    parser.add_argument("--size", default="1280x960")
+    parser.add_argument("--seconds", type=float, default=12.0, help="longest clip length")
+    parser.add_argument("--stream-minutes", type=float, default=30.0)
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    size = tuple(int(v) for v in args.size.split("x"))
+    all_rest, all_moving, found, total, figs, onsets, switches, ms = [], [], 0, 0, [], [], [], []
+    last, last_i = None, 0
+    for i in range(args.clips):
+        try:
+            truth, records, contacts, mspf, images = run_clip(i, size, args.seconds)
+        except ValueError as exc:  # a calibration or learning failure is a result too
+            print(f"clip {i}: FAILED: {exc}")
+            continue
+        r, m, f, t, fg, on, sw = score(truth, records, contacts)
+        all_rest += r
+        all_moving += m
+        found, total = found + f, total + t
+        figs += fg
+        onsets += on
+        switches += sw
+        ms.append(mspf)
+        last, last_i = images, i
+        print(
+            f"clip {i:2d}: rest {np.median(r) if r else np.nan:5.2f} mm, found {f}/{t}, "
+            f"figures {np.median(fg) if fg else np.nan:5.2f} mm, {mspf:5.2f} ms/frame"
+        )
+    p95 = np.percentile(all_rest, 95)
+    print(f"\nball at rest: median {np.median(all_rest):.3f} mm, p95 {p95:.3f} mm")
+    print(f"ball moving: median {np.median(all_moving):.3f} mm")
+    print(f"detection rate: {100 * found / max(total, 1):.1f} %")
+    print(f"figure bases: median {np.median(figs):.3f} mm")
+    print(
+        f"flick onset error: median {np.nanmedian(onsets):.1f} frames, "
+        f"missed {int(np.sum(np.isnan(onsets)))} of {len(onsets)}"
+    )
+    print(
+        f"moving-state switch error: median {np.nanmedian(switches):.1f} frames, "
+        f"p95 {np.nanpercentile(switches, 95):.1f}"
+    )
+    print(f"ms per frame (incl. learning noise of a shared machine): median {np.median(ms):.2f}")
+    if last is not None and args.stream_minutes > 0:
+        print(f"\nmemory over a {args.stream_minutes:g}-minute stream:")
+        _, pitch, camera, _ = clip_setup(last_i, size)
+        stream_memory(last, learn_model([last[0]], camera, pitch), args.stream_minutes)
+
+
+if __name__ == "__main__":
+    main()
