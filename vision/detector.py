@@ -143,8 +143,14 @@ class Detector:
 
     # ------------------------------------------------------------------ search
     def _classes(self, pixels: NDArray) -> NDArray[np.int64]:
+        """Class of each pixel ``(n, 3)``: ball, home, away; -1 for a pixel nearest the ball's
+        colour that the ball's colour does not explain under shading (a finger, a shirt), so
+        it cannot join a ball blob. Team pixels keep their class (rims and walls vary more)."""
         d = shaded_distance(pixels, self._colours, self.config.shading_range)
-        return np.argmin(d, axis=1)
+        cls = np.argmin(d, axis=1)
+        size = np.linalg.norm(np.asarray(pixels, np.float32), axis=1)
+        alien = (cls == _BALL) & (d[:, _BALL] > 0.12 * size + 12.0)
+        return np.where(alien, -1, cls)
 
     def _blobs(self, image, background, roi, scale_px_per_mm, origin, step, classes=None):
         """Classified foreground blobs of a (sub-sampled) region, of ``classes`` (default all).
