@@ -45,6 +45,48 @@ def match_position(pitch, rng: np.random.Generator) -> Figures:
     return Figures(np.arange(22), team, keeper, xy, np.zeros((22, 2)))
 
 
+def formation(pitch, rng: np.random.Generator) -> SceneFrame:
+    """A mid-match moment: two teams in shape, home attacking down the right, ball at a foot."""
+    half_l, half_w = 0.5 * pitch.profile.length_mm, 0.5 * pitch.profile.width_mm
+    # Fractions of the half length / half width; home attacks +x.
+    home = [
+        (-0.95, 0.0),
+        (-0.62, -0.55),
+        (-0.68, -0.18),
+        (-0.66, 0.2),
+        (-0.55, 0.6),
+        (-0.15, -0.62),
+        (-0.22, -0.12),
+        (0.05, 0.25),
+        (0.12, 0.72),
+        (0.48, -0.3),
+        (0.55, 0.22),
+    ]
+    away = [
+        (0.95, 0.05),
+        (0.7, -0.5),
+        (0.74, -0.1),
+        (0.7, 0.3),
+        (0.62, 0.66),
+        (0.3, -0.55),
+        (0.36, 0.02),
+        (0.22, 0.45),
+        (0.02, -0.35),
+        (-0.25, 0.05),
+        (-0.1, 0.5),
+    ]
+    xy = np.array(home + away) * (half_l - 20, half_w - 40)
+    xy[[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21]] += rng.normal(
+        0.0, 12.0, (20, 2)
+    )
+    team = np.array([HOME] * 11 + [AWAY] * 11, np.int8)
+    keeper = np.zeros(22, bool)
+    keeper[[0, 11]] = True
+    figures = Figures(np.arange(22), team, keeper, xy, np.zeros((22, 2)))
+    ball = xy[9] + (24.0, 9.0)  # just in front of the home striker
+    return SceneFrame(12.0, ball, np.zeros(2), figures)
+
+
 def frames(figures: Figures, n: int, fps: float = 60.0):
     """A ball rolling across the table and one figure sliding, frame by frame."""
     v_ball, v_fig = np.array([900.0, 350.0]), np.array([-400.0, 150.0])
@@ -87,8 +129,18 @@ def bench(size: tuple[int, int], n: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=120, help="frames per size (default 120)")
+    parser.add_argument("--save", metavar="PNG", help="also write a mid-match frame, 1280x960")
     args = parser.parse_args()
     cv2.setNumThreads(1)
+    if args.save:
+        pitch = load_pitch("fistf")
+        camera = CameraModel.overhead(
+            SIZES[0], 1300.0, 1440.0, dist=(-0.06, 0.0, 0.0, 0.0, 0.0), tilt_x_deg=2.0
+        )
+        image = Renderer(camera, pitch, Look(), seed=3).render(
+            formation(pitch, np.random.default_rng(4))
+        )
+        cv2.imwrite(args.save, image)
     print(f"renderer speed, one core, {args.frames} frames per size")
     print(
         "size      | per frame, cached | static layers once + 1 frame | MP4 encode/frame"

@@ -19,12 +19,13 @@ from hardware.scene import HOME, Finger
 from rules.pitch import Pitch
 
 # Figure body above the base top, mm.
-_TORSO_HALF_DEPTH_MM = 3.2
-_TORSO_HALF_WIDTH_MM = 6.2
-_KEEPER_HALF_WIDTH_MM = 8.5  # arms out: the keeper is wider across
+_TORSO_HALF_DEPTH_MM = 3.8
+_TORSO_HALF_WIDTH_MM = 6.8
+_KEEPER_HALF_WIDTH_MM = 9.0  # arms out: the keeper is wider across
 _TORSO_HEIGHT_MM = 15.0
-_HEAD_RADIUS_MM = 3.3
-_HEAD_ABOVE_BASE_MM = 18.5
+_HEAD_RADIUS_MM = 3.2
+_HEAD_ABOVE_BASE_MM = 18.0
+_HAIR_SHADES = (1.0, 0.6, 2.6, 1.4, 0.8, 3.2)  # dark, black, blond, brown ... by figure id
 _ROD_RADIUS_MM = 1.2
 _ROD_ABOVE_BASE_MM = 6.0
 
@@ -91,7 +92,9 @@ def figure_solid(
     torso = Cylinder(
         (x, y), _TORSO_HALF_DEPTH_MM, half_width, yaw, hb, hb + _TORSO_HEIGHT_MM, shirt
     )
-    head = Sphere((x, y, hb + _HEAD_ABOVE_BASE_MM), _HEAD_RADIUS_MM, _f(look.hair_bgr), True)
+    shade = _HAIR_SHADES[fig_id % len(_HAIR_SHADES)]
+    hair = tuple(min(255.0, c * shade) for c in _f(look.hair_bgr))
+    head = Sphere((x, y, hb + _HEAD_ABOVE_BASE_MM), _HEAD_RADIUS_MM, hair, True)
     shapes: tuple[Shape, ...] = (base, torso, head)
     if goalkeeper:
         # The rod runs from the keeper's back out over its own goal line to behind the goal.

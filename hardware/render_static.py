@@ -166,7 +166,9 @@ def _texture(pix: PixelMap, seed: int) -> NDArray[np.float32]:
     """Fine felt texture fixed to the cloth: two wrapped noise tiles of unrelated periods."""
     rng = np.random.default_rng([seed, 7])
     out = np.zeros(pix.x_mm.shape, np.float32)
-    for size, mm_per_texel, blur, weight in ((257, 0.35, 0.8, 0.8), (199, 2.3, 2.0, 0.6)):
+    # Fibre grain (~0.5 mm), a faint weave-scale ripple (~5 mm), gentle mottling (~10 cm).
+    tiles = ((257, 0.35, 0.8, 0.85), (199, 2.3, 1.5, 0.3), (131, 9.0, 3.0, 0.35))
+    for size, mm_per_texel, blur, weight in tiles:
         tile = rng.standard_normal((size, size)).astype(np.float32)
         tile = gaussian_filter(tile, sigma=blur, mode="wrap")
         tile /= tile.std()
@@ -177,7 +179,7 @@ def _texture(pix: PixelMap, seed: int) -> NDArray[np.float32]:
             interpolation=cv2.INTER_LINEAR,
             borderMode=cv2.BORDER_WRAP,
         )
-    return out
+    return out / math.sqrt(sum(t[3] ** 2 for t in tiles))
 
 
 def _edge(outside_mm: NDArray, sigma_mm: NDArray) -> NDArray[np.float32]:
