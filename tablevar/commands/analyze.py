@@ -25,6 +25,7 @@ from calibration.calibrate import calibrate, clean_view
 from calibration.calibration_file import Calibration, read_calibration, write_calibration
 from calibration.tables import load_pitch
 from hardware.sources import SourceError, VideoFileSource
+from tablevar.evidence import EvidenceWriter
 from tablevar.pipeline import FistfRules, Pipeline
 from vision.model import learn_model
 
@@ -41,7 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="track ball and figures in a video and referee it",
         description="Calibrate (or read a calibration), detect and track the ball and the "
         "figures in every frame, apply the FISTF rules, and write calibration.json, "
-        "tracks.jsonl, calls.jsonl and summary.json into the output folder.",
+        "tracks.jsonl, calls.jsonl, summary.json and an evidence picture per call (evidence/) "
+        "into the output folder.",
     )
     parser.add_argument("video", type=Path, metavar="VIDEO", help="video file or recording folder")
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="output folder")
@@ -92,6 +94,7 @@ def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progr
     pitch = cal.measured_pitch(pitch)
     pipeline: Pipeline | None = None
     rules = FistfRules(pitch)
+    evidence = EvidenceWriter(out, cal.camera, pitch)
     summary: dict[str, Any] = {
         "frames": 0,
         "fps": video.fps,
@@ -118,15 +121,20 @@ def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progr
                 if pipeline is None:
                     model = learn_model([frame.image_bgr], cal.camera, pitch)
                     pipeline = Pipeline(model, fps=video.fps, rules=rules)
-                _write(tracks, pipeline.process(frame.image_bgr, frame.t_s))
-                written_calls = _write_calls(calls, pipeline, written_calls)
+                evidence.add_frame(frame.index, frame.image_bgr)
+                records = pipeline.process(frame.image_bgr, frame.t_s)
+                evidence.add_records(records)
+                _write(tracks, records)
+                written_calls = _write_calls(calls, pipeline, written_calls, evidence)
             if pipeline is None:
                 raise SourceError(f"{video.path}: no frames decoded")
             summary["complete"] = True
         finally:
             if pipeline is not None:
-                _write(tracks, pipeline.finish())
-                _write_calls(calls, pipeline, written_calls)
+                records = pipeline.finish()
+                evidence.add_records(records)
+                _write(tracks, records)
+                _write_calls(calls, pipeline, written_calls, evidence)
                 summary.update(_summary(pipeline, rules, video.fps))
             _write_json(out / "summary.json", summary)
     return 0
@@ -150,7 +158,8 @@ def _write(stream: TextIO, records: list[dict[str, Any]]) -> None:
     stream.flush()
 
 
-def _write_calls(stream: TextIO, pipeline: Pipeline, done: int) -> int:
+def _write_calls(stream: TextIO, pipeline: Pipeline, done: int, evidence: EvidenceWriter) -> int:
+    evidence.attach(pipeline.calls[done:])  # each call's picture, before its line is written
     _write(stream, pipeline.calls[done:])
     return len(pipeline.calls)
 
