@@ -82,7 +82,7 @@ class EvidenceConfig:
     figure_crop_mm: float = 220.0
     size_px: int = 480
     banner_px: int = 84
-    keep_frames: int = 48
+    keep_frames: int = 32
     quality: int = 90
 
     def __post_init__(self) -> None:
