@@ -55,6 +55,9 @@ class CalibrationOptions:
     Attributes:
         work_width_px: the cloth and the ridges are found at about this width (faster).
         windows_px: half widths of the edge search windows, one fit round each, pixels.
+        loss_scales_px: per round, the residual beyond which the soft-L1 loss turns linear:
+            small at the end, so that a line painted a little off its nominal place does not
+            pull the camera but is measured where it is.
         spacing_px: distance between profiles along a line, pixels.
         min_coverage: a line is used when at least this fraction of its profiles found it.
         max_rms_px: edge residuals above this RMS mean the profile does not fit the cloth.
@@ -62,6 +65,7 @@ class CalibrationOptions:
 
     work_width_px: int = 800
     windows_px: tuple[float, ...] = (8.0, 5.0, 3.5)
+    loss_scales_px: tuple[float, ...] = (0.6, 0.3, 0.1)
     spacing_px: float = 6.0
     min_coverage: float = 0.25
     max_rms_px: float = 0.8
@@ -99,19 +103,28 @@ def calibrate(
         )
     cloth = lines.find_cloth(image_bgr)
     white = lines.whiteness(image_bgr, cloth)
-    camera, outline_touches = _coarse_camera(white, cloth, pitch, home, lens, opts)
-    # The principal point stays at the image centre: one flat view cannot tell it (fit.py).
-    free = ("pose",) if lens is not None else ("pose", "f", "k1", "k2")
-    priors = None if lens is not None else Priors(f_px=camera.fx_px)
-    found = None
-    for window in opts.windows_px:
-        found = _find_edges(white, pitch, camera, window, opts.spacing_px)
-        camera, found = _robust_fit(found, camera, free, priors, scale_px=max(0.25, window / 12))
-    return _finish(pitch, home, camera, found, outline_touches, opts)
+    cut: list[tuple[str, str]] = []
+    try:
+        camera = _coarse_camera(white, cloth, pitch, home, lens, opts, cut)
+        # The principal point stays at the image centre: one flat view cannot tell it (fit.py).
+        free = ("pose",) if lens is not None else ("pose", "f", "k1", "k2")
+        priors = None if lens is not None else Priors(f_px=camera.fx_px)
+        for window, scale in zip(opts.windows_px, opts.loss_scales_px, strict=True):
+            found = _find_edges(white, pitch, camera, window, opts.spacing_px)
+            camera, found = _robust_fit(found, camera, free, priors, scale_px=scale)
+        return _finish(pitch, home, camera, found, opts)
+    except (CalibrationError, ValueError) as exc:
+        # Lines (or goals) running into the picture's border and a failed fit: the picture most
+        # likely cuts off part of the pitch. Goals alone reaching the border do no harm.
+        if not cut:
+            raise
+        raise _outside_error(*cut[0]) from exc
 
 
 # --------------------------------------------------------------------------- coarse pose
-def _coarse_camera(white, cloth, pitch, home, lens, opts) -> tuple[CameraModel, bool]:
+def _coarse_camera(white, cloth, pitch, home, lens, opts, cut: list) -> CameraModel:
+    """The chamfer-fitted first camera; appends to ``cut`` the (line, image side) of each
+    side of the outline that runs into the picture's border."""
     h, w = white.shape
     scale = max(1.0, w / opts.work_width_px)
     size = (round(w / scale), round(h / scale))
@@ -123,13 +136,7 @@ def _coarse_camera(white, cloth, pitch, home, lens, opts) -> tuple[CameraModel, 
     # Scale corners to full-resolution pixel centres.
     corners_px = (out.corners_px + 0.5) * scale - 0.5
     corners_mm, sides = _pitch_corners(out, corners_px, pitch, home)
-    for touching, (name, image_side) in zip(out.touches_border, sides, strict=True):
-        if touching:
-            raise CalibrationError(
-                f"the {_describe(name)} at the {image_side} of the image was not found: does "
-                "the camera see the whole pitch? Aim or zoom the camera out until every line "
-                "is inside the picture with a margin of cloth, then calibrate again"
-            )
+    cut.extend(side for side, touching in zip(sides, out.touches_border, strict=True) if touching)
     if lens is None:
         f0 = fit.guess_focal_px(corners_px, corners_mm)
         k, dist = np.array([[f0, 0, (w - 1) / 2], [0, f0, (h - 1) / 2], [0, 0, 1]]), (0.0,) * 5
@@ -152,7 +159,7 @@ def _coarse_camera(white, cloth, pitch, home, lens, opts) -> tuple[CameraModel, 
         camera = fit.fit_to_distance_map(
             distance, scale, points, camera, free=free, truncate_px=truncate, priors=priors
         )
-    return camera, bool(out.touches_border.any())
+    return camera
 
 
 def _pitch_corners(out: lines.Outline, corners_px, pitch: Pitch, home: str):
@@ -255,7 +262,12 @@ def _find_edges(white, pitch: Pitch, camera: CameraModel, window_px: float, spac
 
 
 def _robust_fit(found: _Found, camera, free, priors, scale_px: float):
-    """Fit to the valid profiles, then twice drop residuals beyond 3 robust sigmas and refit."""
+    """Fit to the valid profiles, then twice drop outliers and refit.
+
+    An outlier lies more than 3 robust sigmas from the other samples of its own line: a line
+    painted a little off its nominal place is kept whole (and measured where it is), a figure
+    standing on it is not.
+    """
     centres = found.along(found.profiles.centre_px)
     keep = found.inlier
     for _ in range(3):
@@ -273,13 +285,22 @@ def _robust_fit(found: _Found, camera, free, priors, scale_px: float):
             priors=priors,
         )
         r = fit.residuals_px(camera, found.model, centres)
+        r -= _line_medians(found.model.line, r, keep)
         sigma = 1.4826 * float(np.median(np.abs(r[keep])))
         keep = found.inlier & (np.abs(r) <= max(3.0 * sigma, 0.3))
     return camera, found.with_inliers(keep)
 
 
+def _line_medians(line: NDArray, values: NDArray, keep: NDArray) -> NDArray:
+    """Per sample (n,), the median of ``values`` over the kept samples of its line (0 if none)."""
+    out = np.zeros(len(values))
+    for i in np.unique(line[keep]):
+        out[line == i] = np.median(values[keep & (line == i)])
+    return out
+
+
 # --------------------------------------------------------------------------- results
-def _finish(pitch: Pitch, home: str, camera: CameraModel, found: _Found, touched, opts):
+def _finish(pitch: Pitch, home: str, camera: CameraModel, found: _Found, opts):
     keep = found.inlier
     model = found.model.take(keep)
     lo_px = found.along(found.profiles.lo_px)[keep]
@@ -320,7 +341,6 @@ def _finish(pitch: Pitch, home: str, camera: CameraModel, found: _Found, touched
         found.along(found.profiles.hi_px),
         in_fit,
     )
-    del touched
     return Calibration(
         table=pitch.profile.name,
         image_size_px=camera.size_px,
@@ -359,8 +379,24 @@ def _rms(values: NDArray) -> float:
     return float(np.sqrt(np.mean(np.square(values)))) if len(values) else math.inf
 
 
+def _outside_error(line: str, image_side: str) -> CalibrationError:
+    return CalibrationError(
+        f"the {_describe(line)} at the {image_side} of the image was not found: does the camera "
+        "see the whole pitch? Aim or zoom the camera out until every line is inside the "
+        "picture with a margin of cloth, then calibrate again"
+    )
+
+
 def _check_found(pitch: Pitch, camera: CameraModel, used, rms_px: float, opts) -> None:
     name = pitch.profile.name
+    centre = 0.5 * (np.asarray(camera.size_px) - 1)
+    for kind in ("goal_line", "touchline"):
+        for band in pitch.lines_of_kind(kind):
+            ends = np.linspace(band.a_mm, band.b_mm, 9)
+            px = camera.project(ends)
+            off = (px < 0).any(axis=1) | (px > np.asarray(camera.size_px) - 1).any(axis=1)
+            if off.any():
+                raise _outside_error(band.name, _image_side(px[off][0] - centre))
     hint = (
         f"is --table right (shipped profiles: {', '.join(shipped_tables())})? If it is, make "
         "sure nothing covers the lines and the whole pitch is lit, then calibrate again"
@@ -370,8 +406,7 @@ def _check_found(pitch: Pitch, camera: CameraModel, used, rms_px: float, opts) -
     ]
     if missing:
         band = missing[0]
-        mid = camera.project(np.array([_midpoint(band)]))[0]
-        side = _image_side(mid - 0.5 * (np.asarray(camera.size_px) - 1))
+        side = _image_side(camera.project(np.array([_midpoint(band)]))[0] - centre)
         also = f" (nor {len(missing) - 1} more)" if len(missing) > 1 else ""
         raise CalibrationError(
             f"the {_describe(band.name)} at the {side} of the image was not found where the "

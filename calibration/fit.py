@@ -379,7 +379,8 @@ def bilinear(image: NDArray, xy: NDArray, outside: float) -> NDArray[np.float64]
     """
     h, w = image.shape
     x, y = xy[:, 0], xy[:, 1]
-    ok = (x >= 0) & (y >= 0) & (x <= w - 1) & (y <= h - 1)
+    ok = (x >= 0) & (y >= 0) & (x <= w - 1) & (y <= h - 1)  # False for NaN too
+    x, y = np.where(ok, x, 0.0), np.where(ok, y, 0.0)
     x0 = np.clip(np.floor(x), 0, w - 2).astype(np.int64)
     y0 = np.clip(np.floor(y), 0, h - 2).astype(np.int64)
     fx, fy = np.where(ok, x - x0, 0.0), np.where(ok, y - y0, 0.0)

@@ -75,7 +75,11 @@ def find_cloth(image_bgr: NDArray[np.uint8]) -> Cloth:
     )
     labels = labels.ravel()
     green = _green_clusters(centres, float(np.median(lab[:, 0])))
-    counts = np.bincount(labels, minlength=len(centres))
+    # The camera looks at the table: the cloth is the green that fills the picture's centre
+    # (a greenish floor or wall around the table may cover more of the picture).
+    sh, sw = small.shape[:2]
+    centre = labels.reshape(sh, sw)[sh // 3 : 2 * sh // 3, sw // 3 : 2 * sw // 3]
+    counts = np.bincount(centre.ravel(), minlength=len(centres))
     if not green.any():
         raise CalibrationError(
             "no green cloth found in the picture: point the camera at the table so the cloth "
@@ -209,17 +213,21 @@ def outline(ridges: NDArray[np.bool_], border_px: int) -> Outline:
     signs = ((-1, -1), (1, -1), (1, 1), (-1, 1))
     corners = np.array([hull[np.argmax(a_ * su + b_ * sv)] for a_, b_ in signs])
     h, w = ridges.shape
-    near = (
-        (hull[:, 0] <= border_px)
-        | (hull[:, 1] <= border_px)
-        | (hull[:, 0] >= w - 1 - border_px)
-        | (hull[:, 1] >= h - 1 - border_px)
+    # Lines running into an image border along much of it: the outline side facing that border
+    # is cut off. (A goal behind its line touches the border along a short stretch only.)
+    at_border = (
+        (hull[:, 0] <= border_px, 1),
+        (hull[:, 1] <= border_px, 0),
+        (hull[:, 0] >= w - 1 - border_px, 1),
+        (hull[:, 1] >= h - 1 - border_px, 0),
     )
-    # Which side of the outline each border-touching hull point lies beyond (by the larger of
-    # its normalised coordinates): end A (-u), side 1 (-v), end B (+u), side 2 (+v).
-    side = np.where(np.abs(su) >= np.abs(sv), np.where(su < 0, 0, 2), np.where(sv < 0, 1, 3))
+    outward = np.array([-u, -v, u, v])  # sides: end A, side 1, end B, side 2
+    borders = np.array([[-1.0, 0.0], [0.0, -1.0], [1.0, 0.0], [0.0, 1.0]])
     touches = np.zeros(4, bool)
-    touches[np.unique(side[near])] = True
+    for (hit, along), normal in zip(at_border, borders, strict=True):
+        extent = np.ptp(hull[:, along])
+        if hit.any() and np.ptp(hull[hit, along]) > 0.4 * extent:
+            touches[int(np.argmax(outward @ normal))] = True
     return Outline(corners, u, touches)
 
 

@@ -1,55 +1,21 @@
-"""A minimal table painter for the calibration tests: green cloth, white lines, nothing else.
+"""Rendered tables for the calibration tests (the simulator's renderer, exact ground truth).
 
-Every pixel is back-projected to the cloth and painted by its distance to the nearest line
-paint (``Pitch.paint_distance_mm``), anti-aliased over the pixel's footprint on the cloth. It
-knows nothing of calibration, so what calibration finds in its pictures is a real measurement.
+Seeds here stay below 100; the accuracy benchmark uses its own from 1000 on.
 """
 
 from __future__ import annotations
 
-import cv2
+import functools
+
 import numpy as np
 import pytest
 
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
+from hardware.look import Look
+from hardware.render import Renderer
+from hardware.scene import Figures, SceneFrame
 from rules.pitch import Pitch
-
-CLOTH_BGR = np.array([45.0, 125.0, 50.0])
-PAINT_BGR = np.array([225.0, 230.0, 228.0])
-TABLE_BGR = np.array([40.0, 60.0, 85.0])
-
-
-def paint_view(
-    camera: CameraModel,
-    pitch: Pitch,
-    *,
-    light_gradient: float = 0.0,
-    noise: float = 2.0,
-    blur_px: float = 0.6,
-    seed: int = 0,
-) -> np.ndarray:
-    """A BGR uint8 picture of ``pitch`` seen by ``camera``.
-
-    ``light_gradient`` dims the picture linearly from its left edge (1.0) to its right edge
-    (1 - light_gradient); ``noise`` is the sensor noise in grey levels.
-    """
-    w, h = camera.size_px
-    ys, xs = np.mgrid[0:h, 0:w]
-    px = np.stack([xs.ravel(), ys.ravel()], axis=1).astype(np.float64)
-    xy = camera.back_project(px)
-    size_mm = camera.mm_per_px(xy)
-    paint = np.clip(0.5 - pitch.paint_distance_mm(xy) / size_mm, 0.0, 1.0)
-    hx, hy = pitch.cloth_half_extent_mm
-    cloth = (np.abs(xy[:, 0]) <= hx) & (np.abs(xy[:, 1]) <= hy)
-    colour = np.where(cloth[:, None], CLOTH_BGR, TABLE_BGR)
-    colour = colour + paint[:, None] * (PAINT_BGR - CLOTH_BGR) * cloth[:, None]
-    img = colour.reshape(h, w, 3)
-    if blur_px > 0:
-        img = cv2.GaussianBlur(img, ksize=(0, 0), sigmaX=blur_px)
-    img = img * (1.0 - light_gradient * xs[..., None] / w)
-    img = img + np.random.default_rng(seed).normal(0.0, noise, img.shape)
-    return np.clip(np.rint(img), 0, 255).astype(np.uint8)
 
 
 @pytest.fixture(scope="session")
@@ -60,3 +26,96 @@ def fistf() -> Pitch:
 @pytest.fixture(scope="session")
 def classic() -> Pitch:
     return load_pitch("subbuteo-classic")
+
+
+def fitting_camera(
+    pitch: Pitch,
+    size_px: tuple[int, int],
+    *,
+    height_mm: float = 1300.0,
+    k1: float = 0.0,
+    tilt: tuple[float, float] = (0.0, 0.0),
+    yaw_deg: float = 0.0,
+) -> CameraModel:
+    """The closest view in which every line of ``pitch`` and a strip of cloth beyond it show."""
+    hl = 0.5 * pitch.profile.length_mm + 40.0
+    hw = 0.5 * pitch.profile.width_mm + 40.0
+    s = np.linspace(-1.0, 1.0, 15)
+    top, bottom = np.stack([s * hl, np.full(15, hw)], 1), np.stack([s * hl, np.full(15, -hw)], 1)
+    right, left = np.stack([np.full(15, hl), s * hw], 1), np.stack([np.full(15, -hl), s * hw], 1)
+    ring = np.concatenate([top, bottom, right, left])
+    view = 1.4 * hl
+    while True:
+        cam = CameraModel.overhead(
+            size_px,
+            height_mm,
+            view,
+            dist=(k1, 0.0, 0.0, 0.0, 0.0),
+            tilt_x_deg=tilt[0],
+            tilt_y_deg=tilt[1],
+            yaw_deg=yaw_deg,
+        )
+        px = cam.project(ring)
+        if (
+            (px >= 0).all()
+            and (px[:, 0] <= size_px[0] - 1).all()
+            and (px[:, 1] <= size_px[1] - 1).all()
+        ):
+            return cam
+        view *= 1.03
+
+
+def figures_on_lines(pitch: Pitch, seed: int) -> SceneFrame:
+    """Twelve figures, half of them standing on lines, and the ball on a touchline."""
+    rng = np.random.default_rng(seed)
+    hl, hw = 0.5 * pitch.profile.length_mm - 40, 0.5 * pitch.profile.width_mm - 40
+    xy = rng.uniform([-hl, -hw], [hl, hw], (12, 2))
+    straight = [b for b in pitch.lines if b.shape == "segment"]
+    for i in range(0, 12, 2):
+        band = straight[rng.integers(len(straight))]
+        xy[i] = np.asarray(band.a_mm) + rng.uniform(0.2, 0.8) * np.subtract(band.b_mm, band.a_mm)
+    touch = pitch.line("touchline_bottom")
+    ball = np.asarray(touch.a_mm) + 0.4 * np.subtract(touch.b_mm, touch.a_mm)
+    figures = Figures(
+        np.arange(12),
+        np.repeat(np.array([0, 1], np.int8), 6),
+        np.isin(np.arange(12), [0, 6]),
+        xy,
+        np.zeros((12, 2)),
+    )
+    return SceneFrame(0.0, ball, np.zeros(2), figures)
+
+
+@pytest.fixture(scope="session")
+def render():
+    """``render(key) -> (true camera, picture)``, see ``rendered``."""
+    return rendered
+
+
+@pytest.fixture(scope="session")
+def mapping_error():
+    """``mapping_error(found, true, pitch) -> (n,) mm``, see ``mapping_error_mm``."""
+    return mapping_error_mm
+
+
+@functools.cache
+def rendered(key: tuple) -> tuple[CameraModel, np.ndarray]:
+    """A rendered view, cached for the session: ``key`` = (table, size, camera kwargs as a
+    tuple of pairs, look seed or None for the default look, figures seed or None, edges)."""
+    table, size, cam_kwargs, look_seed, figure_seed, edges = key
+    pitch = load_pitch(table)
+    camera = fitting_camera(pitch, size, **dict(cam_kwargs))
+    look = Look() if look_seed is None else Look.random(np.random.default_rng(look_seed))
+    painted = pitch.with_measured_edges(dict(edges)) if edges else pitch
+    renderer = Renderer(camera, painted, look, seed=look_seed or 0)
+    if figure_seed is None:
+        return camera, renderer.background()
+    return camera, renderer.render(figures_on_lines(pitch, figure_seed))
+
+
+def mapping_error_mm(found: CameraModel, true: CameraModel, pitch: Pitch) -> np.ndarray:
+    """Error (n,) of pitch points over the playing area mapped true pixel -> found cloth point."""
+    hl, hw = 0.5 * pitch.profile.length_mm, 0.5 * pitch.profile.width_mm
+    gx, gy = np.meshgrid(np.linspace(-hl, hl, 31), np.linspace(-hw, hw, 21))
+    xy = np.stack([gx.ravel(), gy.ravel()], axis=1)
+    return np.hypot(*(found.back_project(true.project(xy)) - xy).T)

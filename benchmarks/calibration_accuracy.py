@@ -1,0 +1,230 @@
+"""Calibration accuracy on rendered tables with exact ground truth.
+
+Renders N views (default 36) that the tests never see (seeds from 1000 on), across camera
+height (1.1-1.6 m), tilt (up to 10 degrees in any direction), turn (and home on either side),
+barrel distortion (k1 0 .. -0.3), looks (``Look.random``: cloth shade, light gradient,
+vignetting, noise, line softness), both shipped profiles, 1280x960 and 2304x1296, with
+figures and the ball standing on lines. For each it runs ``calibrate`` and prints:
+
+- error of mapped pitch points over the whole playing area (true pixel -> calibrated
+  back-projection, mm): median and 95th percentile over all views, and the worst view;
+- reprojection RMS of the line edges (px), focal length error (%), error of the measured line
+  edges against the rendered ones (mm);
+- success rate and seconds per calibration;
+- that each invalid view (no cloth, too dark, part of the pitch outside, wrong profile) fails
+  with a CalibrationError, and its message.
+
+Run: ``.venv/bin/python benchmarks/calibration_accuracy.py [--views N] [--verbose]``.
+Targets: median <= 0.3 mm, p95 <= 0.8 mm, RMS <= 0.3 px, focal within 1 %, 100 % success,
+<= 3 s per calibration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from calibration.calibrate import calibrate
+from calibration.calibration_file import CalibrationError
+from calibration.camera import CameraModel
+from calibration.tables import load_pitch
+from hardware.look import Look
+from hardware.render import Renderer
+from hardware.scene import Figures, SceneFrame
+from hardware.scene_camera import fits
+from rules.pitch import Pitch
+
+SIZES = ((1280, 960), (2304, 1296))
+PROFILES = ("fistf", "subbuteo-classic")
+FIRST_SEED = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    seed: int
+    table: str
+    camera: CameraModel
+    home: str
+    look: Look
+    scene: SceneFrame
+    tilt_deg: float
+
+
+def make_view(seed: int) -> View:
+    rng = np.random.default_rng(seed)
+    table = PROFILES[seed % 2]
+    size = SIZES[(seed // 2) % 2]
+    pitch = load_pitch(table)
+    turn = float(rng.uniform(-10.0, 10.0)) + (180.0 if seed % 5 == 0 else 0.0)
+    tilt = float(rng.uniform(0.0, 10.0))
+    angle = float(rng.uniform(0.0, 2.0 * math.pi))
+    camera = widest_fitting(
+        pitch,
+        size,
+        height_mm=float(rng.uniform(1100.0, 1600.0)),
+        k1=float(rng.uniform(-0.3, 0.0)),
+        tilt_xy=(tilt * math.cos(angle), tilt * math.sin(angle)),
+        yaw_deg=turn,
+    )
+    home = image_side_of(camera, (-0.5 * pitch.profile.length_mm, 0.0))
+    return View(seed, table, camera, home, Look.random(rng), scene_with_figures(rng, pitch), tilt)
+
+
+def widest_fitting(pitch, size, *, height_mm, k1, tilt_xy, yaw_deg) -> CameraModel:
+    """The narrowest view (most pixels per mm) that still shows the whole cloth and goals."""
+    hx, hy = pitch.cloth_half_extent_mm
+    view = 2.0 * max(hx, hy * size[0] / size[1]) * 0.8
+    while True:
+        cam = CameraModel.overhead(
+            size,
+            height_mm,
+            view,
+            dist=(k1, 0.0, 0.0, 0.0, 0.0),
+            tilt_x_deg=tilt_xy[0],
+            tilt_y_deg=tilt_xy[1],
+            yaw_deg=yaw_deg,
+        )
+        if fits(cam, pitch):
+            return cam
+        view *= 1.02
+
+
+def image_side_of(camera: CameraModel, xy_mm) -> str:
+    d = camera.project(np.array([xy_mm]))[0] - 0.5 * (np.asarray(camera.size_px) - 1)
+    if abs(d[0]) >= abs(d[1]):
+        return "right" if d[0] > 0 else "left"
+    return "bottom" if d[1] > 0 else "top"
+
+
+def scene_with_figures(rng: np.random.Generator, pitch: Pitch) -> SceneFrame:
+    """22 figures, a third of them on lines, and the ball on a line."""
+    hl, hw = 0.5 * pitch.profile.length_mm - 30, 0.5 * pitch.profile.width_mm - 30
+    xy = rng.uniform([-hl, -hw], [hl, hw], (22, 2))
+    straight = [b for b in pitch.lines if b.shape == "segment"]
+    for i in range(0, 22, 3):
+        band = straight[rng.integers(len(straight))]
+        t = rng.uniform(0.15, 0.85)
+        xy[i] = np.asarray(band.a_mm) + t * (np.subtract(band.b_mm, band.a_mm))
+    band = straight[rng.integers(len(straight))]
+    ball = np.asarray(band.a_mm) + rng.uniform(0.2, 0.8) * np.subtract(band.b_mm, band.a_mm)
+    figures = Figures(
+        np.arange(22),
+        np.repeat(np.array([0, 1], np.int8), 11),
+        np.isin(np.arange(22), [0, 11]),
+        xy,
+        np.zeros((22, 2)),
+    )
+    return SceneFrame(0.0, ball, np.zeros(2), figures)
+
+
+def playing_area_grid(pitch: Pitch, n: int = 41) -> np.ndarray:
+    hl, hw = 0.5 * pitch.profile.length_mm, 0.5 * pitch.profile.width_mm
+    gx, gy = np.meshgrid(np.linspace(-hl, hl, n), np.linspace(-hw, hw, (n * 2) // 3))
+    return np.stack([gx.ravel(), gy.ravel()], axis=1)
+
+
+def run_view(view: View, verbose: bool) -> dict:
+    pitch = load_pitch(view.table)
+    image = Renderer(view.camera, pitch, view.look, seed=view.seed).render(view.scene)
+    start = time.perf_counter()
+    try:
+        cal = calibrate(image, pitch, home=view.home)
+    except CalibrationError as exc:
+        print(f"  seed {view.seed}: FAILED: {exc}")
+        return {"ok": False, "seconds": time.perf_counter() - start}
+    seconds = time.perf_counter() - start
+    grid = playing_area_grid(pitch)
+    err = np.hypot(*(cal.camera.back_project(view.camera.project(grid)) - grid).T)
+    nominal = {b.name: (b.inner_mm, b.outer_mm) for b in pitch.lines}
+    edge_err = np.array(
+        [np.subtract(cal.line_edges_mm[n], nominal[n]) for n in cal.lines_used]
+    ).ravel()
+    row = {
+        "ok": True,
+        "seconds": seconds,
+        "err": err,
+        "rms_px": cal.rms_px,
+        "focal_pct": 100.0 * (cal.camera.fx_px / view.camera.fx_px - 1.0),
+        "edge_mm": edge_err,
+        "tilt": view.tilt_deg,
+    }
+    if verbose:
+        w, h = view.camera.size_px
+        print(
+            f"  seed {view.seed} {view.table:<16} {w}x{h} home {view.home:<5} "
+            f"k1 {view.camera.dist[0]:+.2f} tilt {view.tilt_deg:4.1f}: median "
+            f"{np.median(err):.3f} mm, max {err.max():.3f} mm, RMS {cal.rms_px:.3f} px, "
+            f"focal {row['focal_pct']:+.2f} %, {len(cal.lines_used)} lines, {seconds:.2f} s"
+        )
+    return row
+
+
+def invalid_views() -> list[tuple[str, np.ndarray, str]]:
+    """(what, picture, profile to calibrate with) for pictures calibration must refuse."""
+    fistf, classic = load_pitch("fistf"), load_pitch("subbuteo-classic")
+    rng = np.random.default_rng(999)
+    cam = widest_fitting(fistf, (1280, 960), height_mm=1300, k1=-0.1, tilt_xy=(3, 2), yaw_deg=2)
+    good = Renderer(cam, fistf, Look(), seed=1).background()
+    grey = Renderer(cam, fistf, replace(Look(), cloth_bgr=(128, 128, 128)), seed=1).background()
+    partial = replace(cam, tvec_mm=(cam.tvec_mm[0] + 250.0, cam.tvec_mm[1], cam.tvec_mm[2]))
+    cut = Renderer(partial, fistf, Look(), seed=1).background()
+    dark = np.clip(good * 0.08 + rng.normal(0, 2, good.shape), 0, 255).astype(np.uint8)
+    cam_c = widest_fitting(classic, (1280, 960), height_mm=1300, k1=-0.1, tilt_xy=(3, 2), yaw_deg=2)
+    classic_img = Renderer(cam_c, classic, Look(), seed=1).background()
+    return [
+        ("no cloth (grey)", grey, "fistf"),
+        ("too dark", dark, "fistf"),
+        ("partial view", cut, "fistf"),
+        ("wrong profile (classic cloth as fistf)", classic_img, "fistf"),
+        ("wrong profile (fistf cloth as classic)", good, "subbuteo-classic"),
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--views", type=int, default=36)
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args()
+    rows = [run_view(make_view(FIRST_SEED + i), args.verbose) for i in range(args.views)]
+    ok = [r for r in rows if r["ok"]]
+    print(f"views: {len(rows)}, calibrated: {len(ok)} ({100.0 * len(ok) / len(rows):.0f} %)")
+    if ok:
+        err = np.concatenate([r["err"] for r in ok])
+        worst = max(np.median(r["err"]) for r in ok)
+        focal = np.array([abs(r["focal_pct"]) for r in ok])
+        tilt = np.array([r["tilt"] for r in ok])
+        edges = np.abs(np.concatenate([r["edge_mm"] for r in ok]))
+        print(
+            f"mapped pitch points: median {np.median(err):.3f} mm, p95 "
+            f"{np.percentile(err, 95):.3f} mm, max {err.max():.3f} mm "
+            f"(worst view median {worst:.3f} mm)"
+        )
+        print(
+            f"edge reprojection RMS: median {np.median([r['rms_px'] for r in ok]):.3f} px, "
+            f"max {max(r['rms_px'] for r in ok):.3f} px"
+        )
+        print(
+            f"focal length error: median {np.median(focal):.2f} %, max {focal.max():.2f} % "
+            f"(tilt >= 3 deg: max {focal[tilt >= 3].max(initial=0):.2f} %; tilt < 3 deg: max "
+            f"{focal[tilt < 3].max(initial=0):.2f} %)"
+        )
+        print(
+            f"measured line edges vs rendered: median {np.median(edges):.3f} mm, p95 "
+            f"{np.percentile(edges, 95):.3f} mm"
+        )
+    secs = np.array([r["seconds"] for r in rows])
+    print(f"seconds per calibration: median {np.median(secs):.2f}, max {secs.max():.2f}")
+    for what, picture, table in invalid_views():
+        try:
+            calibrate(picture, load_pitch(table))
+            print(f"invalid view '{what}': NOT refused")
+        except CalibrationError as exc:
+            print(f"invalid view '{what}': refused: {exc}")
+
+
+if __name__ == "__main__":
+    main()

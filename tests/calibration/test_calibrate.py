@@ -1,0 +1,145 @@
+"""Calibration from rendered tables: accuracy, home side, measured edges, clear failures."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from calibration.calibrate import calibrate, clean_view
+from calibration.calibration_file import CalibrationError
+from calibration.tables import load_pitch
+from hardware.look import Look
+from hardware.render import Renderer
+
+SIZE = (1280, 960)
+
+# (table, camera, look seed, figures seed, home): figures and the ball stand on lines.
+ACCURACY_CASES = [
+    ("fistf", (("k1", -0.3), ("tilt", (8.0, -6.0)), ("yaw_deg", 4.0)), 11, 21, "left"),
+    (
+        "subbuteo-classic",
+        (("k1", -0.12), ("tilt", (-5.0, 3.0)), ("yaw_deg", 183.0), ("height_mm", 1550.0)),
+        12,
+        22,
+        "right",
+    ),
+]
+
+
+@pytest.mark.parametrize(("table", "cam", "look", "figures", "home"), ACCURACY_CASES)
+def test_calibrates_within_the_quality_bars(render, mapping_error, table, cam, look, figures, home):
+    true, image = render((table, SIZE, cam, look, figures, ()))
+    pitch = load_pitch(table)
+    cal = calibrate(image, pitch, home=home)
+    err = mapping_error(cal.camera, true, pitch)
+    assert np.median(err) <= 0.3 and np.percentile(err, 95) <= 0.8
+    assert cal.rms_px <= 0.3
+    assert cal.camera.fx_px == pytest.approx(true.fx_px, rel=0.01)
+    assert cal.camera.dist[0] == pytest.approx(true.dist[0], abs=0.03)
+    assert cal.home == home and cal.table == table and cal.image_size_px == SIZE
+    used = set(cal.lines_used)
+    for kind in ("touchline", "goal_line", "halfway_line", "shooting_line", "penalty_area"):
+        assert {b.name for b in pitch.lines_of_kind(kind)} <= used
+    assert set(cal.per_line_mm) == set(cal.per_line_px) == set(cal.line_edges_mm) == used
+    # Figures and the ball on the lines: some edge samples were rejected, not fitted.
+    assert not cal.samples.inlier.all()
+
+
+def test_home_at_the_top_turns_the_pitch_frame(render, mapping_error, fistf):
+    cam = (("yaw_deg", 90.0), ("tilt", (4.0, 0.0)))
+    true, image = render(("fistf", SIZE, cam, None, None, ()))
+    cal = calibrate(image, fistf, home="top")
+    assert np.median(mapping_error(cal.camera, true, fistf)) < 0.3
+    # Home's goal line (x < 0) lies at the top of the image.
+    home_goal = cal.camera.project(np.array([[-600.0, 0.0]]))[0]
+    assert home_goal[1] < 0.2 * SIZE[1]
+    with pytest.raises(CalibrationError, match="--home left puts home's goal at the left"):
+        calibrate(image, fistf, home="left")
+
+
+def test_measures_the_edges_painted_on_this_cloth(render, fistf):
+    # This cloth's touchline is painted 0.4 mm off and its halfway line 0.7 mm thin and off.
+    painted = (("touchline_top", (-1.1, 1.9)), ("halfway_line", (-1.7, 0.6)))
+    true, image = render(("fistf", SIZE, (("tilt", (3.0, 2.0)),), None, None, painted))
+    cal = calibrate(image, fistf)
+    for name, (inner, outer) in painted:
+        band = fistf.line(name)
+        measured = cal.line_edges_mm[name]
+        # Where calls see the painted edges: the true edges, through the fitted camera.
+        for offset, found in zip((inner, outer), measured, strict=True):
+            edge_mm = np.linspace(band.a_mm, band.b_mm, 20) + offset * _normal(band)
+            seen_mm = cal.camera.back_project(true.project(edge_mm))
+            np.testing.assert_allclose(band.offset_mm(seen_mm), found, atol=0.2)
+        np.testing.assert_allclose(measured, (inner, outer), atol=0.25)
+    for name in ("goal_line_left", "shooting_line_right", "centre_circle"):
+        np.testing.assert_allclose(cal.line_edges_mm[name], (-1.5, 1.5), atol=0.2)
+    measured = cal.measured_pitch(fistf).line("touchline_top")
+    assert measured.outer_mm == cal.line_edges_mm["touchline_top"][1]
+
+
+def _normal(band) -> np.ndarray:
+    d = np.subtract(band.b_mm, band.a_mm) / band.length_mm
+    return np.array([-d[1], d[0]])
+
+
+def _dark(image):
+    noise = np.random.default_rng(0).normal(0, 2, image.shape)
+    return np.clip(image * 0.08 + noise, 0, 255).astype(np.uint8)
+
+
+def _grey_cloth(image):
+    return np.repeat(image.mean(axis=2, keepdims=True), 3, axis=2).astype(np.uint8)
+
+
+BAD_INPUTS = [
+    ("no cloth", _grey_cloth, "no green cloth found"),
+    ("too dark", _dark, "too dark"),
+    ("blank", lambda im: np.full_like(im, 200), "no green cloth"),
+]
+
+
+@pytest.mark.parametrize(("what", "spoil", "message"), BAD_INPUTS)
+def test_bad_pictures_say_what_is_wrong(render, fistf, what, spoil, message):
+    _, image = render(("fistf", SIZE, (), None, None, ()))
+    with pytest.raises(CalibrationError, match=message):
+        calibrate(spoil(image), fistf)
+
+
+@pytest.mark.parametrize(
+    ("shift_mm", "line"), [(300.0, "goal line at the right"), (-300.0, "goal line at the left")]
+)
+def test_part_of_the_pitch_outside_names_the_missing_line(render, fistf, shift_mm, line):
+    true, _ = render(("fistf", SIZE, (), None, None, ()))
+    moved = replace(true, tvec_mm=(true.tvec_mm[0] + shift_mm, *true.tvec_mm[1:]))
+    image = Renderer(moved, fistf, Look(), seed=3).background()
+    with pytest.raises(CalibrationError, match=f"the {line} of the image was not found: does"):
+        calibrate(image, fistf)
+
+
+def test_wrong_profile_is_refused(render, fistf):
+    _, image = render(("subbuteo-classic", SIZE, (("tilt", (2.0, 2.0)),), None, None, ()))
+    with pytest.raises(CalibrationError, match=r"'fistf' profile.*is --table right"):
+        calibrate(image, fistf)
+
+
+def test_clean_view_removes_what_moves():
+    rng = np.random.default_rng(1)
+    empty = rng.integers(0, 255, (40, 60, 3), dtype=np.uint8)
+    frames = []
+    for i in range(9):
+        f = empty.copy()
+        f[5:15, 4 * i : 4 * i + 8] = (255, 255, 255)  # a figure sliding across
+        frames.append(f)
+    np.testing.assert_array_equal(clean_view(frames), empty)
+    with pytest.raises(CalibrationError, match="no frames"):
+        clean_view([])
+    with pytest.raises(CalibrationError, match="differ in size"):
+        clean_view([empty, empty[:20]])
+
+
+def test_home_must_be_a_side(render, fistf):
+    _, image = render(("fistf", SIZE, (), None, None, ()))
+    with pytest.raises(CalibrationError, match="--home must be one of"):
+        calibrate(image, fistf, home="north")
