@@ -112,7 +112,9 @@ class DriftMonitor:
             weights=self._paint_weights(image_bgr),
         )
         d_mm = (prof.centre_px - self._expected_px) / self._px_per_mm
-        ok = prof.valid & (prof.contrast > 0.3 * np.median(prof.contrast[prof.valid]))
+        ok = prof.valid.copy()
+        if ok.any():
+            ok &= prof.contrast > 0.3 * np.median(prof.contrast[ok])
         if ok.sum() < _MIN_SAMPLES:
             return DriftReport(t_s, (np.nan, np.nan), np.nan, np.nan, False, 0)
         motion, ok = self._rigid_motion(d_mm, ok)
