@@ -17,7 +17,7 @@ import math
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -29,6 +29,7 @@ from vision.detector import Detector
 from vision.model import SceneModel
 
 TEAM_NAMES = ("home", "away")
+KEEPER_REACH_MM = 15.0  # a goalkeeper may stand on its goal line, in front of the net
 
 # A rules stage takes the finished record of a frame and the contacts of that frame (as
 # ``(figure_id, kind, onset_frame)``) and returns the calls it made, as calls.jsonl records.
@@ -231,6 +232,7 @@ class FistfRules:
             [(f["x_mm"], f["y_mm"]) for f in figs],
             p.base_radius_mm,
         )
+        figures = replace(figures, goalkeeper=self._goalkeepers(figures))
         ids = set(figures.id.tolist())
         ball = record["ball"]
         obs = Observation(
@@ -246,6 +248,23 @@ class FistfRules:
         )
         self._state, calls = step(self._state, obs)
         return [c.to_record() for c in calls]
+
+    def _goalkeepers(self, figures) -> np.ndarray:
+        """The rod goalkeeper of each team: its figure deepest in its own goal area.
+
+        Field figures may not stand there (FISTF 2.1), and the rules' own ``home_end`` follows
+        the change of ends at half-time.
+        """
+        keeper = np.zeros(len(figures), bool)
+        for team in (0, 1):
+            mine = np.flatnonzero(figures.team == team)
+            if len(mine) == 0:
+                continue
+            end = self._state.defended_end(team)
+            margin = self._pitch.zone_margin_mm(f"goal_area_{end}", figures.xy_mm[mine])
+            best = int(np.argmax(margin))
+            keeper[mine[best]] = margin[best] > -KEEPER_REACH_MM
+        return keeper
 
     @property
     def clock_s(self) -> float:
