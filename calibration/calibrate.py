@@ -13,17 +13,16 @@ The procedure (``calibrate``):
    loss, drop the outliers (figures, the ball, shadows) and fit again (``fit.fit_camera``);
 5. back-project every edge sample to the cloth and take, per line, the median offsets of its
    two edges from the nominal centre: the measured edges calls use;
-6. check that the lines that decide calls were found and fit well; otherwise a
-   ``CalibrationError`` that names what is missing and what to do.
+6. check that the playing area lies inside the picture and that the lines that decide calls
+   were found and fit well; otherwise a ``CalibrationError`` that names what is missing and
+   what to do (a line network running into the picture's border names the line cut off).
 
-``clean_view`` makes the picture to calibrate from out of the first seconds of a video: the
-per-pixel median, in which the figures and the ball that move vanish.
+A video is calibrated from ``lines.clean_view`` of its first seconds.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import cv2
@@ -40,8 +39,11 @@ from calibration.calibration_file import (
 )
 from calibration.camera import CameraModel
 from calibration.fit import ModelSamples, Priors, is_spot
+from calibration.lines import clean_view
 from calibration.tables import shipped_tables
 from rules.pitch import Pitch
+
+__all__ = ["CalibrationOptions", "calibrate", "clean_view"]
 
 # Lines that decide calls and are long enough to be found on any cloth: calibration fails
 # without them rather than guess.
@@ -427,27 +429,3 @@ def _midpoint(band) -> tuple[float, float]:
         band.a_mm[0] + band.radius_mm * math.cos(angle),
         band.a_mm[1] + band.radius_mm * math.sin(angle),
     )
-
-
-def clean_view(frames: Iterable[NDArray[np.uint8]], max_frames: int = 25) -> NDArray[np.uint8]:
-    """The empty table from the first seconds of a video: the per-pixel median of the frames.
-
-    Figures and the ball that move during those seconds vanish; what stands still stays (the
-    fit's robust loss copes with it). Uses at most ``max_frames`` frames, spread evenly.
-
-    Raises:
-        CalibrationError: no frames, or frames of different sizes.
-    """
-    stack = list(frames)
-    if not stack:
-        raise CalibrationError("the video holds no frames to calibrate from")
-    if len({f.shape for f in stack}) != 1:
-        raise CalibrationError("the frames differ in size: calibrate from one camera's video")
-    pick = np.unique(np.linspace(0, len(stack) - 1, min(max_frames, len(stack))).round())
-    chosen = np.stack([stack[int(i)] for i in pick])
-    out = np.empty(chosen.shape[1:], np.uint8)
-    rows = max(1, 2_000_000 // max(1, chosen[0, 0].size * len(chosen)))
-    for r in range(0, out.shape[0], rows):
-        # Chunks of rows bound the memory of the float median of large frames.
-        out[r : r + rows] = np.round(np.median(chosen[:, r : r + rows], axis=0))
-    return out

@@ -11,6 +11,7 @@ Arrays are images ``(h, w)`` indexed [row, col]; points are ``(n, 2)`` in x, y p
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import cv2
@@ -346,3 +347,27 @@ def _parabola_peak(values: NDArray, idx: NDArray) -> NDArray:
     with np.errstate(all="ignore"):
         off = np.where(np.abs(den) > 1e-12, 0.5 * (a - c) / den, 0.0)
     return np.clip(np.nan_to_num(off), -0.5, 0.5) + (i - idx)
+
+
+def clean_view(frames: Iterable[NDArray[np.uint8]], max_frames: int = 25) -> NDArray[np.uint8]:
+    """The empty table from the first seconds of a video: the per-pixel median of the frames.
+
+    Figures and the ball that move during those seconds vanish; what stands still stays (the
+    fit's robust loss copes with it). Uses at most ``max_frames`` frames, spread evenly.
+
+    Raises:
+        CalibrationError: no frames, or frames of different sizes.
+    """
+    stack = list(frames)
+    if not stack:
+        raise CalibrationError("the video holds no frames to calibrate from")
+    if len({f.shape for f in stack}) != 1:
+        raise CalibrationError("the frames differ in size: calibrate from one camera's video")
+    pick = np.unique(np.linspace(0, len(stack) - 1, min(max_frames, len(stack))).round())
+    chosen = np.stack([stack[int(i)] for i in pick])
+    out = np.empty(chosen.shape[1:], np.uint8)
+    rows = max(1, 2_000_000 // max(1, chosen[0, 0].size * len(chosen)))
+    for r in range(0, out.shape[0], rows):
+        # Chunks of rows bound the memory of the float median of large frames.
+        out[r : r + rows] = np.round(np.median(chosen[:, r : r + rows], axis=0))
+    return out

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.calibrate import calibrate, clean_view
+from calibration.calibrate import calibrate
 from calibration.calibration_file import (
     HOME_SIDES,
     CalibrationError,
@@ -33,6 +33,7 @@ from calibration.calibration_file import (
     write_lens,
 )
 from calibration.lens import BoardSpec, calibrate_lens
+from calibration.lines import clean_view
 from calibration.report import draw_overlay, format_report
 from calibration.tables import load_pitch
 from hardware.sources import VideoFileSource

@@ -7,8 +7,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from calibration.calibrate import calibrate, clean_view
+from calibration.calibrate import calibrate
 from calibration.calibration_file import CalibrationError
+from calibration.lines import clean_view
 from calibration.tables import load_pitch
 from hardware.look import Look
 from hardware.render import Renderer
