@@ -46,10 +46,13 @@ def serve(
     threads: int = DEFAULT_THREADS,
     *,
     announce: Callable[[str], None] | None = None,
+    before_stop: Callable[[], None] | None = None,
 ) -> None:
     """Serve ``app`` until interrupted, then end the event streams and close the match log.
 
-    ``announce(url)`` is called once the socket is bound (so a port of 0 shows the real one).
+    ``announce(url)`` is called once the socket is bound (so a port of 0 shows the real one);
+    ``before_stop()`` when serving ends, before anything closes (a live pipeline stops there,
+    so it never pushes into a closed match log).
     """
     server = make_server(app, host, port, threads)
     if announce is not None:
@@ -57,7 +60,11 @@ def serve(
     try:
         server.run()
     finally:
-        stop(server, app)
+        try:
+            if before_stop is not None:
+                before_stop()
+        finally:
+            stop(server, app)
 
 
 def stop(server: BaseWSGIServer, app: Flask, timeout_s: float = 5.0) -> None:

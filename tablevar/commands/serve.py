@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -64,15 +65,26 @@ def check_server_options(args: argparse.Namespace) -> None:
         raise ValueError("--pin must be 4 to 12 digits")
 
 
-def start_server(app: Flask, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
-    """Serve ``app`` with the parsed server options, announcing the URL and PIN; blocks."""
+def start_server(
+    app: Flask,
+    args: argparse.Namespace,
+    out: TextIO = sys.stdout,
+    *,
+    page: str = "",
+    before_stop: Callable[[], None] | None = None,
+) -> int:
+    """Serve ``app`` with the parsed server options, announcing the URL and PIN; blocks.
+
+    ``page`` (e.g. ``review/demo``) is appended to the announced URL: the page to open.
+    ``before_stop()`` runs when serving ends, before the app closes (see ``web.serving.serve``).
+    """
     check_server_options(args)
 
     def announce(url: str) -> None:
-        print(f"tablevar: serving on {url}", file=out)
+        print(f"tablevar: serving on {url}{page}", file=out)
         print(f"tablevar: PIN for the controls: {app.config['PIN']}", file=out, flush=True)
 
-    serve(app, args.host, args.port, args.threads, announce=announce)
+    serve(app, args.host, args.port, args.threads, announce=announce, before_stop=before_stop)
     return 0
 
 

@@ -1,0 +1,121 @@
+"""``tablevar live --source SPEC``: referee a table live and serve the live page.
+
+Opens the source (``sim``, ``sim:SCENE``, ``file:PATH``, ``opencv:N`` or ``pi``), calibrates from
+its first second of frames unless ``--calibration`` gives a ``calibration.json``, and runs the
+pipeline in a worker thread (``tablevar.live.LiveRunner``) that feeds the live page. The
+calibration page's recalibrate control calibrates again from the next frames. A source that
+cannot be opened at start is an error; one that drops out later is reopened with back-off while
+the page says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+from calibration.calibration_file import read_calibration
+from calibration.tables import load_pitch
+from hardware.recording import META_NAME
+from hardware.sim_source import is_sim_spec, open_sim
+from hardware.sources import SPEC_HELP, FrameSource, open_source
+from tablevar.commands.serve import add_server_options, check_server_options, start_server
+from tablevar.live import LiveOptions, LiveRunner
+from web.app import create_app, hub_of, set_recalibrate
+
+DEFAULT_OUT = Path("out/live")
+DEFAULT_RECORDINGS = Path("recordings")
+SIM_SIZE_PX = (800, 600)
+SIM_FPS = 30.0
+SIM_LEAD_S = 2.0  # the simulated table stands still this long before play: time to calibrate
+
+
+class LiveCommandError(ValueError):
+    """A ``tablevar live`` option that cannot work."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "live",
+        help="referee a table live from a camera (or the simulator) and serve the live page",
+        description="Calibrate, track and referee frames from a camera, a video or the "
+        "simulator as they come, and serve the live page: score, match clock, calls with "
+        "evidence, radar. Prints the URL and the PIN for the controls.",
+    )
+    parser.add_argument(
+        "--source",
+        required=True,
+        metavar="SPEC",
+        help=f"sim or sim:SCENE (a simulated match), {SPEC_HELP}",
+    )
+    parser.add_argument("--table", default="fistf", help="table profile name or .toml path")
+    parser.add_argument(
+        "--calibration", type=Path, metavar="FILE", help="calibration.json (default: calibrate)"
+    )
+    parser.add_argument(
+        "--record", type=Path, metavar="DIR", help="also record every frame into this folder"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        metavar="DIR",
+        help=f"evidence pictures, calibration and match log (default: {DEFAULT_OUT})",
+    )
+    add_server_options(parser)
+    parser.set_defaults(run=run)
+
+
+def opener(spec: str, table: str = "fistf"):
+    """A function that opens the source named by ``spec`` (again after a drop-out)."""
+    if is_sim_spec(spec):
+        return lambda: open_sim(
+            spec, size_px=SIM_SIZE_PX, fps=SIM_FPS, table=table, lead_s=SIM_LEAD_S
+        )
+    return lambda: open_source(spec)
+
+
+def _first_then(source: FrameSource, reopen):
+    """Hand out the source opened at start once, then open anew on each call."""
+    pending = [source]
+    return lambda: pending.pop() if pending else reopen()
+
+
+def run(args: argparse.Namespace) -> int:
+    check_server_options(args)
+    load_pitch(args.table)  # a wrong profile fails here, naming the shipped ones
+    calibration = read_calibration(args.calibration) if args.calibration else None
+    if args.record is not None and (args.record / META_NAME).exists():
+        raise LiveCommandError(
+            f"{args.record} already holds a recording: choose another --record folder"
+        )
+    reopen = opener(args.source, args.table)
+    source = reopen()  # a source that cannot be opened at all is an error, not a wait
+    if calibration is not None and tuple(calibration.image_size_px) != tuple(source.size_px):
+        source.close()
+        w, h = source.size_px
+        raise LiveCommandError(
+            f"the source gives {w}x{h} frames but {args.calibration} is for "
+            f"{calibration.image_size_px[0]}x{calibration.image_size_px[1]}: calibrate again"
+        )
+    logging.basicConfig(level=logging.WARNING, format="tablevar: %(message)s")
+    args.out.mkdir(parents=True, exist_ok=True)
+    app = create_app(
+        {
+            "OUTPUT_DIR": args.out,
+            "RECORDINGS_DIR": DEFAULT_RECORDINGS if DEFAULT_RECORDINGS.is_dir() else None,
+            "PIN": args.pin,
+            "TABLE": args.table,
+        }
+    )
+    runner = LiveRunner(
+        _first_then(source, reopen),
+        hub_of(app),
+        args.out,
+        calibration=calibration,
+        options=LiveOptions(table=args.table),
+        record_dir=args.record,
+    )
+    set_recalibrate(app, runner.recalibrate)
+    runner.start()
+    return start_server(app, args, before_stop=runner.stop)

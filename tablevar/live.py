@@ -1,0 +1,459 @@
+"""The live runner: camera frames -> calibration -> pipeline -> the web hub, in a worker thread.
+
+``LiveRunner`` opens a frame source, calibrates from the first ``calibration_s`` of frames when
+no calibration was given (the per-pixel median of a few of them, ``clean_view``), learns the
+table from the next frame and then runs the ``Pipeline`` with the FISTF rules frame by frame.
+Each final record goes to the hub (the radar), each call with its evidence picture (the call's
+frame, kept in a short ring of recent frames), and after each frame the clock and the score.
+
+Numbering: ``frame`` counts every frame the runner received since it started (calibration
+frames too, so it equals the frame index of ``--record``'s recording), and ``t_s`` runs from
+the first of them. A source that is reopened continues both, the outage showing as a gap in
+time, which the rules' clock does not count (DESIGN.md section 8).
+
+Failures: the worker loop holds the one catch-all of the codebase. Whatever goes wrong (a camera
+that stops, a file that vanishes, a frame the pipeline chokes on) is logged, the page is told
+(``hub.set_source``), the last good state stays on the page, and the source is reopened after a
+wait that doubles from ``reopen_first_s`` up to ``reopen_max_s``. A camera that only stalls (an
+OpenCV camera reopening itself inside ``frames()``) is noticed by a watchdog after ``stall_s``.
+Recorded sources (a video file, the simulator) resume after the last frame they delivered; when
+one simply ends, the page says so and the worker stops.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.calibrate import calibrate, clean_view
+from calibration.calibration_file import Calibration, write_calibration
+from calibration.report import draw_overlay
+from calibration.tables import load_pitch
+from hardware.recording import RecordingWriter
+from hardware.sim_source import SimSource
+from hardware.sources import Frame, FrameSource, SourceError, VideoFileSource
+from tablevar.pipeline import FistfRules, Pipeline
+from vision.model import learn_model
+from web.hub import MatchHub
+
+_log = logging.getLogger(__name__)
+EVIDENCE_DIR = "evidence"
+OVERLAY_NAME = "calibration_overlay.png"
+
+
+class LiveError(ValueError):
+    """The live runner cannot do what was asked (e.g. recalibrate without frames)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveOptions:
+    """Tunables of the live runner.
+
+    Attributes:
+        table: table profile name or path.
+        calibration_s: frames of this many seconds are median-filtered to calibrate from.
+        calibration_frames: at most this many of them are kept.
+        evidence_frames: recent frames kept for evidence pictures (bounded memory).
+        stall_s: a source that delivers nothing for this long is reported as dropped out.
+        reopen_first_s: wait before the first reopen; doubles per failure.
+        reopen_max_s: longest wait between reopen attempts.
+        retry_s: wait between attempts to calibrate or learn the table that failed.
+        pace_files: play a video file at its own speed (as a camera would deliver it).
+        recalibrate_timeout_s: how long a recalibration request waits for the worker.
+    """
+
+    table: str = "fistf"
+    calibration_s: float = 1.0
+    calibration_frames: int = 12
+    evidence_frames: int = 24
+    stall_s: float = 1.5
+    reopen_first_s: float = 0.5
+    reopen_max_s: float = 8.0
+    retry_s: float = 0.3
+    pace_files: bool = True
+    recalibrate_timeout_s: float = 30.0
+
+
+class _ClockView:
+    """The hub's (clock of this half, half, status) from the rules' total clock and calls."""
+
+    def __init__(self) -> None:
+        self.half, self.base_s, self.total_s = 1, 0.0, 0.0
+        self.between = self.ended = False
+
+    def update(self, total_s: float, calls: list[dict[str, Any]]) -> tuple[float, int, str]:
+        for call in calls:
+            if call["kind"] == "half_time" or (
+                call["kind"] == "full_time" and call.get("restart") == "kick_off"
+            ):
+                self.half += 1
+                self.between = True
+            elif call["kind"] == "full_time":
+                self.ended = True
+        running = total_s > self.total_s + 1e-9
+        if self.between and not running:
+            self.base_s = total_s  # the next period's clock starts from here
+        self.between = self.between and not running
+        self.total_s = total_s
+        if self.ended:
+            status = "ended"
+        elif self.between:
+            status = "half_time"
+        else:
+            status = "running" if running else "stopped"
+        return max(0.0, total_s - self.base_s), self.half, status
+
+
+class _Recalibration:
+    """One request from the calibration page, answered by the worker."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.result: dict[str, Any] | None = None
+        self.error: str | None = None
+
+
+class LiveRunner:
+    """Runs the pipeline on a frame source and feeds the hub; see the module docstring.
+
+    Args:
+        open_source: opens the source (again after a failure); raises on failure.
+        hub: the web app's match hub.
+        output_dir: evidence pictures, ``calibration.json`` and its overlay go here.
+        calibration: a fixed calibration (None: calibrate from the first frames).
+        options: tunables.
+        record_dir: also write every frame into this recording folder.
+    """
+
+    def __init__(
+        self,
+        open_source: Callable[[], FrameSource],
+        hub: MatchHub,
+        output_dir: str | Path,
+        *,
+        calibration: Calibration | None = None,
+        options: LiveOptions | None = None,
+        record_dir: str | Path | None = None,
+    ) -> None:
+        self.options = opts = options or LiveOptions()
+        self._open_source, self.hub = open_source, hub
+        self.output_dir = Path(output_dir)
+        (self.output_dir / EVIDENCE_DIR).mkdir(parents=True, exist_ok=True)
+        self._record_dir = Path(record_dir) if record_dir is not None else None
+        self._recorder: RecordingWriter | None = None
+        self.pitch = load_pitch(opts.table)
+        self.calibration = calibration
+        self._cal_frames: list[np.ndarray] = []
+        self._cal_t0: float | None = None
+        self._requests: list[_Recalibration] = []
+        self._pipeline: Pipeline | None = None
+        self._offset = (0, 0.0)  # (frame, t_s) of the current pipeline's first frame
+        self._calls_done = 0
+        self._rules: FistfRules | None = None
+        self._clock = _ClockView()
+        self._reset = threading.Event()
+        self._recent: deque[tuple[int, np.ndarray]] = deque(maxlen=opts.evidence_frames)
+        self._retry_at = 0.0
+        self.frames = 0  # frames received
+        self._t_s: float | None = None  # time of the last frame received
+        self._t_offset = 0.0  # source time -> runner time
+        self._fps = 30.0  # the source's nominal rate
+        self._wall_last = 0.0
+        self._source_ok: bool | None = None
+        self._waiting_since: float | None = None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self.error: str | None = None  # the last failure, for logs and tests
+        self.ended = False
+        hub.on_control(self._on_control)
+
+    # ------------------------------------------------------------------ thread control
+    def start(self) -> None:
+        """Start the worker and its watchdog threads."""
+        for target, name in ((self.run, "tablevar-live"), (self._watch, "tablevar-watchdog")):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """Ask the threads to stop and wait for them (the worker finishes its frame)."""
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout_s)
+        self._threads.clear()
+
+    def recalibrate(self) -> dict[str, Any]:
+        """Calibrate again from the next frames (the page's control); blocks until done.
+
+        Returns:
+            the new ``calibration.json`` content.
+
+        Raises:
+            LiveError: no frames arrive to calibrate from, or the lines were not found.
+        """
+        request = _Recalibration()
+        with self._lock:
+            self._requests.append(request)
+        if not request.done.wait(self.options.recalibrate_timeout_s):
+            with self._lock:
+                if request in self._requests:
+                    self._requests.remove(request)
+            raise LiveError("no frames arrive from the camera: cannot recalibrate now")
+        if request.error is not None:
+            raise LiveError(request.error)
+        assert request.result is not None
+        return request.result
+
+    def _on_control(self, action: str, payload: Mapping[str, Any]) -> None:
+        if action == "reset":
+            self._reset.set()  # the worker starts new rules at its next frame
+
+    # ------------------------------------------------------------------ the worker loop
+    def run(self) -> None:
+        """The worker loop: open, play, and on any failure log, tell the page and reopen."""
+        delay_s = self.options.reopen_first_s
+        try:
+            while not self._stop.is_set():
+                seen = self.frames
+                try:
+                    with self._open_source() as source:
+                        self._play(source)
+                    if not self._stop.is_set():
+                        self._source_state(False, self._end_message(source))
+                        self.ended = True
+                    return
+                except Exception as exc:  # the one catch-all: log, keep serving the last state
+                    self.error = " ".join(str(exc).split()) or type(exc).__name__
+                    if isinstance(exc, SourceError | OSError):
+                        _log.warning("source: %s", self.error)  # expected: cables, files
+                    else:
+                        _log.exception("live pipeline failed; reopening the source")
+                    if self.frames > seen:
+                        delay_s = self.options.reopen_first_s  # it worked for a while
+                    self._source_state(False, f"{self.error}; retrying in {delay_s:g} s")
+                    if self._stop.wait(delay_s):
+                        return
+                    delay_s = min(2.0 * delay_s, self.options.reopen_max_s)
+        finally:
+            self._finish()
+
+    def _play(self, source: FrameSource) -> None:
+        recorded = isinstance(source, VideoFileSource | SimSource)
+        skip_to = self.frames if recorded else 0  # a recorded source resumes where it was
+        first = True
+        wall0 = t_first = None
+        frames = source.frames()
+        while not self._stop.is_set():
+            self._waiting_since = time.monotonic()
+            frame = next(frames, None)
+            self._waiting_since = None
+            if frame is None:
+                return
+            if recorded and frame.index < skip_to:
+                continue
+            if isinstance(source, VideoFileSource) and self.options.pace_files:
+                wall0 = time.monotonic() if wall0 is None else wall0
+                t_first = frame.t_s if t_first is None else t_first
+                self._stop.wait(max(0.0, wall0 + frame.t_s - t_first - time.monotonic()))
+            self._receive(frame, first, source)
+            first = False
+
+    def _receive(self, frame: Frame, first: bool, source: FrameSource) -> None:
+        now = time.monotonic()
+        if self._t_s is None:
+            t_s = 0.0
+            self._t_offset = -frame.t_s
+        elif first:  # (re)opened: continue after the outage, however the source counts
+            gap_s = max(now - self._wall_last, 1.0 / max(source.fps, 1.0))
+            self._t_offset = self._t_s + gap_s - frame.t_s
+            t_s = frame.t_s + self._t_offset
+        else:
+            t_s = max(frame.t_s + self._t_offset, self._t_s + 1e-6)
+        index = self.frames
+        self.frames += 1
+        self._t_s, self._wall_last, self._fps = t_s, now, source.fps
+        if self._source_ok is not True:
+            self._source_state(True)
+        self._record(frame, t_s, source)
+        self._recent.append((index, frame.image_bgr))
+        self._step(frame.image_bgr, index, t_s)
+
+    # ------------------------------------------------------------------ per frame
+    def _step(self, image: np.ndarray, index: int, t_s: float) -> None:
+        if self._reset.is_set():
+            self._reset.clear()
+            self._new_rules()
+        if self.calibration is None or self._requests:
+            self._collect(image, t_s)
+            if self.calibration is None:
+                return
+        if self._pipeline is None:
+            if time.monotonic() < self._retry_at:
+                return
+            self._start_pipeline(image, index, t_s)
+            if self._pipeline is None:
+                return
+        pipeline = self._pipeline
+        frame0, t0 = self._offset
+        records = pipeline.process(image, t_s - t0)
+        self._publish(pipeline, records, frame0, t0)
+
+    def _collect(self, image: np.ndarray, t_s: float) -> None:
+        """Gather frames over ``calibration_s``; then calibrate from their median."""
+        opts = self.options
+        if self._cal_t0 is None:
+            self._cal_t0, self._cal_frames = t_s, []
+        if len(self._cal_frames) < opts.calibration_frames:
+            due = (
+                self._cal_t0 + len(self._cal_frames) * opts.calibration_s / opts.calibration_frames
+            )
+            if t_s >= due:
+                self._cal_frames.append(image)
+        if t_s - self._cal_t0 < opts.calibration_s:
+            return
+        frames, self._cal_frames, self._cal_t0 = self._cal_frames, [], None
+        with self._lock:
+            requests, self._requests = self._requests, []
+        try:
+            view = clean_view(frames)
+            cal = calibrate(view, self.pitch)
+        except ValueError as exc:
+            message = f"calibration failed: {' '.join(str(exc).split())}"
+            for request in requests:
+                request.error = message
+                request.done.set()
+            if self.calibration is None:  # nothing to referee with: say so and try again
+                self._source_state(False, f"{message}; trying again")
+            return
+        self._use_calibration(cal, view)
+        for request in requests:
+            request.result = cal.to_dict()
+            request.done.set()
+
+    def _use_calibration(self, cal: Calibration, view: np.ndarray) -> None:
+        write_calibration(self.output_dir / "calibration.json", cal)
+        overlay = draw_overlay(view, cal, cal.measured_pitch(self.pitch))
+        cv2.imwrite(str(self.output_dir / OVERLAY_NAME), overlay)
+        if self._pipeline is not None:  # recalibrated: let the old pipeline hand over its frames
+            pipeline, (frame0, t0) = self._pipeline, self._offset
+            self._publish(pipeline, pipeline.finish(), frame0, t0)
+            self._pipeline = None
+        self.calibration = cal
+        self._source_state(True)
+
+    def _start_pipeline(self, image: np.ndarray, index: int, t_s: float) -> None:
+        pitch = self.calibration.measured_pitch(self.pitch)
+        try:
+            model = learn_model([image], self.calibration.camera, pitch)
+        except ValueError as exc:
+            self._retry_at = time.monotonic() + self.options.retry_s
+            message = " ".join(str(exc).split())
+            self._source_state(False, f"cannot see the table yet: {message}; trying again")
+            return
+        if self._rules is None:
+            self._new_rules()
+        self._offset = (index, t_s)
+        self._pipeline = Pipeline(model, fps=self._fps, rules=self._rules_stage)
+        self._calls_done = 0
+        self._source_state(True)
+
+    def _new_rules(self) -> None:
+        pitch = self.calibration.measured_pitch(self.pitch) if self.calibration else self.pitch
+        self._rules = FistfRules(pitch)
+        self._clock = _ClockView()
+
+    def _rules_stage(self, record: dict[str, Any], contacts: list) -> list[dict[str, Any]]:
+        """The rules see the runner's numbering, which outlives a pipeline (recalibration)."""
+        frame0, t0 = self._offset
+        shifted = {**record, "frame": record["frame"] + frame0, "t_s": record["t_s"] + t0}
+        contacts = [(fid, kind, onset + frame0) for fid, kind, onset in contacts]
+        return self._rules(shifted, contacts)
+
+    def _publish(self, pipeline: Pipeline, records: list, frame0: int, t0: float) -> None:
+        for record in records:
+            self.hub.push_frame(
+                {**record, "frame": record["frame"] + frame0, "t_s": round(record["t_s"] + t0, 6)}
+            )
+        new = pipeline.calls[self._calls_done :]
+        self._calls_done = len(pipeline.calls)
+        for call in new:
+            self.hub.push_call({**call, "evidence": self._evidence(call["frame"])})
+        rules = self._rules
+        if records or new:
+            self.hub.push_score(*rules.score)
+            self.hub.push_clock(*self._clock.update(rules.clock_s, new))
+
+    def _evidence(self, frame: int) -> str | None:
+        """Write the call's frame (or the nearest one still kept) as its evidence picture."""
+        if not self._recent:
+            return None
+        index, image = min(self._recent, key=lambda item: abs(item[0] - frame))
+        name = f"{EVIDENCE_DIR}/{index}.jpg"
+        cv2.imwrite(str(self.output_dir / name), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        return name
+
+    # ------------------------------------------------------------------ around the frames
+    def _record(self, frame: Frame, t_s: float, source: FrameSource) -> None:
+        if self._record_dir is None:
+            return
+        if self._recorder is None:
+            self._recorder = RecordingWriter(
+                self._record_dir,
+                fps=source.fps,
+                size_px=source.size_px,
+                table=self.options.table,
+                source=type(source).__name__,
+            )
+        self._recorder.write(frame.image_bgr, round(t_s * 1e9))
+
+    def _source_state(self, ok: bool, message: str = "") -> None:
+        self._source_ok = ok
+        self.hub.set_source(ok, message)
+        if not ok and self._rules is not None:
+            # Without frames the clock stands: say so on the scoreboard too.
+            clock = self.hub.state.clock
+            self.hub.push_clock(clock.clock_s, clock.half, "stopped")
+
+    def _watch(self) -> None:
+        """Report a source that stalls inside ``frames()`` (e.g. a camera reopening itself)."""
+        while not self._stop.wait(0.1):
+            since = self._waiting_since
+            if (
+                since is not None
+                and self._source_ok
+                and time.monotonic() - since > self.options.stall_s
+            ):
+                waited = time.monotonic() - since
+                self._source_state(False, f"no frames for {waited:.0f} s: reopening the camera")
+
+    def _end_message(self, source: FrameSource) -> str:
+        if isinstance(source, SimSource):
+            return "the simulated match has ended"
+        return (
+            "the video has ended" if isinstance(source, VideoFileSource) else "the camera stopped"
+        )
+
+    def _finish(self) -> None:
+        pipeline = self._pipeline
+        if pipeline is not None:
+            frame0, t0 = self._offset
+            self._publish(pipeline, pipeline.finish(), frame0, t0)
+            self._pipeline = None
+        if self._recorder is not None:
+            self._recorder.close()
+            self._recorder = None
+        with self._lock:
+            requests, self._requests = self._requests, []
+        for request in requests:
+            request.error = "the live source has stopped"
+            request.done.set()

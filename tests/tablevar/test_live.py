@@ -1,0 +1,189 @@
+"""The live runner on real sources: the simulator, a camera that is not there, a late file."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from hardware.sim_source import SimSource, open_sim
+from hardware.sources import SourceError, open_source
+from tablevar import cli
+from tablevar.live import LiveOptions, LiveRunner
+from web.hub import MatchHub
+from web.matchlog import MatchLog
+
+SIM = {"size_px": (800, 600), "fps": 20.0, "lead_s": 0.4}
+
+
+class WatchedHub(MatchHub):
+    """A real hub that also keeps, in order, what the runner pushed into it."""
+
+    def __init__(self, log: MatchLog, **kwargs):
+        super().__init__(log, **kwargs)
+        self.pushed: list[tuple[str, object]] = []
+
+    def push_frame(self, record):
+        self.pushed.append(("frame", record))
+        super().push_frame(record)
+
+    def push_clock(self, clock_s, half, status):
+        self.pushed.append(("clock", clock_s))
+        super().push_clock(clock_s, half, status)
+
+
+@pytest.fixture
+def hub(tmp_path: Path):
+    hub = WatchedHub(MatchLog(tmp_path / "match.sqlite"), output_dir=tmp_path / "out")
+    yield hub
+    hub.close()
+    hub.log.close()
+
+
+def run_until(runner: LiveRunner, done, timeout_s: float) -> None:
+    runner.start()
+    deadline = time.monotonic() + timeout_s
+    try:
+        while not done() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        runner.stop()
+
+
+@pytest.fixture(scope="module")
+def sim_run(tmp_path_factory):
+    """A kick-off and a pass from the simulator, refereed live (frames as fast as they render)."""
+    tmp = tmp_path_factory.mktemp("live")
+    hub = WatchedHub(MatchLog(tmp / "match.sqlite"), output_dir=tmp / "out")
+    runner = LiveRunner(
+        lambda: SimSource("kickoff_pass", end_s=7.0, realtime=False, **SIM),
+        hub,
+        tmp / "out",
+        options=LiveOptions(calibration_s=0.05, calibration_frames=1),
+        record_dir=tmp / "rec",
+    )
+    run_until(runner, lambda: runner.ended, timeout_s=60)
+    yield runner, hub, tmp
+    hub.close()
+    hub.log.close()
+
+
+def test_sim_frames_calls_and_calibration_reach_the_hub(sim_run):
+    runner, hub, tmp = sim_run
+    assert runner.ended and runner.error is None
+    frames = [rec for kind, rec in hub.pushed if kind == "frame"]
+    assert runner.frames == int((7.0 + 0.4) * 20)
+    # Every frame after calibration reaches the radar, in order, numbered like the recording.
+    numbers = [rec["frame"] for rec in frames]
+    assert numbers == list(range(numbers[0], runner.frames)) and numbers[0] <= 2
+    assert sum(rec["ball"] is not None for rec in frames) > 0.9 * len(frames)
+    state = hub.snapshot()
+    assert state["source"] == {"ok": False, "message": "the simulated match has ended"}
+    assert state["calls"], "the rules made no call"
+    for call in state["calls"]:
+        assert (tmp / "out" / call["evidence_rel"]).is_file()
+    assert (tmp / "out" / "calibration.json").is_file()
+    assert (tmp / "out" / "calibration_overlay.png").is_file()
+    # --record wrote every frame, calibration frames too.
+    assert len((tmp / "rec" / "timestamps.csv").read_text().splitlines()) == runner.frames + 1
+
+
+def test_the_clock_runs_only_while_the_ball_moves(sim_run):
+    _, hub, _ = sim_run
+    moving: list[bool] = []
+    last_clock, advanced, stood_still = 0.0, 0, 0
+    for kind, value in hub.pushed:
+        if kind == "frame":
+            moving.append(bool(value["ball"] and value["ball"]["moving"]))
+        elif value > last_clock + 1e-9:
+            # The clock counts an interval by its two ends: one of them rolled.
+            assert any(moving[-2:]), f"the clock ran to {value} s with the ball at rest"
+            advanced += 1
+            last_clock = value
+        elif not any(moving[-2:]):
+            stood_still += 1
+    assert advanced >= 5 and stood_still >= 20
+    assert 0.3 < hub.state.clock.clock_s < 7.0
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("opencv:99", "cannot open camera 99"),
+        ("file:{tmp}/gone.mp4", "no such file or folder"),
+    ],
+)
+def test_a_source_that_fails_pauses_with_a_clear_message_and_retries(hub, tmp_path, spec, message):
+    spec = spec.replace("{tmp}", str(tmp_path))
+    options = LiveOptions(reopen_first_s=0.05, reopen_max_s=0.2)
+    runner = LiveRunner(lambda: open_source(spec), hub, tmp_path / "out", options=options)
+    run_until(runner, lambda: "0.2 s" in hub.snapshot()["source"]["message"], timeout_s=10)
+    source = hub.snapshot()["source"]
+    assert source["ok"] is False
+    assert message in source["message"] and "retrying in 0.2 s" in source["message"]
+    assert runner.frames == 0 and not runner.ended
+
+
+def test_a_file_that_turns_up_is_opened_at_the_next_attempt(hub, tmp_path, make_recording):
+    folder = make_recording(6)
+    late = tmp_path / "late"
+    options = LiveOptions(reopen_first_s=0.05, reopen_max_s=0.1, pace_files=False)
+    runner = LiveRunner(lambda: open_source(f"file:{late}"), hub, tmp_path / "out", options=options)
+    runner.start()
+    try:
+        deadline = time.monotonic() + 10
+        while "no such file" not in hub.snapshot()["source"]["message"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        shutil.copytree(folder, late)
+        while not runner.ended:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+    finally:
+        runner.stop()
+    assert runner.frames == 6
+    # The synthetic frames hold no pitch: the page says what is missing instead of refereeing.
+    assert hub.snapshot()["source"]["message"] == "the video has ended"
+
+
+def test_sim_source_paces_frames_to_the_wall_clock():
+    source = SimSource("kickoff_pass", size_px=(160, 120), fps=20.0, end_s=0.5)
+    start = time.monotonic()
+    times = [frame.t_s for frame in source.frames()]
+    elapsed = time.monotonic() - start
+    assert times == pytest.approx([i / 20.0 for i in range(len(times))])
+    assert len(times) + source.dropped == 10
+    assert elapsed >= 0.45
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [("sim:nowhere", "unknown simulated scene 'nowhere'"), ("cam:0", "not a simulator spec")],
+)
+def test_open_sim_refuses_bad_specs(spec, message):
+    with pytest.raises(SourceError, match=message):
+        open_sim(spec)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--source", "sim:nowhere"], "unknown simulated scene 'nowhere'"),
+        (["--source", "opencv:99"], "cannot open camera 99"),
+        (["--source", "sim", "--calibration", "{tmp}/none.json"], "none.json"),
+        (["--source", "sim", "--table", "nope"], "nope"),
+        (["--source", "sim", "--port", "70000"], "--port must be within"),
+    ],
+)
+def test_live_command_refuses_what_cannot_work_in_one_line(tmp_path, capsys, extra, message):
+    argv = [
+        "live",
+        "--out",
+        str(tmp_path / "out"),
+        *(a.replace("{tmp}", str(tmp_path)) for a in extra),
+    ]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tablevar: error: ") and message in err and err.count("\n") == 1
