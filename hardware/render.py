@@ -63,7 +63,7 @@ class Renderer:
         self._layers = Layers(
             pix=pix,
             cloth=cloth_layer(pix, pitch, look, seed),
-            goals=goal_layer(camera, pitch, look, pix.gain),
+            goals=goal_layer(camera, pitch, look, pix),
             light=Light.overhead(look.ambient, look.shading, look.specular),
             look=look,
         )

@@ -18,7 +18,8 @@ from numpy.typing import NDArray
 
 from calibration.camera import CameraModel
 from hardware.look import Look
-from hardware.render_shapes import Light, pixel_box, sample_rays
+from hardware.render_shapes import Light, pixel_box
+from hardware.render_static import PixelMap
 from rules.pitch import GoalMouth, Pitch
 
 _BAR_MM = 3.0  # thickness of the frame tubes along the back
@@ -49,7 +50,7 @@ class _Net:
 
 
 def goal_layer(
-    camera: CameraModel, pitch: Pitch, look: Look, gain: NDArray[np.float32], samples: int = 3
+    camera: CameraModel, pitch: Pitch, look: Look, pix: PixelMap, samples: int = 3
 ) -> GoalLayer:
     """Ray cast both goals with ``samples`` x ``samples`` rays per pixel."""
     w, h = camera.size_px
@@ -65,11 +66,11 @@ def goal_layer(
         if win is None:
             continue
         x0, y0, x1, y1 = win
-        origin, dirs = sample_rays(camera, x0, y0, x1 - x0, y1 - y0, samples)
-        c, a, t = _cast_goal(origin, dirs, boxes, nets, look, light, camera.fx_px * samples)
+        dirs = pix.sample_rays(x0, y0, x1 - x0, y1 - y0, samples).reshape(-1, 3)
+        c, a, t = _cast_goal(pix.origin_mm, dirs, boxes, nets, look, light, camera.fx_px * samples)
         shape = (y1 - y0, samples, x1 - x0, samples)
         sl = np.s_[y0:y1, x0:x1]
-        premul[sl] = c.reshape(*shape, 3).mean(axis=(1, 3)) * gain[sl][..., None]
+        premul[sl] = c.reshape(*shape, 3).mean(axis=(1, 3)) * pix.gain[sl][..., None]
         alpha[sl] = a.reshape(shape).mean(axis=(1, 3))
         depth[sl] = t.reshape(shape).min(axis=(1, 3))
     return GoalLayer(premul, alpha, depth)

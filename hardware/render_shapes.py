@@ -215,22 +215,6 @@ def _shade(light: Light, normals: Rays, dirs: Rays, shiny: bool) -> NDArray[np.f
     return factor, spec
 
 
-def sample_rays(
-    camera: CameraModel, x0: int, y0: int, w: int, h: int, s: int
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Camera centre (3,) and unit rays ``(h*s*w*s, 3)`` on an s x s grid inside each pixel.
-
-    Rays are ordered row by row over the ``(h*s, w*s)`` sample grid, so a result reshaped to
-    ``(h, s, w, s)`` and averaged over axes 1 and 3 gives one value per pixel.
-    """
-    offs = (np.arange(s) + 0.5) / s - 0.5
-    xs = (np.arange(x0, x0 + w)[:, None] + offs).ravel()
-    ys = (np.arange(y0, y0 + h)[:, None] + offs).ravel()
-    u, v = np.meshgrid(xs, ys)
-    origin, dirs = camera.rays(np.stack([u.ravel(), v.ravel()], axis=1))
-    return origin, dirs / np.linalg.norm(dirs, axis=1, keepdims=True)
-
-
 def pixel_box(
     camera: CameraModel, lo: NDArray, hi: NDArray, margin: int = 2
 ) -> tuple[int, int, int, int] | None:

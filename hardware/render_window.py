@@ -36,7 +36,7 @@ class Moving:
         shifts_mm: (k, 2) offsets from that position at each of k time samples.
         window: pixels the object can touch during the exposure.
         first, last: pixels it touches at the first and the last time sample.
-        samples: rays per pixel side: 2 or 4 (exact on the ray map's interpolation grid).
+        samples: rays per pixel side (supersampling for anti-aliasing).
     """
 
     solid: Solid

@@ -14,7 +14,7 @@ from calibration.camera import CameraModel
 from calibration.tables import load_pitch
 from hardware.look import Look
 from hardware.render import Renderer
-from hardware.scene import AWAY, HOME, Figures, SceneFrame
+from hardware.scene import AWAY, HOME, Figures, Finger, SceneFrame
 
 SIZE = (1280, 960)
 CAMERAS = {
@@ -289,7 +289,7 @@ def test_motion_blur_streaks_the_ball_along_its_velocity(velocity):
 @pytest.mark.parametrize("profile", PROFILES)
 def test_roof_net_partly_hides_a_ball_inside_the_goal(profile):
     pitch = load_pitch(profile)
-    net = Renderer(camera("straight"), pitch, FLAT)
+    net = renderer("straight", profile, FLAT)
     no_net = Renderer(camera("straight"), pitch, replace(FLAT, net_opacity=0.0))
     goal = pitch.goal("right")
     inside = ((goal.x_line_mm + goal.x_back_mm) / 2, 0.0)
@@ -310,3 +310,48 @@ def test_figure_body_hides_part_of_its_base():
         img = rr.render(scene(figures=[(HOME, 0, 200.0, 100.0, 0, 0)])).astype(np.float32)
         counts.append(int((np.linalg.norm(img - base, axis=2) < 30).sum()))
     assert counts[1] < 0.85 * counts[0]
+
+
+def test_finger_is_a_skin_coloured_capsule_over_everything():
+    r = renderer("straight", "fistf", FLAT)
+    tip, root = (100.0, -50.0, 15.0), (100.0, -400.0, 120.0)
+    finger = SceneFrame(0.0, None, np.zeros(2), Figures.empty(), (Finger(tip, root, 8.0),))
+    img = r.render(finger).astype(np.float64)
+    empty = r.render(scene()).astype(np.float64)
+    for f in (0.05, 0.5, 0.9):  # points along the finger's axis, seen from above
+        p = np.asarray(tip) + f * (np.subtract(root, tip))
+        p[2] += 8.0  # its top surface
+        u, v = np.round(r.camera.project([p])[0]).astype(int)
+        assert np.abs(img[v, u] - FLAT.skin_bgr).max() < 3
+    # Nothing beside the capsule changed (its contact shadow is off in this look).
+    _, us = np.nonzero(np.abs(img - empty).max(axis=2) > 0)
+    f = np.linspace(0.0, 1.0, 50)[:, None]
+    axis = np.asarray(tip) + f * np.subtract(root, tip)
+    sides = np.concatenate([axis + np.array([dx, 0.0, dz]) for dx in (-8, 8) for dz in (-8, 8)])
+    u_side = r.camera.project(sides)[:, 0]
+    assert u_side.min() - 2 <= us.min() and us.max() <= u_side.max() + 2
+
+
+def test_figure_body_hides_part_of_a_ball_behind_it():
+    """Near a corner a low camera looks over a figure's head onto a ball just beyond it."""
+    low = CameraModel.overhead(SIZE, 700.0, 1450.0)
+    r = Renderer(low, load_pitch("fistf"), replace(FLAT, figure_bodies=True))
+    fig = np.array([480.0, 280.0])
+    out = fig / np.linalg.norm(fig)
+    ball = fig + out * (r.pitch.profile.base_radius_mm + r.pitch.profile.ball_radius_mm + 0.5)
+    empty = r.render(scene()).astype(np.int32)
+    alone = [
+        r.render(scene(ball=ball)).astype(np.int32),
+        r.render(scene(figures=[(HOME, 0, *fig, 0, 0)])).astype(np.int32),
+    ]
+    both = r.render(scene(ball=ball, figures=[(HOME, 0, *fig, 0, 0)])).astype(np.int32)
+    seen_ball, seen_fig = (np.abs(a - empty).max(axis=2) > 0 for a in alone)
+    overlap = seen_ball & seen_fig
+    assert overlap.sum() > 20  # the figure's image reaches over the ball's
+    # Where both could be seen, the figure (nearer to the camera) is what is seen; only
+    # pixels on the figure's outline mix in some ball.
+    like = [(np.abs(both - a).max(axis=2) <= 1)[overlap].mean() for a in alone]
+    assert like[1] > 0.6
+    assert like[0] < 0.1
+    # The moving-ball window and the cached figure agree outside the overlap.
+    assert np.abs(both - alone[0])[seen_ball & ~seen_fig].max() <= 1
