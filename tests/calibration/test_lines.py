@@ -1,0 +1,86 @@
+"""Line finding on small synthetic pictures: cloth, ridges, sub-pixel edges on profiles."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration import lines
+from calibration.calibration_file import CalibrationError
+
+CLOTH, PAINT = 40.0, 220.0
+
+
+def _band_image(lo: float, hi: float, width: int = 80, height: int = 40) -> np.ndarray:
+    """A vertical paint band covering x in [lo, hi] (pixel edges), area anti-aliased."""
+    x = np.arange(width)
+    cover = np.clip(np.minimum(x + 0.5, hi) - np.maximum(x - 0.5, lo), 0.0, 1.0)
+    row = CLOTH + (PAINT - CLOTH) * cover
+    return np.tile(row, (height, 1)).astype(np.float32)
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(30.2, 32.9), (30.5, 33.5), (31.0, 35.4), (29.75, 32.25)])
+def test_edges_found_to_a_fraction_of_a_pixel(lo, hi):
+    white = _band_image(lo, hi)
+    centre = np.array([[35.0, 20.0], [33.0, 10.0]])
+    normal = np.array([[1.0, 0.0], [1.0, 0.0]])
+    prof = lines.measure_profiles(white, centre, normal, 6.0, np.full(2, hi - lo))
+    assert prof.valid.all()
+    # The centre is exact; the edges of lines under ~3 px wide come out up to ~0.12 px wide
+    # (their derivative peaks repel), which is why the camera is fitted to centres.
+    np.testing.assert_allclose(centre[:, 0] + prof.centre_px, 0.5 * (lo + hi), atol=0.03)
+    np.testing.assert_allclose(centre[:, 0] + prof.lo_px, lo, atol=0.15)
+    np.testing.assert_allclose(centre[:, 0] + prof.hi_px, hi, atol=0.15)
+    np.testing.assert_allclose(prof.contrast, PAINT - CLOTH, rtol=0.35)
+
+
+@pytest.mark.parametrize(
+    ("what", "lo", "hi"),
+    [("a figure's white base, far wider than a line", 25.0, 50.0), ("nothing", 0.0, 0.0)],
+)
+def test_profiles_without_a_thin_line_are_invalid(what, lo, hi):
+    white = _band_image(lo, hi) if hi > lo else np.full((40, 80), CLOTH, np.float32)
+    white += np.random.default_rng(0).normal(0, 1.0, white.shape).astype(np.float32)
+    prof = lines.measure_profiles(
+        white, np.array([[37.0, 20.0]]), np.array([[1.0, 0.0]]), 6.0, np.array([3.0])
+    )
+    assert not prof.valid[0], what
+
+
+def _picture(floor_bgr, cloth_bgr=(45, 125, 50)) -> np.ndarray:
+    img = np.zeros((240, 320, 3), np.uint8)
+    img[:] = floor_bgr
+    img[60:180, 80:240] = cloth_bgr
+    img[60:180, 158:161] = (230, 230, 230)  # a line
+    return img
+
+
+def test_cloth_is_the_green_in_the_middle_not_a_bigger_greenish_floor():
+    cloth = lines.find_cloth(_picture(floor_bgr=(70, 110, 80)))
+    assert cloth.mask[120, 160] and cloth.mask[100, 100]
+    assert not cloth.mask[20, 20]
+    np.testing.assert_allclose(cloth.colour_bgr, (45, 125, 50), atol=3)
+    assert cloth.paint_weights[1] < cloth.paint_weights[0]  # green says little about paint
+
+
+@pytest.mark.parametrize(
+    ("picture", "message"),
+    [
+        (np.full((240, 320, 3), 12, np.uint8), "too dark"),
+        (np.full((240, 320, 3), (120, 120, 120), np.uint8), "no green cloth"),
+        (np.full((240, 320, 3), (4, 4, 4), np.uint8), "too dark"),
+    ],
+)
+def test_no_cloth_is_a_clear_error(picture, message):
+    with pytest.raises(CalibrationError, match=message):
+        lines.find_cloth(picture)
+
+
+def test_ridges_keep_thin_lines_and_drop_wide_blobs():
+    white = np.full((200, 300), CLOTH, np.float32)
+    white[:, 100:103] = PAINT  # a line
+    white[50:90, 200:240] = PAINT  # a white figure
+    mask = np.ones(white.shape, bool)
+    ridges = lines.ridge_mask(white, mask, kernel_px=9)
+    assert ridges[100, 101]
+    assert not ridges[70, 220]
