@@ -2,8 +2,8 @@
 
 A recording folder holds:
 
-- ``video.mp4``: the frames, MPEG-4 part 2 (fourcc ``mp4v``, which every OpenCV build writes;
-  the pip wheels cannot write H.264).
+- ``video.mp4``: the frames, H.264 in a fragmented MP4 (``hardware/video_writer.py``): one
+  fragment a second, so a crash loses at most the last second.
 - ``meta.json``: ``{"schema_version": 1, "fps", "size_px": [w, h], "table", "source",
   "camera": <CameraModel.to_dict()> | null, "frames", "complete"}``. It is written first with
   ``complete: false`` and rewritten on ``close()`` with the frame count and ``complete: true``,
@@ -14,8 +14,7 @@ A recording folder holds:
   ``truth_calls.jsonl`` (one JSON object per scripted call, the calls a referee should make).
 
 Timestamps and truth are flushed line by line, so a crash loses at most the frames the video
-encoder still held. (An MPEG-4 file whose writer was never released has no index and may not
-open at all; ``timestamps.csv`` still says how far the recording got.)
+encoder still held (about a second).
 """
 
 from __future__ import annotations
@@ -28,11 +27,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import CameraModel
+from hardware.video_writer import H264Writer, VideoWriteError
 
 SCHEMA_VERSION = 1
 VIDEO_NAME = "video.mp4"
@@ -41,7 +40,6 @@ TIMESTAMPS_NAME = "timestamps.csv"
 TRUTH_NAME = "truth.jsonl"
 TRUTH_CALLS_NAME = "truth_calls.jsonl"
 TIMESTAMPS_HEADER = "frame,t_ns"
-FOURCC = "mp4v"
 _META_KEYS = ("schema_version", "fps", "size_px", "table", "source", "camera", "frames", "complete")
 
 
@@ -120,8 +118,8 @@ class RecordingWriter:
         overwrite: replace an existing recording in ``folder``.
 
     Raises:
-        RecordingError: bad arguments, an existing recording, or a video file OpenCV cannot
-            open for writing.
+        RecordingError: bad arguments, an existing recording, or a video file that cannot
+            be opened for writing.
     """
 
     def __init__(
@@ -145,14 +143,10 @@ class RecordingWriter:
             SCHEMA_VERSION, float(fps), self.size_px, str(table), str(source), camera, 0, False
         )
         self._prepare_folder(overwrite)
-        self._video = cv2.VideoWriter(
-            str(self.folder / VIDEO_NAME), cv2.VideoWriter_fourcc(*FOURCC), float(fps), self.size_px
-        )
-        if not self._video.isOpened():
-            raise RecordingError(
-                f"OpenCV cannot write {self.folder / VIDEO_NAME} with fourcc {FOURCC!r}: "
-                "check that the folder is writable and that OpenCV was built with FFmpeg"
-            )
+        try:
+            self._video = H264Writer(self.folder / VIDEO_NAME, float(fps), self.size_px)
+        except VideoWriteError as exc:
+            raise RecordingError(str(exc)) from exc
         _write_json_atomic(self.folder / META_NAME, self._meta.to_dict())
         self._timestamps = self._open_text(TIMESTAMPS_NAME)
         self._timestamps.write(TIMESTAMPS_HEADER + "\n")
@@ -252,7 +246,7 @@ class RecordingWriter:
         if self._closed:
             return
         self._closed = True
-        self._video.release()
+        self._video.close()
         self._timestamps.close()
         if self._truth is not None:
             self._truth.close()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -18,6 +20,7 @@ from hardware.recording import (
     read_truth,
     read_truth_calls,
 )
+from hardware.sources import TruncatedVideoError, VideoFileSource
 
 
 def test_round_trip_meta_timestamps_truth(clip, make_recording):
@@ -188,3 +191,27 @@ def test_readers_name_the_bad_file(make_recording, name, content, reader, messag
     with pytest.raises(RecordingError, match=message) as info:
         reader(folder)
     assert name in str(info.value)
+
+
+CRASHING_WRITER = """
+import os, sys
+import numpy as np
+from hardware.recording import RecordingWriter
+rng = np.random.default_rng(0)
+w = RecordingWriter(sys.argv[1], fps=10, size_px=(160, 120), table="fistf", source="test")
+for i in range(50):
+    w.write(rng.integers(0, 255, (120, 160, 3), dtype=np.uint8), t_ns=i * 100_000_000)
+os._exit(3)  # dies without closing anything
+"""
+
+
+def test_a_crash_loses_at_most_about_a_second(tmp_path):
+    """The video is written in one-second fragments: a killed writer leaves a readable file."""
+    folder = tmp_path / "crashed"
+    done = subprocess.run([sys.executable, "-c", CRASHING_WRITER, str(folder)], check=False)
+    assert done.returncode == 3
+    assert json.loads((folder / "meta.json").read_text())["complete"] is False
+    decoded = []
+    with pytest.raises(TruncatedVideoError, match="of 50 frames"):
+        decoded.extend(frame.index for frame in VideoFileSource(folder).frames())
+    assert 50 - len(decoded) <= 15  # 10 fps: one fragment plus the encoder's look-ahead

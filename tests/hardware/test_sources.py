@@ -108,7 +108,7 @@ def _damage(folder, what: str, clip) -> None:
     [
         ("no video", "has no video.mp4: the recording is damaged"),
         ("zero bytes", "is empty (0 bytes)"),
-        ("cut bytes", "cannot read video"),
+        ("cut bytes", "has no frames that decode"),
         ("not a video", "cannot read video"),
         ("meta frames", "meta.json says 99 frames but timestamps.csv has 4"),
         ("meta size", "is 160x120 px but meta.json says 320x240"),
@@ -124,7 +124,7 @@ def test_damaged_recordings_are_refused(clip, make_recording, what, message):
 
 def test_recording_without_frames_is_refused(clip, tmp_path):
     RecordingWriter(tmp_path / "r", fps=25, size_px=clip.size_px, table="t", source="s").close()
-    with pytest.raises(SourceError, match="cannot read video"):
+    with pytest.raises(SourceError, match="has no frames that decode"):
         VideoFileSource(tmp_path / "r")
 
 
