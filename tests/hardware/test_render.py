@@ -355,3 +355,37 @@ def test_figure_body_hides_part_of_a_ball_behind_it():
     assert like[0] < 0.1
     # The moving-ball window and the cached figure agree outside the overlap.
     assert np.abs(both - alone[0])[seen_ball & ~seen_fig].max() <= 1
+
+
+def test_cached_figures_follow_the_scene_without_ghosts():
+    """Figures at rest are drawn into a cache; moving one must leave no trace behind."""
+    pitch = load_pitch("fistf")
+    small = CameraModel.overhead((576, 324), 1300.0, 1900.0)  # 16:9, like 2304x1296
+    look = replace(FLAT, figure_bodies=True)
+    cached = Renderer(small, pitch, look)
+    a = [(HOME, 0, -200.0, 50.0, 0, 0), (AWAY, 1, 500.0, 0.0, 0, 0)]
+    b = [(HOME, 0, -150.0, 80.0, 0, 0), (AWAY, 1, 500.0, 0.0, 0, 0)]
+    moving = [(HOME, 0, -175.0, 65.0, 3000.0, 1800.0), (AWAY, 1, 500.0, 0.0, 0, 0)]
+    for figures in (a, moving, b):
+        last = cached.render(scene(ball=(0.0, 0.0), figures=figures))
+    fresh = Renderer(small, pitch, look).render(scene(ball=(0.0, 0.0), figures=b))
+    assert last.shape == (324, 576, 3)
+    assert np.array_equal(last, fresh)
+    assert not np.array_equal(last, cached.render(scene(ball=(0.0, 0.0), figures=a)))
+
+
+def test_random_looks_are_valid_varied_and_reproducible():
+    looks = [Look.random(np.random.default_rng(i)) for i in range(30)]
+    assert looks[3] == Look.random(np.random.default_rng(3))
+    assert len({lk.cloth_bgr for lk in looks}) > 10
+    assert all(lk.home_base_bgr != lk.away_base_bgr for lk in looks)
+    assert max(lk.light_gradient for lk in looks) > 0.2
+    assert min(lk.noise_sigma for lk in looks) < 1.5 < max(lk.noise_sigma for lk in looks)
+
+
+@pytest.mark.parametrize(
+    "bad", [dict(vignetting=1.5), dict(noise_sigma=-1.0), dict(net_mesh_mm=0.0), dict(ambient=2)]
+)
+def test_impossible_looks_are_refused_with_the_field_named(bad):
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        Look(**bad)
