@@ -312,10 +312,8 @@ def _finish(pitch: Pitch, home: str, camera: CameraModel, found: _Found, opts):
     n_lines = len(pitch.lines)
     expected = np.bincount(found.model.line, minlength=n_lines)
     got = np.bincount(model.line, minlength=n_lines)
-    used = (got >= np.maximum(3, opts.min_coverage * expected)) & (got > 0)
-    for i, band in enumerate(pitch.lines):
-        if is_spot(band):
-            used[i] = got[i] >= 2
+    spots = np.array([is_spot(b) for b in pitch.lines])
+    used = np.where(spots, got >= 2, got >= np.maximum(3, opts.min_coverage * expected))
     edges, res_px, res_mm = {}, [], []
     per_px, per_mm = {}, {}
     for i in np.flatnonzero(used):
@@ -336,12 +334,14 @@ def _finish(pitch: Pitch, home: str, camera: CameraModel, found: _Found, opts):
     rms_px = _rms(np.concatenate(res_px)) if res_px else math.inf
     rms_mm = _rms(np.concatenate(res_mm)) if res_mm else math.inf
     _check_found(pitch, camera, used, rms_px, opts)
+    # For the overlay: every profile that found a line, and whether the fit kept it.
+    seen = found.profiles.valid
     in_fit = np.isin(found.model.line, np.flatnonzero(used)) & keep
     samples = EdgeSamples(
-        found.model.line,
-        found.along(found.profiles.lo_px),
-        found.along(found.profiles.hi_px),
-        in_fit,
+        found.model.line[seen],
+        found.along(found.profiles.lo_px)[seen],
+        found.along(found.profiles.hi_px)[seen],
+        in_fit[seen],
     )
     return Calibration(
         table=pitch.profile.name,
