@@ -124,7 +124,10 @@ class Pipeline:
         dt = t - self._last_t
         cam, r = self.model.camera, self.pitch.profile.ball_radius_mm
         xy = last.ball.xy_mm + last.ball.v_mm_s * dt
-        hint = cam.project(np.array([[xy[0], xy[1], r]]))[0]
+        try:
+            hint = cam.project(np.array([[xy[0], xy[1], r]]))[0]
+        except ValueError:  # a wild prediction far off the table: search everywhere
+            return {}
         scale = float(self.model.px_per_mm(hint)[0])
         travel = float(np.hypot(*last.ball.v_mm_s)) * max(dt, 1e-3) * scale
         w, h = self.model.size_px
