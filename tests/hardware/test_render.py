@@ -111,7 +111,8 @@ def test_line_centres_land_on_projected_centre_geometry(cam, profile):
     assert len(samples) > 100
     grey = img.astype(np.float32).sum(axis=2)
     errors = np.array([profile_centre_px(grey, r.camera, p, t) for p, t in samples])
-    assert np.abs(errors).max() < 0.2, f"worst line-centre error {np.abs(errors).max():.3f} px"
+    # The bar is 0.2 px; the renderer is exact to about 0.02 px, so hold it to 0.05.
+    assert np.abs(errors).max() < 0.05, f"worst line-centre error {np.abs(errors).max():.3f} px"
 
 
 def expected_ball_centroid(cam: CameraModel, centre_mm, radius_mm, step_px=1 / 10) -> np.ndarray:
@@ -160,7 +161,7 @@ def test_ball_blob_shows_the_parallax_of_a_sphere_on_the_cloth(cam, profile):
         exact = expected_ball_centroid(r.camera, (x, y, radius), radius)
         centre = r.camera.project([(x, y, radius)])[0]
         ground = r.camera.project([(x, y, 0.0)])[0]
-        assert np.linalg.norm(got - exact) < 0.2
+        assert np.linalg.norm(got - exact) < 0.05  # measured: <= 0.022 px
         assert np.linalg.norm(got - centre) < 0.2
         parallax.append((np.hypot(x, y), np.linalg.norm(got - ground)))
     # Parallax grows with the distance from the centre of the view.
