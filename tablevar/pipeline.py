@@ -139,7 +139,12 @@ class Pipeline:
         if moving.any():
             hb = self.pitch.profile.base_height_mm
             xy = figs.xy_mm[moving] + figs.v_mm_s[moving] * dt
-            hints["base_hints_px"] = cam.project(np.concatenate([xy, np.full((len(xy), 1), hb)], 1))
+            try:
+                hints["base_hints_px"] = cam.project(
+                    np.concatenate([xy, np.full((len(xy), 1), hb)], 1)
+                )
+            except ValueError:  # a wild prediction: wait for the next whole-table search
+                pass
         if last.ball.onset_frame is not None:
             hints["search_bases"] = True  # a flick: look at every figure now
         return hints
