@@ -1,27 +1,28 @@
-"""``tablevar demo``: play the bundled demo recording and say what happened.
+"""``tablevar demo``: referee the bundled demo recording, check it against its truth, show it.
 
-For now "play" means: decode every frame through ``VideoFileSource``, check the frames
-against the recording's timestamps, and print the recording's scripted events from
-``truth_calls.jsonl``, labelled as its ground truth. When the analysis pipeline exists, its
-own calls take the place of the ground truth here.
+Analyses ``recordings/demo`` (made by the simulator with ``make demo-recording``) into
+``out/demo`` with ``tablevar analyze`` (once: an analysis newer than the video is reused),
+prints every call on one line, compares the calls with the recording's ground truth
+(``truth_calls.jsonl``: what a referee should call) and says how many it found, then serves the
+review page on http://127.0.0.1:8000 until Ctrl-C. ``--no-serve`` stops after the printout.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-import numpy as np
-from tqdm import tqdm
-
-from hardware.recording import META_NAME, TRUTH_CALLS_NAME, RecordingMeta, read_truth_calls
-from hardware.sources import TruncatedVideoError, VideoFileSource
+from hardware.recording import META_NAME, TRUTH_CALLS_NAME, VIDEO_NAME, read_meta, read_truth_calls
+from hardware.sources import TruncatedVideoError
+from tablevar.commands.review import ensure_analysis, linked_folder, serve_review
+from tablevar.commands.serve import add_server_options, check_server_options
 
 DEFAULT_RECORDING = Path("recordings/demo")
+DEFAULT_OUT = Path("out/demo")
+MATCH_TOLERANCE_S = 0.5
 
 
 class DemoError(ValueError):
@@ -31,58 +32,28 @@ class DemoError(ValueError):
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "demo",
-        help="play the bundled demo recording and list what happened",
-        description="Play the bundled demo recording and say what happened: frames, timing, "
-        "decode speed and the recording's scripted events.",
+        help="referee the bundled demo recording, compare with its truth, serve the review page",
+        description="Analyse the bundled demo recording (once), print its calls, compare them "
+        "with the recording's ground truth, and serve the review page.",
     )
     parser.add_argument(
         "--recording",
         type=Path,
         default=DEFAULT_RECORDING,
         metavar="FOLDER",
-        help=f"recording folder to play (default: {DEFAULT_RECORDING})",
+        help=f"recording folder to referee (default: {DEFAULT_RECORDING})",
     )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        metavar="DIR",
+        help=f"analysis output folder (default: {DEFAULT_OUT})",
+    )
+    parser.add_argument("--again", action="store_true", help="analyse even when up to date")
+    parser.add_argument("--no-serve", action="store_true", help="only analyse and print")
+    add_server_options(parser)
     parser.set_defaults(run=run)
-
-
-@dataclass(frozen=True, slots=True)
-class Playback:
-    """What decoding a recording found.
-
-    Attributes:
-        frames: frames decoded.
-        t_ns: (frames,) int64, their timestamps, ns.
-        decode_s: wall time spent decoding, seconds.
-    """
-
-    frames: int
-    t_ns: np.ndarray
-    decode_s: float
-
-    @property
-    def ms_per_frame(self) -> float:
-        return 1e3 * self.decode_s / max(self.frames, 1)
-
-
-def play(source: VideoFileSource, *, progress: bool = True) -> Playback:
-    """Decode every frame of ``source`` with a progress bar; raises ``TruncatedVideoError``."""
-    t_ns = []
-    decode_s = 0.0
-    # disable=None: tqdm shows the bar only on a terminal, so logs and CI stay clean.
-    bar = tqdm(total=source.expected_frames, unit="frame", disable=None if progress else True)
-    frames = source.frames()
-    try:
-        while True:
-            start = time.perf_counter()
-            frame = next(frames, None)
-            decode_s += time.perf_counter() - start
-            if frame is None:
-                break
-            t_ns.append(frame.t_ns)
-            bar.update()
-    finally:
-        bar.close()
-    return Playback(len(t_ns), np.asarray(t_ns, dtype=np.int64), decode_s)
 
 
 def _fmt(value: Any, spec: str = "", unit: str = "") -> str:
@@ -93,68 +64,116 @@ def _fmt(value: Any, spec: str = "", unit: str = "") -> str:
     return f"{value}{unit}"
 
 
+def _margin(call: dict[str, Any]) -> str:
+    margin, uncertainty = call.get("margin_mm"), call.get("uncertainty_mm")
+    if margin is None:
+        return "-"
+    if uncertainty is None:
+        return f"{margin:+.2f} mm"
+    return f"{margin:+.2f} ±{uncertainty:.2f} mm"
+
+
+HEADER = f"{'time':>9}  {'kind':<16}{'law':<13}{'line':<15}{'margin':>18}  {'team':<6}restart"
+
+
 def format_call(call: dict[str, Any]) -> str:
-    """One line for one call: time, kind, law, line, margin, team, restart."""
+    """One line for one call: time, kind, law, line, margin ± uncertainty, team, restart."""
     return (
         f"{_fmt(call.get('t_s'), '7.2f', ' s'):>9}  {_fmt(call.get('kind')):<16}"
         f"{_fmt(call.get('law')):<13}{_fmt(call.get('line')):<15}"
-        f"{_fmt(call.get('margin_mm'), '+.2f', ' mm'):>11}  {_fmt(call.get('team')):<6}"
+        f"{_margin(call):>18}  {_fmt(call.get('team')):<6}"
         f"{_fmt(call.get('restart'))}"
     )
 
 
+def match_calls(
+    calls: list[dict[str, Any]], truth: list[dict[str, Any]], tolerance_s: float = MATCH_TOLERANCE_S
+) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+    """Pair each truth call with the analysis call of the same kind and team nearest in time
+    (within ``tolerance_s``); each analysis call is used at most once.
+
+    Returns:
+        ``(truth call, matching call or None)`` in the truth's order.
+    """
+    used: set[int] = set()
+    pairs = []
+    for want in truth:
+        best, best_dt = None, tolerance_s
+        for i, call in enumerate(calls):
+            if i in used or call.get("kind") != want.get("kind"):
+                continue
+            if call.get("team") != want.get("team"):
+                continue
+            dt = abs(float(call.get("t_s", 0.0)) - float(want.get("t_s", 0.0)))
+            if dt <= best_dt:
+                best, best_dt = i, dt
+        if best is not None:
+            used.add(best)
+        pairs.append((want, None if best is None else calls[best]))
+    return pairs
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
 def report(
+    recording: Path,
     folder: Path,
-    meta: RecordingMeta,
-    playback: Playback,
-    calls: list[dict] | None,
+    truth: list[dict[str, Any]] | None,
     out: TextIO,
 ) -> None:
-    """Print what playing the recording found."""
+    """Print the analysis in ``folder`` of ``recording``: summary, calls, truth comparison."""
+    meta = read_meta(recording)
+    summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    calls = _read_jsonl(folder / "calls.jsonl")
     w, h = meta.size_px
-    intervals_ms = np.diff(playback.t_ns) / 1e6
-    duration_s = (playback.t_ns[-1] - playback.t_ns[0]) / 1e9 + 1.0 / meta.fps
-    print(f"Demo recording {folder} (table {meta.table}, source {meta.source})", file=out)
+    score = summary["score"]
+    print(f"Demo recording {recording} (table {meta.table}, source {meta.source})", file=out)
     print(
-        f"  frames     {playback.frames} of {meta.frames} decoded, {w}x{h} px, "
-        "each with its timestamp",
+        f"  {summary['frames']} frames, {w}x{h} px at {meta.fps:g} fps, "
+        f"{summary['ms_per_frame']:.2f} ms per frame; match clock {summary['clock_s']:.1f} s, "
+        f"score {score['home']}:{score['away']}",
         file=out,
     )
-    print(f"  duration   {duration_s:.2f} s at {meta.fps:g} fps", file=out)
-    if len(intervals_ms):
-        print(
-            f"  intervals  median {np.median(intervals_ms):.2f} ms, "
-            f"largest {intervals_ms.max():.2f} ms",
-            file=out,
-        )
-    print(f"  decode     {playback.ms_per_frame:.2f} ms per frame", file=out)
-    if calls is None:
-        print("No ground truth: truth_calls.jsonl is only in simulated recordings.", file=out)
-        return
-    print(f"Ground truth of the recording, scripted events: {len(calls)}", file=out)
-    print(
-        f"{'time':>9}  {'kind':<16}{'law':<13}{'line':<15}{'margin':>11}  {'team':<6}restart",
-        file=out,
-    )
+    print(f"Calls of the analysis: {len(calls)} (in {folder / 'calls.jsonl'})", file=out)
+    if calls:
+        print(HEADER, file=out)
     for call in calls:
         print(format_call(call), file=out)
+    if truth is None:
+        print("No ground truth: truth_calls.jsonl is only in simulated recordings.", file=out)
+        return
+    pairs = match_calls(calls, truth)
+    found = sum(call is not None for _, call in pairs)
+    print(
+        f"Ground truth: {found} of {len(truth)} scripted calls found by the analysis "
+        f"(same kind and team within {MATCH_TOLERANCE_S:g} s)",
+        file=out,
+    )
+    for want, call in pairs:
+        print(f"  {'found ' if call is not None else 'MISSED'} {format_call(want)}", file=out)
 
 
 def run(args: argparse.Namespace) -> int:
-    folder: Path = args.recording
-    if not (folder / META_NAME).is_file():
+    check_server_options(args)
+    recording: Path = args.recording
+    if not (recording / META_NAME).is_file() or not (recording / VIDEO_NAME).is_file():
         raise DemoError(
-            f"demo recording {folder} not found: generate it with `make demo-recording`"
-            + ("" if folder == DEFAULT_RECORDING else " or pass --recording FOLDER")
+            f"demo recording {recording} not found: generate it with `make demo-recording`"
+            + ("" if recording == DEFAULT_RECORDING else " or pass --recording FOLDER")
         )
-    with VideoFileSource(folder) as source:
-        try:
-            playback = play(source)
-        except TruncatedVideoError as exc:
-            raise DemoError(f"{exc}; regenerate it with `make demo-recording`") from exc
-    meta = source.meta
-    if meta is None or playback.frames == 0:
-        raise DemoError(f"{folder} is not a recording with frames")
-    calls = read_truth_calls(folder) if (folder / TRUTH_CALLS_NAME).exists() else None
-    report(folder, meta, playback, calls, sys.stdout)
-    return 0
+    table = read_meta(recording).table
+    folder = linked_folder(recording / VIDEO_NAME, args.out)
+    try:
+        ensure_analysis(
+            folder, source=recording, table=table, progress=sys.stderr.isatty(), force=args.again
+        )
+    except TruncatedVideoError as exc:
+        raise DemoError(f"{exc}; regenerate it with `make demo-recording`") from exc
+    has_truth = (recording / TRUTH_CALLS_NAME).is_file()
+    report(recording, folder, read_truth_calls(recording) if has_truth else None, sys.stdout)
+    if args.no_serve:
+        return 0
+    print("tablevar: the review page shows every call frame by frame; Ctrl-C stops", flush=True)
+    return serve_review(folder, args, table=table)

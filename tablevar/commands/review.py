@@ -54,6 +54,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
+def linked_folder(video: Path, folder: Path) -> Path:
+    """``folder`` (created) holding ``video.mp4``, a link to ``video``, for the review page."""
+    folder.mkdir(parents=True, exist_ok=True)
+    link = folder / VIDEO_NAME
+    target = video.resolve()
+    if link.is_symlink() and link.resolve() != target:
+        link.unlink()  # the same name reused for another video
+    if not link.exists():
+        link.symlink_to(target)
+    return folder
+
+
 def review_folder(path: Path, out: Path) -> Path:
     """The folder the review page reads: a recording folder itself, or for a plain video
     ``out/<stem>`` with a link ``video.mp4`` to it.
@@ -67,20 +79,17 @@ def review_folder(path: Path, out: Path) -> Path:
         return path
     if not path.is_file():
         raise ReviewError(f"no such recording folder or video: {path}")
-    folder = out / path.stem
-    folder.mkdir(parents=True, exist_ok=True)
-    link = folder / VIDEO_NAME
-    target = path.resolve()
-    if link.is_symlink() and link.resolve() != target:
-        link.unlink()  # the same name reused for another video
-    if not link.exists():
-        link.symlink_to(target)
-    return folder
+    return linked_folder(path, out / path.stem)
 
 
-def stale_reason(folder: Path) -> str | None:
-    """Why the analysis in ``folder`` must be (re)made, or None when it is up to date."""
-    video_mtime = (folder / VIDEO_NAME).stat().st_mtime
+def _video_file(source: Path) -> Path:
+    return source / VIDEO_NAME if source.is_dir() else source
+
+
+def stale_reason(folder: Path, source: Path) -> str | None:
+    """Why the analysis in ``folder`` of ``source`` (a recording folder or a video) must be
+    (re)made, or None when it is up to date."""
+    video_mtime = _video_file(source).stat().st_mtime
     for name in OUTPUT_NAMES:
         path = folder / name
         if not path.is_file():
@@ -97,22 +106,38 @@ def stale_reason(folder: Path) -> str | None:
 
 
 def ensure_analysis(
-    folder: Path, *, table: str, progress: bool = True, out: TextIO = sys.stdout
+    folder: Path,
+    *,
+    source: Path | None = None,
+    table: str = "fistf",
+    progress: bool = True,
+    force: bool = False,
+    out: TextIO | None = None,
 ) -> bool:
-    """Analyse ``folder``'s video into it unless the outputs are up to date.
+    """Analyse ``source`` into ``folder`` unless the outputs there are up to date.
+
+    Args:
+        folder: where the outputs go (and are looked for).
+        source: a recording folder (read with its timestamps) or a video; default: the
+            recording in ``folder`` itself, or the video it links to.
+        table: table profile.
+        progress: show a progress bar.
+        force: analyse even when up to date.
+        out: where to say what happens.
 
     Returns:
         whether it analysed.
     """
-    reason = stale_reason(folder)
+    out = out or sys.stdout
+    if source is None:
+        source = folder if (folder / META_NAME).is_file() else folder / VIDEO_NAME
+    reason = "asked to analyse again" if force else stale_reason(folder, source)
     if reason is None:
         print(f"tablevar: analysis in {folder} is up to date", file=out)
         return False
-    print(f"tablevar: analysing {folder} ({reason})", file=out, flush=True)
-    # A recording folder is read with its timestamps; a review folder holds only the link.
-    video = folder if (folder / META_NAME).is_file() else folder / VIDEO_NAME
+    print(f"tablevar: analysing {source} into {folder} ({reason})", file=out, flush=True)
     args = argparse.Namespace(
-        video=video,
+        video=source,
         out=folder,
         calibration=None,
         table=table,
@@ -142,13 +167,13 @@ def serve_review(folder: Path, args: argparse.Namespace, out: TextIO = sys.stdou
         app = review_app(
             folder, pin=args.pin, match_log=Path(tmp) / "match.sqlite", table=args.table
         )
-        return start_server(app, args, out, page=f"review/{folder.name}")
+        return start_server(app, args, out or sys.stdout, page=f"review/{folder.name}")
 
 
 def run(args: argparse.Namespace) -> int:
     check_server_options(args)
     folder = review_folder(args.path, args.out)
-    ensure_analysis(folder, table=args.table)
+    ensure_analysis(folder, table=args.table, progress=sys.stderr.isatty())
     if args.no_serve:
         return 0
-    return serve_review(folder, args)
+    return serve_review(folder, args, table=args.table)

@@ -1,7 +1,8 @@
-"""``tablevar demo``: plays a recording, reports it, and fails with one clear line."""
+"""``tablevar demo``: referees a recording, checks it against its truth, fails in one line."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -9,27 +10,37 @@ import sys
 
 import pytest
 
+from hardware.recording import read_truth_calls
 from tablevar import cli
-from tablevar.commands.demo import format_call
+from tablevar.commands.demo import HEADER, format_call, match_calls
 
 
-def test_demo_plays_a_recording_and_lists_its_ground_truth(make_recording, capsys):
-    folder = make_recording(8)
-    assert cli.main(["demo", "--recording", str(folder)]) == 0
+def test_demo_referees_a_recording_prints_its_calls_and_checks_them_against_truth(
+    sim_recording, tmp_path, capsys
+):
+    out_dir = tmp_path / "out"
+    argv = ["demo", "--recording", str(sim_recording), "--out", str(out_dir), "--no-serve"]
+    assert cli.main(argv) == 0
     out = capsys.readouterr().out
-    assert "8 of 8 decoded, 160x120 px" in out
-    assert "duration   0.32 s at 25 fps" in out
-    assert "median 40.00 ms, largest 40.00 ms" in out
-    assert "ms per frame" in out
-    assert "Ground truth of the recording, scripted events: 1" in out
-    assert out.rstrip().splitlines()[-1] == format_call(
-        {"t_s": 0.12, "kind": "ball_out", "law": "FISTF 9"}
-    )
+    calls = [json.loads(line) for line in (out_dir / "calls.jsonl").read_text().splitlines()]
+    assert calls, "the analysis made no call"
+    assert f"analysing {sim_recording} into {out_dir}" in out
+    assert "140 frames, 800x600 px at 20 fps" in out
+    assert f"Calls of the analysis: {len(calls)}" in out
+    lines = out.splitlines()
+    at = lines.index(HEADER)
+    assert lines[at + 1 : at + 1 + len(calls)] == [format_call(c) for c in calls]
+    truth = read_truth_calls(sim_recording)
+    found = sum(c is not None for _, c in match_calls(calls, truth))
+    assert f"Ground truth: {found} of {len(truth)} scripted calls found" in out
+    # The review page reads the output folder: the video is linked there.
+    assert (out_dir / "video.mp4").resolve() == (sim_recording / "video.mp4").resolve()
 
-
-def test_demo_without_truth_says_so(make_recording, capsys):
-    assert cli.main(["demo", "--recording", str(make_recording(3, truth=False))]) == 0
-    assert "No ground truth" in capsys.readouterr().out
+    # Again: the analysis is reused; a recording without truth says so.
+    (sim_recording / "truth_calls.jsonl").unlink()
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "is up to date" in out and "No ground truth" in out
 
 
 @pytest.mark.parametrize(
@@ -48,7 +59,8 @@ def test_demo_errors_are_one_line_with_status_2(make_recording, capsys, damage, 
         shutil.copy(make_recording(2, name="short") / "video.mp4", folder / "video.mp4")
     else:
         (folder / "meta.json").unlink()
-    assert cli.main(["demo", "--recording", str(folder)]) == 2
+    argv = ["demo", "--recording", str(folder), "--out", str(folder.parent / "out"), "--no-serve"]
+    assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("tablevar: error: ")
     assert message in err
@@ -65,16 +77,18 @@ def test_demo_errors_are_one_line_with_status_2(make_recording, capsys, damage, 
                 "law": "FISTF 9.1",
                 "line": "touchline",
                 "margin_mm": 2.125,
+                "uncertainty_mm": 0.5,
                 "team": "away",
                 "restart": "throw_in",
             },
-            "   3.20 s  ball_out        FISTF 9.1    touchline         +2.12 mm  away  throw_in",
+            "   3.20 s  ball_out        FISTF 9.1    touchline          +2.12 ±0.50 mm  away  "
+            "throw_in",
         ),
         (
             {"t_s": 61.0, "kind": "goal", "margin_mm": -0.4, "team": "home"},
-            "  61.00 s  goal            -            -                 -0.40 mm  home  -",
+            "  61.00 s  goal            -            -                        -0.40 mm  home  -",
         ),
-        ({}, "        -  -               -            -                        -  -     -"),
+        ({}, "        -  -               -            -                               -  -     -"),
     ],
 )
 def test_format_call(call, expected):
@@ -89,12 +103,35 @@ def test_a_broken_video_is_one_line_even_with_ffmpeg_underneath(make_recording):
     (folder / "video.mp4").write_bytes(data[: len(data) // 2])
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENCV_")}
     result = subprocess.run(
-        [sys.executable, "-m", "tablevar", "demo", "--recording", str(folder)],
+        [sys.executable, "-m", "tablevar", "demo", "--recording", str(folder), "--no-serve"],
         capture_output=True,
         text=True,
         env=env,
         timeout=60,
     )
     assert result.returncode == 2
-    assert result.stderr.startswith("tablevar: error: cannot read video")
+    # OpenCV opens some cut files and finds no frame in them, refuses others: either way one line.
+    assert result.stderr.startswith("tablevar: error: ")
+    assert f"{folder / 'video.mp4'}" in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+def _call(t_s: float, kind: str = "ball_out", team: str | None = "away") -> dict:
+    return {"t_s": t_s, "kind": kind, "team": team}
+
+
+@pytest.mark.parametrize(
+    ("calls", "truth", "matched"),
+    [
+        ([_call(3.0)], [_call(3.3)], [0]),
+        ([_call(3.0)], [_call(3.6)], [None]),  # too late
+        ([_call(3.0, team="home")], [_call(3.0)], [None]),  # other team
+        ([_call(3.0, "goal")], [_call(3.0)], [None]),  # other kind
+        ([_call(3.0), _call(3.2)], [_call(3.2), _call(3.1)], [1, 0]),  # nearest, each once
+        ([_call(3.0)], [_call(3.0), _call(3.1)], [0, None]),
+    ],
+)
+def test_match_calls(calls, truth, matched):
+    pairs = match_calls(calls, truth)
+    assert [want for want, _ in pairs] == truth
+    assert [None if got is None else calls.index(got) for _, got in pairs] == matched
