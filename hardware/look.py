@@ -54,6 +54,9 @@ class Look:
         vignetting: relative fall-off in the image corners (0 = none, ~0.4 strong).
         noise_sigma: sensor noise, grey levels (standard deviation per channel).
         cloth_texture: relative amplitude of the cloth's fine texture (0 = flat colour).
+        mowing_stripes: relative brightness step between the lighter and darker bands printed
+            across the pitch like a mown lawn (0 = none, ~0.08 strong).
+        stripe_count: number of such bands along the playing length.
         line_softness_mm: ink bleed of the painted lines (Gaussian sigma, mm).
         shading: strength of Lambert and specular shading on objects (0 = flat colours).
         ambient: share of light that reaches every surface regardless of its normal.
@@ -86,6 +89,8 @@ class Look:
     vignetting: float = 0.15
     noise_sigma: float = 2.0
     cloth_texture: float = 0.05
+    mowing_stripes: float = 0.0
+    stripe_count: int = 14
     line_softness_mm: float = 0.25
     shading: float = 1.0
     ambient: float = 0.4
@@ -95,11 +100,19 @@ class Look:
     shadow: float = 0.25
 
     def __post_init__(self) -> None:
+        if self.stripe_count < 1:
+            raise ValueError(f"Look.stripe_count must be >= 1, got {self.stripe_count}")
         for name in ("light_gradient", "vignetting", "shading", "net_opacity", "shadow"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"Look.{name} must lie in 0..1, got {value}")
-        for name in ("noise_sigma", "cloth_texture", "line_softness_mm", "specular"):
+        for name in (
+            "noise_sigma",
+            "cloth_texture",
+            "line_softness_mm",
+            "specular",
+            "mowing_stripes",
+        ):
             if getattr(self, name) < 0.0:
                 raise ValueError(f"Look.{name} must be >= 0, got {getattr(self, name)}")
         if self.net_mesh_mm <= 0.0 or self.frame_width_mm < 0.0:
@@ -138,6 +151,8 @@ class Look:
             vignetting=float(rng.uniform(0.0, 0.35)),
             noise_sigma=float(rng.uniform(0.5, 5.0)),
             cloth_texture=float(rng.uniform(0.0, 0.1)),
+            mowing_stripes=float(rng.choice([0.0, rng.uniform(0.02, 0.08)])),
+            stripe_count=int(rng.choice([10, 12, 14, 16])),
             line_softness_mm=float(rng.uniform(0.1, 0.5)),
             shadow=float(rng.uniform(0.0, 0.4)),
         )

@@ -109,7 +109,8 @@ def cloth_layer(pix: PixelMap, pitch: Pitch, look: Look, seed: int) -> NDArray[n
     on_cloth = _edge(outside_cloth, sigma)
     on_table = _edge(outside_cloth - look.frame_width_mm, sigma)
     tex = 1.0 + look.cloth_texture * texture
-    cloth = _mix(_bgr(look.cloth_bgr), _bgr(look.line_bgr), paint) * tex[..., None]
+    grass = _bgr(look.cloth_bgr) * _stripes(pix, pitch, look, sigma)[..., None]
+    cloth = _mix(grass, _bgr(look.line_bgr), paint) * tex[..., None]
     frame = _bgr(look.surround_bgr) * (1.0 + 1.5 * look.cloth_texture * texture[..., None])
     floor = _bgr(look.floor_bgr) * (1.0 + 0.5 * look.cloth_texture * texture[..., None])
     img = _mix(_mix(floor, frame, on_table), cloth, on_cloth)
@@ -180,6 +181,21 @@ def _texture(pix: PixelMap, seed: int) -> NDArray[np.float32]:
             borderMode=cv2.BORDER_WRAP,
         )
     return out / math.sqrt(sum(t[3] ** 2 for t in tiles))
+
+
+def _stripes(pix: PixelMap, pitch: Pitch, look: Look, sigma_mm: NDArray) -> NDArray[np.float32]:
+    """Brightness (h, w) of mown-lawn bands across the pitch: 1 +- mowing_stripes / 2."""
+    if look.mowing_stripes == 0.0:
+        return np.ones(pix.x_mm.shape, np.float32)
+    # Centred on the halfway line, and not a divisor of the length: band edges stay clear
+    # of the goal lines (a step in brightness right at a line would bias its measured edge).
+    band = pitch.profile.length_mm / (look.stripe_count + 0.5)
+    phase = pix.x_mm / band + 0.5
+    # Distance to the nearest band edge, signed by which band we are in; soft over a pixel.
+    to_edge = (0.5 - np.abs(phase - np.floor(phase) - 0.5)) * band
+    sign = np.where(np.floor(phase) % 2 == 0, 1.0, -1.0)
+    light = sign * (1.0 - 2.0 * _edge(to_edge, sigma_mm))
+    return (1.0 + 0.5 * look.mowing_stripes * light).astype(np.float32)
 
 
 def _edge(outside_mm: NDArray, sigma_mm: NDArray) -> NDArray[np.float32]:
