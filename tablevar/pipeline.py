@@ -67,6 +67,8 @@ class Pipeline:
         fps: float,
         config: PipelineConfig | None = None,
         rules: RulesStage | None = None,
+        first_frame: int = 0,
+        t0_s: float | None = None,
     ) -> None:
         self.config = config or PipelineConfig()
         self.model = model
@@ -78,7 +80,8 @@ class Pipeline:
         self._pending: deque[_Pending] = deque()
         self._last: Tracks | None = None
         self._last_t: float | None = None
-        self._t0: float | None = None
+        self._t0: float | None = t0_s
+        self._offset = first_frame  # frame number of the first frame this pipeline sees
         self.frames = 0
         self.busy_s = 0.0
         self.moving_s = 0.0
@@ -202,6 +205,8 @@ class Pipeline:
         out = []
         while len(self._pending) > keep:
             p = self._pending.popleft()
+            p.record["frame"] += self._offset
+            p.contacts = [(f, kind, onset + self._offset) for f, kind, onset in p.contacts]
             ball = p.record["ball"]
             if ball is not None and ball["moving"] and self._prev_t is not None:
                 self.moving_s += p.record["t_s"] - self._prev_t

@@ -275,6 +275,8 @@ def _split_blobs(
         # A match starts with the ball on the centre spot (FISTF 4.2): a tie-breaker.
         fit = size + 2.0 * blobs.uniformity + 0.5 * blobs.roundness + 1.0 * on_spot
         ball = int(np.argmax(np.where(ball_like, fit, -9.0)))
+        if blobs.uniformity[ball] < 0.93 and not on_spot[ball]:
+            ball = None  # the best looks like a figure: the ball is not on the table yet
     figures = (r_eq > 0.7 * r_ball_px) & (r_eq < 3.0 * r_base_px)
     if ball is not None:
         figures[ball] = False

@@ -27,9 +27,10 @@ from calibration.tables import load_pitch
 from hardware.sources import SourceError, VideoFileSource
 from tablevar.evidence import EvidenceWriter
 from tablevar.pipeline import FistfRules, Pipeline
-from vision.model import learn_model
+from vision.model import LearningError, learn_model
 
 CALIBRATION_FRAMES = 25
+LEARN_WAIT_S = 10.0
 
 
 class AnalyzeError(ValueError):
@@ -109,6 +110,8 @@ def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progr
         open(out / "calls.jsonl", "w", encoding="utf-8") as calls,
     ):
         written_calls = 0
+        skipped = 0
+        t0 = None
         try:
             bar = tqdm(
                 video.frames(),
@@ -118,9 +121,16 @@ def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progr
                 disable=not progress,
             )
             for frame in bar:
+                t0 = frame.t_s if t0 is None else t0
                 if pipeline is None:
-                    model = learn_model([frame.image_bgr], cal.camera, pitch)
-                    pipeline = Pipeline(model, fps=video.fps, rules=rules)
+                    model = _learn(frame, cal, pitch, video.fps)
+                    if model is None:
+                        _write(tracks, [_empty_record(frame.index, frame.t_s - t0)])
+                        skipped += 1
+                        continue
+                    pipeline = Pipeline(
+                        model, fps=video.fps, rules=rules, first_frame=skipped, t0_s=t0
+                    )
                 evidence.add_frame(frame.index, frame.image_bgr)
                 records = pipeline.process(frame.image_bgr, frame.t_s)
                 evidence.add_records(records)
@@ -136,8 +146,27 @@ def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progr
                 _write(tracks, records)
                 _write_calls(calls, pipeline, written_calls, evidence)
                 summary.update(_summary(pipeline, rules, video.fps))
+            summary["frames"] = (pipeline.frames if pipeline is not None else 0) + skipped
             _write_json(out / "summary.json", summary)
     return 0
+
+
+def _learn(frame, cal: Calibration, pitch, fps: float):
+    """The scene model from this frame; None while the ball is not yet on the table.
+
+    A clip may begin with the ball still in a player's hand: learning waits (up to
+    ``LEARN_WAIT_S``) for a frame that shows it, and earlier frames get empty records.
+    """
+    try:
+        return learn_model([frame.image_bgr], cal.camera, pitch)
+    except LearningError:
+        if frame.index < LEARN_WAIT_S * fps:
+            return None
+        raise
+
+
+def _empty_record(index: int, t_s: float) -> dict[str, Any]:
+    return {"frame": index, "t_s": round(t_s, 6), "ball": None, "figures": []}
 
 
 def _summary(pipeline: Pipeline, rules: FistfRules, fps: float) -> dict[str, Any]:
