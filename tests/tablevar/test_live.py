@@ -187,3 +187,38 @@ def test_live_command_refuses_what_cannot_work_in_one_line(tmp_path, capsys, ext
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("tablevar: error: ") and message in err and err.count("\n") == 1
+
+
+def test_recalibrate_answers_from_the_next_frames_and_play_goes_on(hub, tmp_path):
+    runner = LiveRunner(
+        lambda: SimSource("kickoff_pass", end_s=2.0, realtime=False, **SIM),
+        hub,
+        tmp_path / "out",
+        options=LiveOptions(calibration_s=0.05, calibration_frames=1),
+    )
+    runner.start()
+    try:
+        deadline = time.monotonic() + 30
+        while hub.snapshot()["frame"] is None:  # the first pipeline runs
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        written = (tmp_path / "out" / "calibration.json").stat().st_mtime_ns
+        at_frame = runner.frames
+        result = runner.recalibrate()
+        assert result["table"] == "fistf" and result["image_size_px"] == [800, 600]
+        assert (tmp_path / "out" / "calibration.json").stat().st_mtime_ns > written
+        while not runner.ended:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+    finally:
+        runner.stop()
+    # The radar carried on after the new calibration, in order and without repeats.
+    numbers = [rec["frame"] for kind, rec in hub.pushed if kind == "frame"]
+    assert numbers == sorted(set(numbers)) and numbers[-1] == runner.frames - 1 > at_frame + 5
+
+
+def test_recalibrate_without_frames_is_a_clear_error(hub, tmp_path):
+    options = LiveOptions(recalibrate_timeout_s=0.2)
+    runner = LiveRunner(lambda: open_source("opencv:99"), hub, tmp_path / "out", options=options)
+    with pytest.raises(ValueError, match="no frames arrive from the camera"):
+        runner.recalibrate()

@@ -1,0 +1,113 @@
+"""The live page in a real browser (Debian's Chromium), fed by the simulator through the
+live runner and served by waitress: the radar moves, the clock runs and stops with the ball."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from hardware.sim_source import SimSource
+from tablevar.live import LiveOptions, LiveRunner
+from web.app import create_app, hub_of, set_recalibrate
+from web.serving import make_server, stop, url_of
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PIN = "2468"
+TIMEOUT_MS = 60_000  # the simulated match takes several seconds on a busy machine
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert errors == [], f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[tuple[str, LiveRunner]]:
+    """The app on a free loopback port and a live runner on the simulator (not yet started)."""
+    out = tmp_path / "out"
+    app = create_app({"PIN": PIN, "OUTPUT_DIR": out, "MATCH_LOG": tmp_path / "match.sqlite"})
+    runner = LiveRunner(
+        # Frames as fast as they render, so every run sees the same frames.
+        lambda: SimSource("kickoff_pass", size_px=(800, 600), fps=20.0, lead_s=0.4, realtime=False),
+        hub_of(app),
+        out,
+        options=LiveOptions(calibration_s=0.05, calibration_frames=1),
+    )
+    set_recalibrate(app, runner.recalibrate)
+    server = make_server(app, "127.0.0.1", 0, threads=8)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    yield url_of(server), runner
+    runner.stop()
+    stop(server, app)
+    thread.join(5.0)
+
+
+def test_live_page_follows_the_simulated_match(live, page: Page):
+    url, runner = live
+    runner.hub.control("start")  # the referee starts the match: the clock may run
+    page.goto(url)
+    expect(page.locator("#conn")).to_have_text("● live", timeout=TIMEOUT_MS)
+    expect(page.locator("#clock")).to_have_text("00:00", timeout=TIMEOUT_MS)
+    runner.start()
+
+    # The radar shows the ball and all 22 figures, and moves on with the frames.
+    expect(page.locator("#radar circle.ball")).to_have_count(1, timeout=TIMEOUT_MS)
+    expect(page.locator("#radar circle.figure")).to_have_count(22, timeout=TIMEOUT_MS)
+    info = page.locator("#radar-info")
+    first = info.text_content()
+    expect(info).not_to_have_text(first, timeout=TIMEOUT_MS)
+
+    # The clock runs while the ball rolls and stands once it rests.
+    status = page.locator("#clock-status")
+    expect(status).to_have_text("Running", timeout=TIMEOUT_MS)
+    expect(status).to_have_text("Stopped · ball at rest", timeout=TIMEOUT_MS)
+
+    # The calls arrive with their evidence pictures.
+    expect(page.locator("#feed li").first).to_be_visible(timeout=TIMEOUT_MS)
+    image = page.locator("#feed li img.evidence").first
+    page.wait_for_function(
+        "img => img.complete && img.naturalWidth > 0", arg=image.element_handle()
+    )
+    assert image.evaluate("img => img.naturalWidth") == 800
+
+    # At the end the page says the source ended, and shows the runner's final clock.
+    warning = page.locator("#source-warning")
+    expect(warning).to_contain_text("the simulated match has ended", timeout=TIMEOUT_MS)
+    deadline = time.monotonic() + 10
+    while not runner.ended:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    clock_s = runner.hub.state.clock.clock_s
+    assert clock_s > 0.3
+    expect(page.locator("#clock")).to_have_text(f"00:{int(clock_s):02d}", timeout=TIMEOUT_MS)
