@@ -23,14 +23,10 @@ import http.client
 import json
 import multiprocessing as mp
 import shutil
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))
-from demo_analysis import tracks_record
 
 from web.app import create_app, hub_of
 from web.serving import make_server, stop
@@ -50,6 +46,21 @@ CALL = {
     "figure": None,
     "evidence": None,
 }
+
+
+def tracks_record(i: int) -> dict:
+    """A ``tracks.jsonl`` record of the size the pipeline pushes: a rolling ball, 22 figures."""
+    figures = [
+        {
+            "id": k + 1,
+            "team": "home" if k < 11 else "away",
+            "x_mm": round((-1 if k < 11 else 1) * (60.0 + 50.0 * (k % 11)), 1),
+            "y_mm": round(-300.0 + 55.0 * (k % 11), 1),
+        }
+        for k in range(22)
+    ]
+    ball = {"x_mm": round(-400.0 + 9.0 * i, 2), "y_mm": round(40.0 + 1.5 * i, 2), "moving": i < 72}
+    return {"frame": i, "t_s": round(i / 30.0, 4), "ball": ball, "figures": figures}
 
 
 # ---------------------------------------------------------------------- clients (subprocess)

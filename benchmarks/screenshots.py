@@ -1,13 +1,23 @@
-"""Screenshots of the three pages into docs/, from a rendered demo match.
+"""Screenshots of the live, review and calibration pages into docs/, from the demo recording.
 
-Run: ``.venv/bin/python benchmarks/screenshots.py [--out docs]``. Needs Debian's Chromium
-(``apt-get install chromium``). Serves the app with waitress on a free loopback port.
+Nothing on them is made up:
+
+- the review page shows ``tablevar analyze``'s output for ``recordings/demo`` (in ``out/demo``,
+  made once, as ``tablevar demo`` makes it);
+- the live page is fed by the live runner playing the same recording as if it came from a
+  camera (calibrated from its first second, evidence pictures cut from its frames), stopped
+  once it has made ``--calls`` calls;
+- the calibration page shows that live calibration and its overlay.
+
+Run: ``make demo-recording`` once, then ``.venv/bin/python benchmarks/screenshots.py [--out
+docs]``. Needs Debian's Chromium (``apt-get install chromium``). Serves the app with waitress
+on a free loopback port. Prints what it pushed and where it wrote the pictures.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
+import json
 import tempfile
 import threading
 import time
@@ -15,9 +25,9 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-sys.path.insert(0, str(Path(__file__).parent))
-import demo_analysis
-
+from hardware.sources import VideoFileSource
+from tablevar.commands.review import ensure_analysis, linked_folder
+from tablevar.live import LiveOptions, LiveRunner
 from web.app import create_app, hub_of
 from web.serving import make_server, stop, url_of
 
@@ -32,73 +42,90 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 PIN = "2468"
+RECORDING = Path("recordings/demo")
+ANALYSIS = Path("out/demo")
+LINE_KINDS = ("ball_out", "goal", "goal_disallowed", "close_call")
 
 
-def feed_live_match(hub, folder: Path) -> None:
-    """Push a plausible match into the hub: calls with evidence, score, clock, one frame."""
-    calls = demo_analysis.demo_calls()
-    out_call = {
-        **calls[0],
-        "kind": "ball_out",
-        "law": "FISTF 9",
-        "line": "touchline",
-        "fully_crossed": True,
-        "margin_mm": 3.1,
-        "uncertainty_mm": 0.5,
-        "team": "away",
-        "restart": "throw_in",
-        "frame": 1204,
-        "t_s": 40.13,
-    }
-    hub.push_call(out_call)
-    hub.push_call({**calls[0], "frame": 5510, "t_s": 183.7})
-    goal = hub.push_call({**calls[1], "frame": 9342, "t_s": 311.4})
-    hub.push_score(1, 0)
+def feed_live(app, recording: Path, out: Path, calls: int, timeout_s: float = 600.0) -> None:
+    """Run the live runner on ``recording`` (unpaced) until it has made ``calls`` calls."""
+    hub = hub_of(app)
     hub.control("start")
-    hub.control("added_time", seconds=30)
-    hub.push_clock(312.0, 1, "running")
-    hub.push_frame(demo_analysis.tracks_record(40))
-    assert goal["evidence_rel"]
+    runner = LiveRunner(
+        lambda: VideoFileSource(recording), hub, out, options=LiveOptions(pace_files=False)
+    )
+    runner.start()
+    deadline = time.monotonic() + timeout_s
+    try:
+        while len(hub.state.calls) < calls and not runner.ended:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the live runner made no {calls} calls in {timeout_s:.0f} s")
+            time.sleep(0.1)
+        time.sleep(1.0)  # a second more of play on the radar
+    finally:
+        runner.stop()
+    state = hub.snapshot()
+    print(
+        f"live: {runner.frames} frames, {state['calls_total']} calls, "
+        f"clock {state['clock']['clock_s']:.1f} s, score {state['score']}"
+    )
+
+
+def review_index(folder: Path) -> int:
+    """The review list's index of the first call decided on a line (else the first call)."""
+    lines = (folder / "calls.jsonl").read_text(encoding="utf-8").splitlines()
+    calls = sorted((json.loads(line) for line in lines), key=lambda c: c.get("frame", 0))
+    if not calls:
+        raise SystemExit(f"the analysis in {folder} made no calls: nothing to show yet")
+    picks = [i for i, c in enumerate(calls) if c["kind"] in LINE_KINDS and c.get("line")]
+    return picks[0] if picks else 0
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("docs"))
+    parser.add_argument("--calls", type=int, default=4, help="live calls before the picture")
+    parser.add_argument("--recording", type=Path, default=RECORDING, help="recording folder")
+    parser.add_argument("--analysis", type=Path, default=ANALYSIS, help="its analysis folder")
     args = parser.parse_args()
+    if not (args.recording / "meta.json").is_file():
+        raise SystemExit(f"{args.recording} is missing: run `make demo-recording` first")
+    folder = linked_folder(args.recording / "video.mp4", args.analysis)
+    ensure_analysis(folder, source=args.recording, progress=False)
+    index = review_index(folder)  # before the live run: no calls, no pictures worth taking
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        folder = demo_analysis.write_demo(root / "recordings" / "demo-match")
+        live_out = Path(tmp) / "live"
         app = create_app(
             {
                 "PIN": PIN,
-                "RECORDINGS_DIR": root / "recordings",
-                "OUTPUT_DIR": folder,
-                "MATCH_LOG": root / "match.sqlite",
+                "RECORDINGS_DIR": folder.parent,
+                "OUTPUT_DIR": live_out,
+                "MATCH_LOG": Path(tmp) / "match.sqlite",
             }
         )
-        feed_live_match(hub_of(app), folder)
+        feed_live(app, args.recording, live_out, args.calls)
         server = make_server(app, "127.0.0.1", 0, threads=8)
         url = url_of(server)
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
         try:
-            shoot(url, args.out)
+            shoot(url, args.out, folder.name, index)
         finally:
             stop(server, app)
             thread.join(5)
     return 0
 
 
-def shoot(url: str, out: Path) -> None:
+def shoot(url: str, out: Path, name: str, index: int) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        for name, viewport in (
+        for suffix, viewport in (
             ("", {"width": 1366, "height": 900}),
             ("-phone", {"width": 390, "height": 844}),
         ):
             context = browser.new_context(
-                viewport=viewport, device_scale_factor=1 if not name else 2
+                viewport=viewport, device_scale_factor=1 if not suffix else 2
             )
             page = context.new_page()
             page.goto(url)
@@ -107,18 +134,14 @@ def shoot(url: str, out: Path) -> None:
             page.wait_for_selector("#feed li img.evidence")
             page.wait_for_function("[...document.images].every(i => i.complete)")
             page.wait_for_selector("#radar circle.ball")
-            page.screenshot(path=out / f"screenshot-live{name}.png", full_page=True)
-            if name:
+            page.screenshot(path=out / f"screenshot-live{suffix}.png", full_page=True)
+            if suffix:
                 context.close()
                 continue
-            page.goto(f"{url}review/demo-match")
-            page.locator('#review-calls li[data-index="1"]').click()
-            page.wait_for_selector("#overlay line.margin", state="attached")
-            page.select_option("#ask-line", "goal_line")
-            page.click("#ask-form button")
-            page.wait_for_selector("#ask-answer:not([hidden])")
+            page.goto(f"{url}review/{name}")
+            page.locator(f'#review-calls li[data-index="{index}"]').click()
             page.wait_for_function("document.getElementById('frame').complete")
-            time.sleep(0.2)
+            time.sleep(0.3)
             page.screenshot(path=out / "screenshot-review.png", full_page=True)
             page.goto(f"{url}calibration")
             page.wait_for_selector("#calib-report table")
