@@ -121,12 +121,15 @@ def read_view(source: Path, seconds: float) -> NDArray[np.uint8]:
     if source.suffix.lower() in IMAGE_SUFFIXES:
         return _read_image(source)
     with VideoFileSource(source) as video:
+        # Keep about 25 frames spread over the seconds, not every frame (memory).
+        step = max(1, round(video.fps * seconds / 25))
         frames, t0 = [], None
         for frame in video.frames():
             t0 = frame.t_s if t0 is None else t0
             if frame.t_s - t0 > seconds:
                 break
-            frames.append(frame.image_bgr)
+            if frame.index % step == 0:
+                frames.append(frame.image_bgr)
     return clean_view(frames)
 
 
