@@ -41,6 +41,7 @@ from calibration.tables import load_pitch
 from hardware.recording import RecordingWriter
 from hardware.sim_source import SimSource
 from hardware.sources import Frame, FrameSource, SourceError, VideoFileSource
+from tablevar.clock_view import ClockView
 from tablevar.pipeline import FistfRules, Pipeline
 from vision.model import learn_model
 from web.hub import MatchHub
@@ -81,36 +82,6 @@ class LiveOptions:
     retry_s: float = 0.3
     pace_files: bool = True
     recalibrate_timeout_s: float = 30.0
-
-
-class _ClockView:
-    """The hub's (clock of this half, half, status) from the rules' total clock and calls."""
-
-    def __init__(self) -> None:
-        self.half, self.base_s, self.total_s = 1, 0.0, 0.0
-        self.between = self.ended = False
-
-    def update(self, total_s: float, calls: list[dict[str, Any]]) -> tuple[float, int, str]:
-        for call in calls:
-            if call["kind"] == "half_time" or (
-                call["kind"] == "full_time" and call.get("restart") == "kick_off"
-            ):
-                self.half += 1
-                self.between = True
-            elif call["kind"] == "full_time":
-                self.ended = True
-        running = total_s > self.total_s + 1e-9
-        if self.between and not running:
-            self.base_s = total_s  # the next period's clock starts from here
-        self.between = self.between and not running
-        self.total_s = total_s
-        if self.ended:
-            status = "ended"
-        elif self.between:
-            status = "half_time"
-        else:
-            status = "running" if running else "stopped"
-        return max(0.0, total_s - self.base_s), self.half, status
 
 
 class _Recalibration:
@@ -159,7 +130,7 @@ class LiveRunner:
         self._offset = (0, 0.0)  # (frame, t_s) of the current pipeline's first frame
         self._calls_done = 0
         self._rules: FistfRules | None = None
-        self._clock = _ClockView()
+        self._clock = ClockView()
         self._reset = threading.Event()
         self._recent: deque[tuple[int, np.ndarray]] = deque(maxlen=opts.evidence_frames)
         self._retry_at = 0.0
@@ -370,7 +341,7 @@ class LiveRunner:
     def _new_rules(self) -> None:
         pitch = self.calibration.measured_pitch(self.pitch) if self.calibration else self.pitch
         self._rules = FistfRules(pitch)
-        self._clock = _ClockView()
+        self._clock = ClockView()
 
     def _rules_stage(self, record: dict[str, Any], contacts: list) -> list[dict[str, Any]]:
         """The rules see the runner's numbering, which outlives a pipeline (recalibration)."""
