@@ -142,7 +142,8 @@ class LiveRunner:
         self._source_ok: bool | None = None
         self._waiting_since: float | None = None
         self._stop = threading.Event()
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # recalibration requests
+        self._state_lock = threading.RLock()  # the source state the page shows
         self._threads: list[threading.Thread] = []
         self.error: str | None = None  # the last failure, for logs and tests
         self.ended = False
@@ -227,7 +228,8 @@ class LiveRunner:
         while not self._stop.is_set():
             self._waiting_since = time.monotonic()
             frame = next(frames, None)
-            self._waiting_since = None
+            with self._state_lock:
+                self._waiting_since = None
             if frame is None:
                 return
             if recorded and frame.index < skip_to:
@@ -387,25 +389,26 @@ class LiveRunner:
             )
         self._recorder.write(frame.image_bgr, round(t_s * 1e9))
 
-    def _source_state(self, ok: bool, message: str = "") -> None:
-        self._source_ok = ok
-        self.hub.set_source(ok, message)
-        if not ok and self._rules is not None:
-            # Without frames the clock stands: say so on the scoreboard too.
-            clock = self.hub.state.clock
-            self.hub.push_clock(clock.clock_s, clock.half, "stopped")
+    def _source_state(self, ok: bool, message: str = "", *, unless_stalled: bool = False):
+        with self._state_lock:
+            # The watchdog's word only while the worker still waits for the same frame.
+            if unless_stalled and not (self._source_ok and self._waiting_since is not None):
+                return
+            self._source_ok = ok
+            self.hub.set_source(ok, message)
+            if not ok and self._rules is not None:
+                # Without frames the clock stands: say so on the scoreboard too.
+                clock = self.hub.state.clock
+                self.hub.push_clock(clock.clock_s, clock.half, "stopped")
 
     def _watch(self) -> None:
         """Report a source that stalls inside ``frames()`` (e.g. a camera reopening itself)."""
-        while not self._stop.wait(0.1):
+        while not self._stop.wait(0.1) and not self.ended:
             since = self._waiting_since
-            if (
-                since is not None
-                and self._source_ok
-                and time.monotonic() - since > self.options.stall_s
-            ):
+            if since is not None and time.monotonic() - since > self.options.stall_s:
                 waited = time.monotonic() - since
-                self._source_state(False, f"no frames for {waited:.0f} s: reopening the camera")
+                message = f"no frames for {waited:.1f} s: reopening the camera"
+                self._source_state(False, message, unless_stalled=True)
 
     def _end_message(self, source: FrameSource) -> str:
         if isinstance(source, SimSource):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import time
 from pathlib import Path
@@ -222,3 +223,35 @@ def test_recalibrate_without_frames_is_a_clear_error(hub, tmp_path):
     runner = LiveRunner(lambda: open_source("opencv:99"), hub, tmp_path / "out", options=options)
     with pytest.raises(ValueError, match="no frames arrive from the camera"):
         runner.recalibrate()
+
+
+def test_a_stalling_source_is_reported_until_frames_come_again(hub, tmp_path):
+    # One frame a second: between two frames the source stalls inside frames(), as a camera
+    # that reopens itself does.
+    options = LiveOptions(stall_s=0.3, calibration_s=100.0)
+    runner = LiveRunner(
+        lambda: SimSource("kickoff_pass", size_px=(160, 120), fps=1.0, end_s=2.5),
+        hub,
+        tmp_path / "out",
+        options=options,
+    )
+    seen: list[dict] = []
+    runner.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not runner.ended:
+            assert time.monotonic() < deadline
+            source = hub.snapshot()["source"]
+            if not seen or source != seen[-1]:
+                seen.append(source)
+            time.sleep(0.02)
+    finally:
+        runner.stop()
+    seen.append(hub.snapshot()["source"])
+    assert seen[0] == {"ok": True, "message": ""}
+    stalls = [m for ok, m in (x.values() for x in seen) if not ok and m.startswith("no frames")]
+    assert stalls and all(
+        re.fullmatch(r"no frames for 0\.\d s: reopening the camera", m) for m in stalls
+    )
+    assert seen[-1] == {"ok": False, "message": "the simulated match has ended"}
+    assert runner.frames == 2
