@@ -101,14 +101,17 @@ def image_side_of(camera: CameraModel, xy_mm) -> str:
 
 
 def scene_with_figures(rng: np.random.Generator, pitch: Pitch) -> SceneFrame:
-    """22 figures, a third of them on lines, and the ball on a line."""
+    """22 figures, a third of them on lines, the goalkeepers in goal, the ball on a line."""
     hl, hw = 0.5 * pitch.profile.length_mm - 30, 0.5 * pitch.profile.width_mm - 30
     xy = rng.uniform([-hl, -hw], [hl, hw], (22, 2))
     straight = [b for b in pitch.lines if b.shape == "segment"]
-    for i in range(0, 22, 3):
+    for i in range(1, 22, 3):
         band = straight[rng.integers(len(straight))]
         t = rng.uniform(0.15, 0.85)
         xy[i] = np.asarray(band.a_mm) + t * (np.subtract(band.b_mm, band.a_mm))
+    # Goalkeepers in their goal areas (their rods reach back over the goal line).
+    xy[0] = (-0.5 * pitch.profile.length_mm + 30.0, rng.uniform(-40.0, 40.0))
+    xy[11] = (0.5 * pitch.profile.length_mm - 30.0, rng.uniform(-40.0, 40.0))
     band = straight[rng.integers(len(straight))]
     ball = np.asarray(band.a_mm) + rng.uniform(0.2, 0.8) * np.subtract(band.b_mm, band.a_mm)
     figures = Figures(

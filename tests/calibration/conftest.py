@@ -66,14 +66,18 @@ def fitting_camera(
 
 
 def figures_on_lines(pitch: Pitch, seed: int) -> SceneFrame:
-    """Twelve figures, half of them standing on lines, and the ball on a touchline."""
+    """Twelve figures, half of them standing on lines, goalkeepers in goal, the ball on a
+    touchline."""
     rng = np.random.default_rng(seed)
     hl, hw = 0.5 * pitch.profile.length_mm - 40, 0.5 * pitch.profile.width_mm - 40
     xy = rng.uniform([-hl, -hw], [hl, hw], (12, 2))
     straight = [b for b in pitch.lines if b.shape == "segment"]
-    for i in range(0, 12, 2):
+    for i in range(1, 12, 2):
         band = straight[rng.integers(len(straight))]
         xy[i] = np.asarray(band.a_mm) + rng.uniform(0.2, 0.8) * np.subtract(band.b_mm, band.a_mm)
+    # Goalkeepers in their goal areas (their rods reach back over the goal line).
+    xy[0] = (-0.5 * pitch.profile.length_mm + 30.0, 10.0)
+    xy[6] = (0.5 * pitch.profile.length_mm - 30.0, -15.0)
     touch = pitch.line("touchline_bottom")
     ball = np.asarray(touch.a_mm) + 0.4 * np.subtract(touch.b_mm, touch.a_mm)
     figures = Figures(
