@@ -12,13 +12,17 @@ declared intent (each strike's ``expect``) checked against the exact trajectory:
 whose ball never crosses, or a ball that goes out with no call declared, raises ``TruthError``.
 How each call is decided:
 
-- ``ball_out`` / ``goal`` / ``goal_disallowed``: the decisive frame is the first at which the
-  footprint lies wholly beyond the line's far edge (``beyond_edge_mm - r > 0``); the margin is
-  the largest one the ball reaches (where it stops, or where the net stops it). Throw-in to the
-  team that did not touch last (FISTF 14.1); over a goal line outside the posts a goal kick when
-  the attackers touched last (15.1), a corner when the defenders did (16.1); between the posts a
-  goal (7.1) when the ball lay wholly inside the scorer's attacking shooting zone at the shot,
-  otherwise no goal and a goal kick (7.2).
+- ``ball_out`` / ``goal``: the decisive frame is the first at which the footprint lies wholly
+  beyond the line's far edge (``beyond_edge_mm - r > 0``); the margin is the one on that frame
+  (what the evidence picture of that frame shows, as the rules report it: docs/rules.md
+  "Margins"). Throw-in to the team that did not touch last (FISTF 14.1), taken where the ball
+  crossed (the point on its path where it became wholly over, centred on the touchline); over a
+  goal line outside the posts a goal kick when the attackers touched last (15.1), a corner when
+  the defenders did (16.1); between the posts a goal (7.1) when the ball lay wholly inside the
+  scorer's attacking shooting zone at the shot.
+- ``goal_disallowed`` (7.2): the same decisive frame, but the call is decided on the shooting
+  line: ``line`` is ``shooting_line``, the margin the shot's (the ball's footprint at the strike
+  against the shooting line, > 0 wholly inside the zone, so <= 0 here), ``fully_crossed`` false.
 - ``close_call``: the frame the ball comes to rest, its (negative) margin at rest: it stopped
   within ``CLOSE_MM`` of a boundary line without fully crossing it.
 - ``offside`` (13.1, DESIGN.md section 3 geometry): at the strike, the ball wholly inside the
@@ -40,6 +44,7 @@ from numpy.typing import NDArray
 from hardware.scene import AWAY, HOME, TEAM_NAMES
 from hardware.scenes import CompiledScene, SceneError, Strike
 from rules.calls import Call, FigureRef
+from rules.geometry import shooting_margin_mm
 
 BOUNDARY = ("touchline_top", "touchline_bottom", "goal_line_left", "goal_line_right")
 CLOSE_MM = 3.0
@@ -183,9 +188,11 @@ def _line_call(c: CompiledScene, s: _Frames, strike: Strike, fps: float) -> Call
     if not over.any():
         raise TruthError(f"the ball of the strike at {strike.t_s:.3f} s crosses after the clip")
     frame = k0 + int(np.argmax(over))
+    over_xy = s.ball_xy[frame]
+    margin = float(line.beyond_edge_mm(over_xy, 1.0)[0] - r)
     at = (frame, frame / fps, line.kind, margin)
     if line.kind == "touchline":
-        return _throw_in(strike, at, rest, line)
+        return _throw_in(strike, at, crossing_point(line, strike, r), line)
     end = "right" if rest[0] > 0 else "left"
     goal = pitch.goal(end)
     if goal.y_min_mm <= rest[1] <= goal.y_max_mm:
@@ -200,9 +207,27 @@ def _close_law(c: CompiledScene, name: str, rest: NDArray) -> str:
     return "FISTF 7.1" if goal.y_min_mm <= rest[1] <= goal.y_max_mm else "FISTF 15.1"
 
 
-def _throw_in(strike: Strike, at, rest: NDArray, line) -> Call:
+def crossing_point(line, strike: Strike, r: float) -> NDArray:
+    """Where the straight path of ``strike`` puts the ball wholly over ``line`` (margin 0).
+
+    Args:
+        line: a straight ``LineBand`` the ball crosses.
+        strike: the strike whose ball rolls from ``ball_from_mm`` to ``ball_rest_mm``.
+        r: ball radius in mm.
+
+    Returns:
+        (2,) ground point in mm.
+    """
+    a, b = np.asarray(strike.ball_from_mm, float), np.asarray(strike.ball_rest_mm, float)
+    ma = float(line.beyond_edge_mm(a, 1.0)[0] - r)
+    mb = float(line.beyond_edge_mm(b, 1.0)[0] - r)
+    f = 1.0 if mb == ma else min(max(-ma / (mb - ma), 0.0), 1.0)
+    return a + f * (b - a)
+
+
+def _throw_in(strike: Strike, at, crossed: NDArray, line) -> Call:
     frame, t, kind, margin = at
-    # The throw-in is taken where the ball crossed, centred on the touchline.
+    # FISTF 14.2: taken where the ball crossed, centred on the touchline.
     y_line = line.a_mm[1]
     return Call(
         frame,
@@ -215,7 +240,7 @@ def _throw_in(strike: Strike, at, rest: NDArray, line) -> Call:
         0.0,
         team=_other(strike.team),
         restart="throw_in",
-        position=(float(rest[0]), float(y_line)),
+        position=(float(crossed[0]), float(y_line)),
     )
 
 
@@ -231,9 +256,11 @@ def _goal(c: CompiledScene, strike: Strike, at, end: str, over_xy: NDArray) -> C
             frame, t, "goal", "FISTF 7.1", kind, True, margin, 0.0,
             team=strike.team, restart="kick_off", position=_pt(over_xy),
         )  # fmt: skip
+    # 7.2: decided on the shooting line; the margin is the shot's (<= 0: not wholly inside).
+    shot = float(shooting_margin_mm(c.pitch, end, strike.ball_from_mm, r)[0])
     defender = _other(strike.team)
     return Call(
-        frame, t, "goal_disallowed", "FISTF 7.2", kind, True, margin, 0.0,
+        frame, t, "goal_disallowed", "FISTF 7.2", "shooting_line", False, shot, 0.0,
         team=defender, restart="goal_kick", position=_goal_area_centre(c, end),
     )  # fmt: skip
 

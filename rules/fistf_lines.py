@@ -8,6 +8,7 @@ line without a confident crossing gives a ``close_call`` notice instead (too clo
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from rules.calls import Call, is_too_close, margin_note
@@ -50,6 +51,13 @@ def _shot_margin(state: MatchState, end: str, attacker: int, r: float) -> float 
     return float(shooting_margin_mm(state.pitch, end, flick.ball_xy_mm, r)[0])
 
 
+def _shot_uncertainty(state: MatchState) -> float:
+    """The bound on the shot's margin: the struck ball's position bound and the line's."""
+    flick = state.last_flick
+    unc = flick.ball_uncertainty_mm if flick is not None else state.ball.uncertainty_mm
+    return math.hypot(unc, state.config.line_uncertainty_mm)
+
+
 def decide_goal(
     state: MatchState,
     frame: int,
@@ -66,7 +74,7 @@ def decide_goal(
     last, direct = state.last_touch, state.live_set_piece
     r = state.ball.radius_mm
     shot = _shot_margin(state, end, attacker, r)
-    shot_unc = state.ball.uncertainty_mm
+    shot_unc = _shot_uncertainty(state)
     goal_kick = _restart_call(state, frame, t_s, "goal_kick", defender, end, xy)
     if last is None:
         return _disallow(state, goal_kick, "FISTF 7.2", None, None, "no play seen", end)
@@ -289,15 +297,24 @@ def _hidden(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]
 def _watch(
     state: MatchState, obs: Observation, line: str, margin: float, unc: float
 ) -> tuple[MatchState, list[Call]]:
-    """Follow the ball inside the close-call band; report when it rests or turns back."""
+    """Follow a rolling ball inside the close-call band; report once when it rests or turns back.
+
+    The watch starts only while the ball rolls (a ball lying still near a line is no news, and a
+    resting ball must not repeat its notice every frame). It keeps the deepest reading; on the
+    frame the ball comes to rest the rest reading replaces it (the ball's final place, the one
+    the referee looks at).
+    """
     assert obs.ball_xy_mm is not None
     band = state.config.close_call_mm
     w = state.watch
     inside = margin > -band
-    if inside and (w is None or w.line != line or margin > w.margin_mm):
-        w = LineWatch(line, margin, unc, obs.frame, obs.t_s, point(obs.ball_xy_mm))
+    here = LineWatch(line, margin, unc, obs.frame, obs.t_s, point(obs.ball_xy_mm))
     if w is None:
-        return state, []
+        if not (inside and obs.ball_moving):
+            return state, []
+        w = here
+    elif inside and (w.line != line or margin > w.margin_mm or not obs.ball_moving):
+        w = here
     if inside and obs.ball_moving and w.line == line:
         return replace(state, watch=w), []
     return replace(state, watch=None), [_close_call(state, w)]

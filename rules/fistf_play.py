@@ -79,6 +79,18 @@ def _figure_contact(
     return award_foul(state, obs, row, "FISTF 6.2", penal=False)
 
 
+def strike_ball(state: MatchState, obs: Observation) -> tuple[tuple[float, float] | None, float]:
+    """The ball where it lay at a strike, and its position bound in mm.
+
+    A contact is reported on the first frame on which the struck ball has moved, so the last
+    ball seen before this frame is where it was played from (the shot position of FISTF 7.1,
+    the play of 13.1); this frame's ball only when none was seen before.
+    """
+    if state.ball.xy_mm is not None:
+        return state.ball.xy_mm, state.ball.uncertainty_mm
+    return obs.ball_xy_mm, obs.ball_uncertainty_mm
+
+
 def _play(
     state: MatchState, obs: Observation, c: Contact, row: int
 ) -> tuple[MatchState, list[Call]]:
@@ -98,7 +110,8 @@ def _play(
         if count > limit:  # FISTF 5.2 / 8.1.3 / general guideline: played once too often
             state, foul = award_foul(state, obs, row, law, penal=False)
             return state, calls + foul
-    ball_xy = obs.ball_xy_mm if obs.ball_xy_mm is not None else state.ball.xy_mm
+    # Where the ball lay when struck: on the contact frame it has already rolled one frame on.
+    ball_xy, ball_unc = strike_ball(state, obs)
     touch = Touch(
         c.figure_id,
         team,
@@ -108,6 +121,7 @@ def _play(
         c.onset_frame,
         point(figs.xy_mm[row]),
         ball_xy,
+        ball_unc,
     )
     state = replace(
         state,
@@ -119,7 +133,7 @@ def _play(
     )
     if ball_xy is None:
         return state, calls
-    calls += shot_close_call(state, obs, team, ball_xy)
+    calls += shot_close_call(state, obs, team, ball_xy, ball_unc)
     pending = PendingPlay(
         obs.frame,
         obs.t_s,
@@ -127,7 +141,7 @@ def _play(
         c.figure_id,
         ball_xy,
         obs.ball_radius_mm,
-        obs.ball_uncertainty_mm,
+        ball_unc,
         obs.figure_uncertainty_mm,
         obs.figures,
         None,
@@ -240,15 +254,22 @@ def penalty_spot(state: MatchState, end: str) -> tuple[float, float]:
 
 
 def shot_close_call(
-    state: MatchState, obs: Observation, team: int, ball_xy: tuple[float, float]
+    state: MatchState,
+    obs: Observation,
+    team: int,
+    ball_xy: tuple[float, float],
+    ball_unc: float,
 ) -> list[Call]:
-    """DESIGN.md 4: a play from within the close-call band of the shooting line."""
+    """DESIGN.md 4: a play from within the close-call band of the shooting line.
+
+    ``ball_xy`` / ``ball_unc``: the struck ball and vision's bound on its position (mm).
+    """
     end = state.attacked_end(team)
     band = state.pitch.line(f"shooting_line_{end}")
     margin = float(crossed_margin_mm(band, ball_xy, obs.ball_radius_mm)[0])
     if abs(margin) > state.config.close_call_mm:
         return []
-    unc = state.line_uncertainty(obs)
+    unc = float(np.hypot(ball_unc, state.config.line_uncertainty_mm))
     return [
         Call(
             obs.frame,

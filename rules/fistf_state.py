@@ -85,7 +85,12 @@ class Restart:
 
 @dataclass(frozen=True, slots=True)
 class Touch:
-    """A figure touching the ball: who, how, when, and where the figure and ball stood."""
+    """A figure touching the ball: who, how, when, and where the figure and ball stood.
+
+    ``ball_xy_mm`` is where the ball lay when it was struck: the last frame before the contact
+    frame (on which the ball has already moved on), and ``ball_uncertainty_mm`` that frame's
+    position bound from vision.
+    """
 
     figure_id: int
     team: int
@@ -95,6 +100,7 @@ class Touch:
     onset_frame: int
     figure_xy_mm: tuple[float, float]
     ball_xy_mm: tuple[float, float] | None
+    ball_uncertainty_mm: float = 0.5  # vision's bound on ``ball_xy_mm`` (the shot's margin)
 
 
 @dataclass(frozen=True, slots=True)

@@ -65,11 +65,14 @@ def test_demo_calls(demo):
         ("close_call", "FISTF 15.1", "goal_line", None, None),
         ("ball_out", "FISTF 15.1", "goal_line", "away", "goal_kick"),
         ("goal", "FISTF 7.1", "goal_line", "home", "kick_off"),
-        ("goal_disallowed", "FISTF 7.2", "goal_line", "away", "goal_kick"),
+        ("goal_disallowed", "FISTF 7.2", "shooting_line", "away", "goal_kick"),
         ("offside", "FISTF 13.1", None, "away", "free_kick"),
     ]
     assert calls[1]["margin_mm"] == pytest.approx(-0.4, abs=1e-6)
-    assert calls[2]["margin_mm"] == pytest.approx(0.3, abs=1e-6)
+    # A crossing's margin is the one on its decisive frame: over, at most the 0.3 mm at rest.
+    assert 0.0 < calls[2]["margin_mm"] <= 0.3 + 1e-6
+    # 7.2 is decided on the shooting line: the shot's margin, outside the zone.
+    assert calls[4]["margin_mm"] < -5.0 and calls[4]["fully_crossed"] is False
     assert all(k["uncertainty_mm"] == 0.0 and k["evidence"] is None for k in calls)
     assert calls[-1]["figure"]["team"] == "home"
 
@@ -79,7 +82,8 @@ def test_decisive_frames_agree_with_pitch_geometry(demo):
     for call in calls:
         if call["kind"] not in ("ball_out", "goal", "goal_disallowed"):
             continue
-        names = [b.name for b in PITCH.lines_of_kind(call["line"])]
+        line = "goal_line" if call["kind"] == "goal_disallowed" else call["line"]
+        names = [b.name for b in PITCH.lines_of_kind(line)]
 
         def margin(frame, names=names):
             b = frames[frame]["ball"]
@@ -88,6 +92,8 @@ def test_decisive_frames_agree_with_pitch_geometry(demo):
 
         k = call["frame"]
         assert margin(k) > 0 >= margin(k - 1)
+        if call["kind"] != "goal_disallowed":
+            assert call["margin_mm"] == pytest.approx(margin(k), abs=2e-3)
 
 
 def test_close_call_frame_is_the_first_at_rest(demo):
@@ -116,3 +122,14 @@ def test_script_and_trajectory_must_agree(target, expect, message):
         scene = Scene("t", 6.0, specs, (100.0, 300.0), (flick(22, 1.0, target, expect),))
     with pytest.raises(TruthError, match=message):
         truth_calls(compile_scene(scene, PITCH), FPS)
+
+
+def test_throw_in_is_taken_where_the_ball_crossed(demo):
+    """FISTF 14.2: from the point where the ball became wholly over, on the touchline."""
+    _, frames, calls = demo
+    call = next(k for k in calls if k["restart"] == "throw_in")
+    k = call["frame"]
+    xs = sorted(frames[i]["ball"]["x_mm"] for i in (k - 1, k))
+    assert xs[0] - 1e-6 <= call["position"]["x_mm"] <= xs[1] + 1e-6
+    line = PITCH.line("touchline_top" if call["position"]["y_mm"] > 0 else "touchline_bottom")
+    assert call["position"]["y_mm"] == pytest.approx(line.a_mm[1])

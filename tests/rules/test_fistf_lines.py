@@ -303,3 +303,39 @@ def test_shot_from_within_three_mm_of_the_shooting_line(run):
         "IN by 0.4 mm",
         True,
     )
+
+
+@pytest.mark.parametrize(
+    ("unc", "kind", "too_close"),
+    [
+        (0.1, "ball_out", False),  # a well-measured rest: 0.3 mm out is a confident call
+        (0.5, "close_call", True),  # the same ball with a 0.5 mm bound: the referee decides
+    ],
+)
+def test_ball_resting_0_3_mm_out_is_judged_with_its_own_uncertainty(run, unc, kind, too_close):
+    """DESIGN 3: the bound comes with each observation; the engine keeps no fixed figure."""
+    out = f"290,385.8 unc={unc}"
+    _, calls = run(seq("273,0 flick 7", "280,300", out, f"{out} rest", f"{out} rest"))
+    said = [c for c in calls if c.line == "touchline"]
+    assert [(c.kind, c.too_close_to_call) for c in said] == [(kind, too_close)]
+    assert said[0].margin_mm == pytest.approx(0.3, abs=1e-9)
+    assert said[0].uncertainty_mm == pytest.approx(unc)
+
+
+@pytest.mark.parametrize(
+    ("lay_x", "kind", "margin"),
+    [
+        (305.0, "goal_disallowed", 305.0 - 10.5 - 301.5),  # struck outside, seen inside after
+        (318.0, "goal", None),
+    ],
+)
+def test_shot_position_is_where_the_ball_lay_when_struck(run, lay_x, kind, margin):
+    """FISTF 7.1: the contact frame already shows the ball one frame on (here 30 mm)."""
+    figs = "home 8 280,0; away 2 gk 590,140"
+    steps = (f"{lay_x},0 unc=0.2", f"{lay_x + 30},0 flick 8@0", "500,0", "620,0")
+    state, calls = run(seq(*steps, figs=figs))
+    (c,) = [c for c in calls if c.kind in ("goal", "goal_disallowed")]
+    assert c.kind == kind and state.score == ((1, 0) if kind == "goal" else (0, 0))
+    if margin is not None:
+        assert (c.line, c.fully_crossed) == ("shooting_line", False)
+        assert c.margin_mm == pytest.approx(margin) and c.uncertainty_mm == pytest.approx(0.2)
