@@ -29,7 +29,7 @@ How each call is decided:
   defenders' shooting zone and played forward; an attacker (not the striker) whose base centre is
   in that zone, whose rim is nearer the goal line than the ball's footprint, with fewer than two
   defenders (keeper included) nearer. The decisive frame is the contact frame; the margin is the
-  smaller of the two distances that make it offside.
+  tightest of these four conditions (as in ``rules.fistf_play.offside_margins_mm``).
 """
 
 from __future__ import annotations
@@ -311,11 +311,14 @@ def _offside(c: CompiledScene, strike: Strike, fps: float, exempt: bool) -> Call
     ball_reach = sx * ball[0] + r_ball
     defenders = np.sort(reach[teams != strike.team])[::-1]
     second = defenders[1] if len(defenders) > 1 else -np.inf
-    in_zone = pitch.is_inside(f"shooting_zone_{end}", fxy, 0.0)
-    cand = (teams == strike.team) & (ids != strike.figure) & in_zone
-    beyond_ball = reach - ball_reach
-    beyond_second = reach - second
-    margin = np.minimum(beyond_ball, beyond_second)
+    # The margin is the tightest of the four conditions (as the rules report it): base centre in
+    # the zone, nearer than the ball, nearer than the second-last defender, ball wholly inside.
+    zone = pitch.zone_margin_mm(f"shooting_zone_{end}", fxy)
+    ball_in = float(pitch.zone_margin_mm(f"shooting_zone_{end}", ball)[0]) - r_ball
+    cand = (teams == strike.team) & (ids != strike.figure) & ~goalkeepers(c)
+    margin = np.minimum.reduce(
+        [zone, reach - ball_reach, reach - second, np.full(len(ids), ball_in)]
+    )
     cand &= margin > 0
     if not cand.any():
         return None
@@ -334,6 +337,11 @@ def _offside(c: CompiledScene, strike: Strike, fps: float, exempt: bool) -> Call
         position=(float(x), float(y)),
         figure=FigureRef(int(ids[j]), int(teams[j]), float(x), float(y)),
     )
+
+
+def goalkeepers(c: CompiledScene) -> NDArray[np.bool_]:
+    """(n,) which figures of the scene are rod goalkeepers."""
+    return np.array([sp.goalkeeper for sp in c.figure_specs], dtype=bool)
 
 
 def _other(team: int) -> int:
