@@ -213,9 +213,27 @@ def _seg_dist(p, a, b) -> float:
 
 
 # ---------------------------------------------------------------------- scene writers
+def kick_off(s: Script, to, team: int = HOME) -> int:
+    """``team`` kicks off from the centre spot forward (4.2.3) to ``to``; returns the taker."""
+    taker = s.nearest(team)
+    to = np.asarray(to, float)
+    forward = 1.0 if team == HOME else -1.0
+    if not (forward * to[0] > 0 and s.clear(s.ball, to, skip=(taker,))):
+        raise SceneError(f"no clear kick-off to {np.round(to).tolist()}")
+    s.flick(taker, to)
+    return taker
+
+
 def kickoff(s: Script, team: int = HOME, passes: int = 3) -> int:
-    """Kick-off from the centre spot and a few passes; returns the figure on the ball."""
+    """A forward kick-off and a few passes; returns the figure on the ball."""
+    sx = 1.0 if team == HOME else -1.0
+    taker = kick_off(s, (sx * s.rng.uniform(60.0, 140.0), s.rng.uniform(-40.0, 40.0)), team)
     fig = s.nearest(team)
+    if fig == taker:
+        fig = min(
+            (i for i in s.pos if s.team[i] == team and i not in (1, 12, taker)),
+            key=lambda i: float(np.hypot(*(s.pos[i] - s.ball))),
+        )
     for _ in range(passes):
         fig = s.pass_to_teammate(fig)
     return fig
@@ -227,8 +245,11 @@ def touchline_out(s: Script, fig: int, margin_mm: float) -> None:
     sy = 1.0 if side == "top" else -1.0
     x = float(np.clip(s.ball[0] + s.rng.uniform(-120, 120), -450, 450))
     y = s.touch_y(side) + sy * (s.r_ball + margin_mm)
+    start = s.ball.copy()
     s.flick(fig, (x, y), expect="ball_out")
-    s.place((x, s.touch_y(side) - sy * 1.5))
+    # FISTF 14.2: the throw-in is taken where the ball crossed, centred on the touchline.
+    f = (s.touch_y(side) + sy * s.r_ball - start[1]) / (y - start[1])
+    s.place((float(start[0] + f * (x - start[0])), s.touch_y(side) - sy * 1.5))
 
 
 def goal_line_rest(s: Script, fig: int, end: str, y: float, margin_mm: float, expect: str):
@@ -307,27 +328,36 @@ def _goal_line_close(s: Script) -> str:
     return "the ball at rest a fraction of a millimetre inside, then outside, the goal line"
 
 
+def _shot_after_kick_off(s: Script, x: float, y: float, expect: str) -> None:
+    """A forward kick-off to (x, y), then another home figure shoots into the right goal."""
+    taker = kick_off(s, (x, y))
+    fig = min(
+        (i for i in s.pos if s.team[i] == HOME and i not in (1, 12, taker)),
+        key=lambda i: float(np.hypot(*(s.pos[i] - s.ball))),
+    )
+    shot_at_goal(s, fig, "right", expect)
+
+
 def _goal_inside_zone(s: Script) -> str:
-    x = float(s.rng.uniform(340, 420))
-    fig = lineup_for_shot(s, HOME, x, float(s.rng.uniform(-60, 60)))
-    shot_at_goal(s, fig, "right", "goal")
-    return "a shot from inside the shooting zone into the goal"
+    _shot_after_kick_off(s, float(s.rng.uniform(345, 400)), float(s.rng.uniform(-25, 25)), "goal")
+    return "a kick-off, then a shot from inside the shooting zone into the goal"
 
 
 def _goal_outside_zone(s: Script) -> str:
-    x = float(s.rng.uniform(180, 260))
-    fig = lineup_for_shot(s, HOME, x, float(s.rng.uniform(-50, 50)))
-    shot_at_goal(s, fig, "right", "goal_disallowed")
-    return "a shot from outside the shooting zone into the goal (no goal)"
+    x, y = float(s.rng.uniform(190, 260)), float(s.rng.uniform(-25, 25))
+    _shot_after_kick_off(s, x, y, "goal_disallowed")
+    return "a kick-off, then a shot from outside the shooting zone into the goal (no goal)"
 
 
 def _offside(s: Script) -> str:
-    offside_attack(s, HOME, "right")
-    return "a forward pass inside the shooting zone with an attacker offside"
+    from hardware.scene_margins import BUILDERS  # the kick-off-first offside play
+
+    BUILDERS["offside"](s, offside=True)
+    return "a kick-off, then a forward pass inside the shooting zone with an attacker offside"
 
 
 def _long_rally(s: Script) -> str:
-    fig = s.nearest(HOME)
+    fig = kickoff(s, HOME, passes=0)
     while s.t < 60.0:
         fig = s.pass_to_teammate(fig)
     return "60 s of passes"

@@ -23,7 +23,7 @@ import numpy as np
 
 from calibration.tables import load_pitch
 from hardware.scene import HOME
-from hardware.scene_library import ATTEMPTS, CHECK_FPS, Script, shot_at_goal
+from hardware.scene_library import ATTEMPTS, CHECK_FPS, Script, kick_off, shot_at_goal
 from hardware.scenes import CompiledScene, SceneError, compile_scene
 from hardware.truth import CLOSE_MM, decide
 
@@ -35,16 +35,6 @@ def nearest_other(s: Script, team: int, exclude: tuple[int, ...], to=None) -> in
     p = s.ball if to is None else np.asarray(to, float)
     ids = [i for i in s.pos if s.team[i] == team and i not in (1, 12, *exclude)]
     return min(ids, key=lambda i: float(np.hypot(*(s.pos[i] - p))))
-
-
-def kick_off(s: Script, to) -> int:
-    """A home figure kicks off from the centre spot, forward to ``to``; returns the taker."""
-    taker = nearest_other(s, HOME, ())
-    to = np.asarray(to, float)
-    if not (to[0] > 0 and s.clear(s.ball, to, skip=(taker,))):
-        raise SceneError(f"no clear kick-off to {np.round(to).tolist()}")
-    s.flick(taker, to)
-    return taker
 
 
 def _line(s: Script, line: str = "touchline", margin_mm: float = 1.0) -> str:

@@ -12,7 +12,9 @@ from calibration.tables import load_pitch
 from hardware.recording import read_meta, read_truth
 from hardware.scene_library import UnknownSceneError, build_scene, lineup, scene_names
 from hardware.scenes import FigureSpec, Scene, SceneError, compile_scene, flick, move, place_ball
+from hardware.truth import frame_truth, truth_calls
 from tablevar.cli import main
+from tablevar.pipeline import FistfRules
 
 PITCH = load_pitch("fistf")
 R_BALL, R_BASE = PITCH.profile.ball_radius_mm, PITCH.profile.base_radius_mm
@@ -124,3 +126,22 @@ def test_simulate_command_bad_input_is_one_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
+
+
+REFEREEABLE = ("kickoff_pass", "touchline_out", "goal_inside_zone", "goal_outside_zone", "offside")
+
+
+@pytest.mark.parametrize("name", REFEREEABLE)
+def test_named_scene_starts_with_a_forward_kick_off_and_referees_as_scripted(name):
+    """A referee following the match sees a kick-off first, then the scripted calls."""
+    scene = build_scene(name, 3)
+    first = scene.strikes[0]
+    assert first.ball_from_mm == pytest.approx((0.0, 0.0)) and first.ball_rest_mm[0] > 0
+    rules = FistfRules(scene.pitch)
+    calls = []
+    for rec in frame_truth(scene, 30.0):
+        contacts = [(k["figure"], k["kind"], k["onset_frame"]) for k in rec["contacts"]]
+        calls += rules({k: rec[k] for k in ("frame", "t_s", "ball", "figures")}, contacts)
+    keys = ("kind", "team", "restart", "line")
+    got = [tuple(c[k] for k in keys) for c in calls if c["kind"] not in ("distance",)]
+    assert got == [tuple(t[k] for k in keys) for t in truth_calls(scene, 30.0)]
