@@ -177,18 +177,29 @@ class Pipeline:
         }
 
     def _revise(self, tracks: Tracks) -> None:
-        """Correct held records from the dated state switch and the rest point."""
+        """Correct held records from the dated state switch and the rest point.
+
+        A ball at rest is placed at its rest point since the rest began (also on frames that
+        waited for the ball to be confirmed); a movement not yet confirmed changes nothing.
+        """
         ball = tracks.ball
         if ball.xy_mm is None:
             return
+        rest = ball.rest_xy_mm
+        if rest is not None and not np.array_equal(ball.xy_mm, rest):
+            return  # displaced from its rest point: wait for the tracker to decide
         for p in self._pending:
-            rec = p.record["ball"]
-            if rec is None or p.record["frame"] < ball.state_since_frame:
+            if p.record["frame"] < ball.state_since_frame:
                 continue
+            rec = p.record["ball"]
+            if rec is None:
+                if rest is None:
+                    continue
+                rec = p.record["ball"] = {}
+            if rest is not None:
+                rec["x_mm"] = round(float(rest[0]), 3)
+                rec["y_mm"] = round(float(rest[1]), 3)
             rec["moving"] = bool(ball.moving)
-            if not ball.moving:
-                rec["x_mm"] = round(float(ball.xy_mm[0]), 3)
-                rec["y_mm"] = round(float(ball.xy_mm[1]), 3)
 
     def _attach_contacts(self, tracks: Tracks) -> None:
         """File each contact on the first frame it shows (a flick: the frame after onset)."""

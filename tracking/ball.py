@@ -16,6 +16,12 @@ Moving state, with hysteresis (thresholds in ``BallTrackerConfig``):
 
 Both switches are reported with ``state_since_frame``, the frame at which the current state
 really began, so a consumer holding a few frames back can correct its flags.
+
+Finding the ball: a lost ball is taken up only when a candidate scoring at least
+``acquire_score`` is seen in ``acquire_frames`` consecutive frames, each within reach of the last
+(one ball-coloured glint is not a ball). A ball at rest that is not seen at its place while such
+a candidate is seen elsewhere was lifted and put down there (a restart): the track moves to it
+at once, without a flick, instead of holding the old place for ``coast_rest_s``.
 """
 
 from __future__ import annotations
@@ -55,6 +61,10 @@ class BallTrackerConfig:
         coast_rest_s: a ball at rest keeps its place this long while hidden (a finger over it).
         rest_window: measurements averaged into the rest point (bounded memory).
         history_s: how far back onset and stop searches look.
+        acquire_score: least detection score of a candidate that starts a track.
+        acquire_frames: consecutive sightings of it before the track starts.
+        acquire_reach_mm: farthest a sighting may be from the one before to count as the
+            same candidate.
     """
 
     measurement_sigma_mm: float = 0.3
@@ -72,6 +82,9 @@ class BallTrackerConfig:
     coast_rest_s: float = 2.0
     rest_window: int = 120
     history_s: float = 1.0
+    acquire_score: float = 0.3
+    acquire_frames: int = 3
+    acquire_reach_mm: float = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +102,8 @@ class BallTrack:
         measured: True when a detection was used this frame (False while coasting).
         onset_frame: set on the frame a movement is confirmed: the last frame at rest before
             it (the flick onset); otherwise None.
+        rest_xy_mm: (2,) the rest point (mean of the rest so far) while at rest, else None;
+            ``xy_mm`` may differ from it while a movement is not yet confirmed.
     """
 
     frame: int
@@ -99,6 +114,7 @@ class BallTrack:
     state_since_frame: int
     measured: bool
     onset_frame: int | None = None
+    rest_xy_mm: NDArray[np.float64] | None = None
 
 
 class _Kalman:
@@ -148,6 +164,7 @@ class BallTracker:
         self._anchor = np.zeros(2)
         self._displaced = 0
         self._missing_s = 0.0
+        self._newcomer: tuple[NDArray, int, int] | None = None  # (xy, sightings, first frame)
         # (frame, t_s, measured xy or None); bounded by history_s at any frame rate up to 1 kHz
         self._history: deque[tuple[int, float, NDArray | None]] = deque(maxlen=1000)
 
@@ -164,18 +181,19 @@ class BallTracker:
         if self._kf is not None and self._state == _MOVING:
             self._kf.predict(dt)
         z = self._choose(detections, dt)
+        if z is None and self._state != _MOVING:
+            z = self._newcomer_arrives(detections, dt)
+        else:
+            self._newcomer = None
         self._history.append((self._frame, t_s, z))
         if z is None:
             self._missing_s += dt
         else:
             self._missing_s = 0.0
         onset = None
-        if self._state == _LOST:
-            if z is not None:
-                self._start_rest([z], self._frame)
-        elif self._state == _REST:
+        if self._state == _REST:
             onset = self._step_rest(z)
-        else:
+        elif self._state == _MOVING:
             self._step_moving(z)
         return self._track(z is not None, onset)
 
@@ -186,11 +204,9 @@ class BallTracker:
 
     # ------------------------------------------------------------------ steps
     def _choose(self, det: Detections, dt: float) -> NDArray | None:
-        """The candidate that continues the track, or the best one when the ball is lost."""
-        if det.n_balls == 0:
+        """The candidate that continues the track (None when lost: see ``_newcomer_arrives``)."""
+        if det.n_balls == 0 or self._state == _LOST:
             return None
-        if self._state == _LOST:
-            return det.ball_xy_mm[int(np.argmax(det.ball_score))].copy()
         if self._state == _MOVING and self._kf is not None:
             centre, speed = self._kf.x[:2], math.hypot(*self._kf.x[2:])
             gate = self.config.gate_mm + speed * (self._missing_s + dt)
@@ -200,14 +216,54 @@ class BallTracker:
             centre = 2.0 * last - self._anchor
             gate = self.config.gate_mm + np.hypot(*(last - self._anchor))
         else:
-            # A ball at rest can leave at flick speed.
+            # A ball at rest can leave at flick speed; hidden for longer than a few frames, it
+            # is found again through ``_newcomer_arrives`` (it may have been put elsewhere).
             centre = self._anchor
-            gate = self.config.gate_mm + self.config.max_speed_mm_s * (self._missing_s + dt)
+            hidden = min(self._missing_s, 0.05)
+            gate = self.config.gate_mm + self.config.max_speed_mm_s * (hidden + dt)
         d = np.hypot(*(det.ball_xy_mm - centre).T)
         # Prefer near and ball-like: distance in gates, less a bonus for a high score.
         cost = d / gate - 0.5 * det.ball_score
         i = int(np.argmin(cost))
         return det.ball_xy_mm[i].copy() if d[i] <= gate else None
+
+    def _newcomer_arrives(self, det: Detections, dt: float) -> NDArray | None:
+        """Count sightings of a strong candidate away from the track; start a rest there.
+
+        The second sighting may be up to a flick's travel from the first; later ones must
+        continue the velocity of the two before within ``acquire_reach_mm``. Returns the
+        candidate on the frame its sightings reach ``acquire_frames`` (the track then rests
+        there since its first sighting; a rolling ball is confirmed moving two frames later),
+        else None.
+        """
+        cfg = self.config
+        strong = det.ball_score >= cfg.acquire_score
+        if not strong.any():
+            self._newcomer = None
+            return None
+        xy, score = det.ball_xy_mm[strong], det.ball_score[strong]
+        if self._newcomer is not None:
+            last, v, n, first = self._newcomer
+            if v is None:
+                reach = cfg.acquire_reach_mm + cfg.max_speed_mm_s * dt
+                d = np.hypot(*(xy - last).T)
+            else:
+                reach = cfg.acquire_reach_mm
+                d = np.hypot(*(xy - (last + v * dt)).T)
+            i = int(np.argmin(d))
+            if d[i] <= reach:
+                v_new = (xy[i] - last) / max(dt, 1e-6)
+                self._newcomer = (xy[i].copy(), v_new, n + 1, first)
+            else:
+                self._newcomer = None
+        if self._newcomer is None:
+            self._newcomer = (xy[int(np.argmax(score))].copy(), None, 1, self._frame)
+        z, _, n, first = self._newcomer
+        if n < cfg.acquire_frames:
+            return None
+        self._newcomer = None
+        self._start_rest([z], first)
+        return z
 
     def _start_rest(self, points: list[NDArray], since: int) -> None:
         self._state = _REST
@@ -319,6 +375,15 @@ class BallTracker:
             last = self._history[-1][2]
             xy = self._anchor.copy() if self._displaced == 0 or last is None else last
             v = np.zeros(2)
+        rest = self._anchor.copy() if self._state == _REST else None
         return BallTrack(
-            self._frame, self._t_s, xy, v, self._state == _MOVING, self._since, measured, onset
+            self._frame,
+            self._t_s,
+            xy,
+            v,
+            self._state == _MOVING,
+            self._since,
+            measured,
+            onset,
+            rest,
         )

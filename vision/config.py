@@ -30,6 +30,13 @@ class VisionConfig:
             of its learnt colour (shaded side of the ball, highlights).
         blur_elongation: a ball blob longer than this many times its width is a motion streak;
             its centre is the streak's centroid (mid-exposure) instead of a circle fit.
+        ball_min_support: a ball candidate whose fitted outline explains fewer than this
+            share of the rays cast from it is not a ball (a ball in the open: ~0.9; half
+            hidden under a finger: ~0.5; a highlight on a finger, a goal net: < 0.3).
+        max_ball_candidates: at most this many ball-sized blobs (best first) are fitted when
+            the ball is searched for (a team of the ball's colour shows one per base).
+        ball_min_colour: ... nor one less than this share ball-coloured just inside the part
+            of the outline that is seen.
     """
 
     ball_bgr: BGR | None = None
@@ -43,6 +50,9 @@ class VisionConfig:
     rays: int = 32
     shading_range: tuple[float, float] = (0.3, 1.4)
     blur_elongation: float = 1.3
+    ball_min_support: float = 0.4
+    max_ball_candidates: int = 16
+    ball_min_colour: float = 0.3
 
     def __post_init__(self) -> None:
         if self.search_step < 1 or self.base_refresh_frames < 1 or self.rays < 8:

@@ -95,7 +95,8 @@ class Detector:
             coarse = self._coarse(image)
             if len(balls) == 0:
                 balls, scores = coarse[0], coarse[1]
-        bxy, br, bmm, ok = refine_balls(image, self.model, balls, self.config)
+        bxy, br, bmm, ok, outline, size_err = refine_balls(image, self.model, balls, self.config)
+        scores, ok = self._ball_quality(image, bxy, br, ok & self._ball_sized(size_err), outline)
         bases = np.zeros((0, 2))
         teams = np.zeros(0, np.int8)
         if coarse is not None and search_bases:
@@ -141,22 +142,68 @@ class Detector:
             self._last_bases = (rough[ok], xy[ok], r[ok], mm[ok], teams[ok])
         return xy, r, mm, ok
 
+    def _ball_sized(self, size_err: NDArray) -> NDArray[np.bool_]:
+        """Outlines nearer the ball's radius than a base's (a team of the ball's colour)."""
+        p = self.model.pitch.profile
+        # Edges are placed to a fraction of a pixel: below ~1.5 px per mm sizes blur together.
+        mm_px = 1.0 / float(np.median(self.model.scale_grid))
+        tol = max(0.5, 0.5 * (p.base_radius_mm - p.ball_radius_mm), 0.6 * mm_px)
+        return np.abs(size_err) <= tol
+
+    def _ball_quality(self, image, centre_px, r_px, ok, outline):
+        """Score ``(k,)`` of each fitted candidate and which ones are balls at all.
+
+        A ball shows a ball-sized outline (its support: the share of rays ``outline (k, m)``
+        ending on it) and is ball-coloured just inside the outline where that is seen. A
+        ball-coloured patch of something else (a highlight, part of a figure) fails one or
+        the other; a ball half under a finger passes both. The score is the support (full
+        from 0.8 on) times the colour share.
+        """
+        cfg = self.config
+        k, m = outline.shape
+        if k == 0:
+            return np.zeros(0), ok
+        ang = np.arange(m) * (2 * np.pi / m)
+        u = np.stack([np.cos(ang), np.sin(ang)], 1)
+        pts = centre_px[:, None, :] + 0.6 * u[None] * r_px[:, None, None]  # (k, m, 2)
+        w, h = self.model.size_px
+        ix = np.clip(np.rint(pts[..., 0]).astype(int), 0, w - 1)
+        iy = np.clip(np.rint(pts[..., 1]).astype(int), 0, h - 1)
+        _, ball = self._classes(image[iy.ravel(), ix.ravel()])
+        seen = outline.sum(1)
+        share = (ball.reshape(k, m) & outline).sum(1) / np.maximum(seen, 1)
+        support = seen / m
+        keep = ok & (support >= cfg.ball_min_support) & (share >= cfg.ball_min_colour)
+        quality = np.minimum(1.0, support / 0.8) * share
+        return quality, keep
+
     # ------------------------------------------------------------------ search
-    def _classes(self, pixels: NDArray) -> NDArray[np.int64]:
-        """Class of each pixel ``(n, 3)``: ball, home, away; -1 for a pixel nearest the ball's
-        colour that the ball's colour does not explain under shading (a finger, a shirt), so
-        it cannot join a ball blob. Team pixels keep their class (rims and walls vary more)."""
+    def _classes(self, pixels: NDArray) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+        """Team class and ball colour of each pixel ``(n, 3)``.
+
+        Returns the class (n,) of the nearest shaded colour (``_BALL``, ``_HOME``, ``_AWAY``;
+        a pixel of the ball's colour counts for its twin team, if there is one) and whether
+        the ball's colour explains the pixel under shading (n,). Team pixels keep their class
+        however far they are (rims, walls and bodies vary more), but only pixels the ball's
+        colour explains can make a ball: a finger or a shirt nearest a pale team's colour is
+        not ball-coloured.
+        """
         d = shaded_distance(pixels, self._colours, self.config.shading_range)
         cls = np.argmin(d, axis=1)
         size = np.linalg.norm(np.asarray(pixels, np.float32), axis=1)
-        alien = (cls == _BALL) & (d[:, _BALL] > 0.12 * size + 12.0)
-        return np.where(alien, -1, cls)
+        ball = (d[:, _BALL] <= 0.12 * size + 12.0) & np.isin(cls, self._ball_classes)
+        if len(self._ball_classes) > 1:  # twins: the ball's pixels count for its twin team
+            cls = np.where(cls == _BALL, self._ball_classes[-1], cls)
+        else:
+            cls = np.where((cls == _BALL) & ~ball, -1, cls)
+        return cls, ball
 
     def _blobs(self, image, background, roi, scale_px_per_mm, origin, step, classes=None):
         """Classified foreground blobs of a (sub-sampled) region, of ``classes`` (default all).
 
-        Returns per blob: centre in full-resolution pixels (n, 2), class (n,), class share
-        (n,), area in mm^2 (n,), and elongation (n,).
+        ``_BALL`` blobs are made of ball-coloured pixels, team blobs of their team's pixels
+        (with a twin team, the ball is in both). Returns per blob: centre in full-resolution
+        pixels (n, 2), class (n,), area in mm^2 (n,), and elongation (n,).
         """
         diff = cv2.absdiff(image, background)
         t = self._t_ch
@@ -165,13 +212,12 @@ class Detector:
         ys, xs = np.nonzero(fg)
         if len(xs) == 0:
             return None
-        cls = self._classes(image[ys, xs])
+        cls, ball = self._classes(image[ys, xs])
         out = []
-        if len(self._ball_classes) > 1:  # twins: one class for the ball and its twin team
-            cls = np.where(np.isin(cls, self._ball_classes), self._ball_classes[-1], cls)
         for c in classes or (_BALL, _HOME, _AWAY):
             mask = np.zeros(fg.shape, np.uint8)
-            mask[ys[cls == c], xs[cls == c]] = 255
+            sel = ball if c == _BALL else cls == c
+            mask[ys[sel], xs[sel]] = 255
             n, _, stats, cen = cv2.connectedComponentsWithStats(mask, connectivity=8)
             if n <= 1:
                 continue
@@ -191,15 +237,16 @@ class Detector:
         """Ball-coloured blobs of a ball's size (a streak may be longer), best first.
 
         The score is 1 for a blob of exactly a ball's area and falls with the log of the
-        ratio; blobs scoring under 0.2 (slivers, shirts) are dropped.
+        ratio; blobs under 0.3 or over 2.5 balls (slivers, shirts) are dropped.
         """
         if blobs is None:
             return np.zeros((0, 2)), np.zeros(0)
         centre, cls, area, elong = blobs
         ratio = area / self._ball_area_mm2 / np.maximum(elong, 1.0)
-        score = np.clip(1.0 - np.abs(np.log(np.maximum(ratio, 1e-3))), 0.0, 1.0)
-        ok = np.isin(cls, self._ball_classes) & (score > 0.2)
-        order = np.argsort(-score[ok])[:4]
+        score = np.clip(1.0 - 0.5 * np.abs(np.log(np.maximum(ratio, 1e-3))), 0.05, 1.0)
+        # A third of a ball (the rest under a finger) is still worth a fit.
+        ok = (cls == _BALL) & (ratio > 0.2) & (ratio < 2.5)
+        order = np.argsort(-score[ok])[: self.config.max_ball_candidates]
         return centre[ok][order], score[ok][order]
 
     def _coarse(self, image):
@@ -233,7 +280,7 @@ class Detector:
             self.model.px_per_mm,
             np.array([x0, y0], np.float64),
             1,
-            classes=(self._ball_classes[-1],),
+            classes=(_BALL,),
         )
         return self._ball_candidates(blobs)
 

@@ -84,12 +84,14 @@ def fit_circles(
 
     Gauss-Newton with trimming: after each round, points farther than the next trim distance
     from the circle are dropped (an occluding finger, a touching base, a figure's body
-    sticking out beyond its rim). Returns the centres, which fits kept >= 5 points, and the
-    inlier mask ``(n, m)``.
+    sticking out beyond its rim). Returns the centres, which fits kept >= 5 points and stayed
+    within 1.5 radii of the points' mean (a failed fit returns that mean instead of a wild
+    point), and the inlier mask ``(n, m)``.
     """
     p = np.asarray(points, np.float64)
     w = valid.astype(np.float64)
     c = (p * w[..., None]).sum(1) / np.maximum(w.sum(1), 1)[:, None]
+    start = c.copy()
     rad = np.asarray(radius, np.float64)[:, None]
     for trim in (*trims, trims[-1]):
         for _ in range(2):
@@ -100,7 +102,15 @@ def fit_circles(
             a, b, d = (w * jx * jx).sum(1), (w * jx * jy).sum(1), (w * jy * jy).sum(1)
             gx, gy = (w * jx * res).sum(1), (w * jy * res).sum(1)
             det = np.maximum(a * d - b * b, 1e-12)  # 2x2 normal equations, solved in closed form
-            c = c - np.stack([(d * gx - b * gy) / det, (a * gy - b * gx) / det], 1)
+            step = np.stack([(d * gx - b * gy) / det, (a * gy - b * gx) / det], 1)
+            # Points on a short arc (or on one line) leave the normal equations nearly
+            # singular: never jump farther than a radius in one step.
+            norm = np.hypot(step[:, 0], step[:, 1])
+            c = c - step * np.minimum(1.0, rad[:, 0] / np.maximum(norm, 1e-12))[:, None]
         res = np.hypot(*(p - c[:, None, :]).transpose(2, 0, 1)) - rad
         w = (valid & (np.abs(res) <= trim)).astype(np.float64)
-    return c, w.sum(1) >= 5, w.astype(bool)
+    # The centre of points on a circle lies within a radius of their mean.
+    near = np.hypot(*(c - start).T) <= 1.5 * rad[:, 0]
+    ok = (w.sum(1) >= 5) & near & np.isfinite(c).all(1)
+    c = np.where(ok[:, None], c, start)
+    return c, ok, w.astype(bool)

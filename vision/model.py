@@ -6,7 +6,10 @@
   (objects are small, lines thin); the lines are painted into it from the pitch model through
   the camera model, with their colour read off the frame. Where the frame matches that
   synthesis (no object) the frame itself is kept, so the background holds the real texture of
-  the lines and nets; under the objects standing there it holds the synthesis.
+  the lines and nets; under the objects standing there it holds the synthesis. The goals
+  (posts, crossbar, nets: their box, from the pitch's goals through the camera) are never
+  synthesised: nothing in the model paints them, and a goal's frame or net taken for an object
+  would stay foreground for ever.
 - **Noise.** Robust spread of the frame against the background on the cloth; the foreground
   threshold is a multiple of it (``VisionConfig.foreground_sigmas``).
 - **Colours.** Foreground blobs of about a base's size are figures: their rim colours fall in
@@ -109,6 +112,7 @@ def learn_model(
     thr = max(config.min_contrast, config.foreground_sigmas * noise)
     # Objects stand on the pitch at start; the cloth's edge and corners are not objects.
     pitch_area = _cloth_roi(camera, pitch, inset_mm=pitch.profile.cloth_margin_mm - 40.0)
+    pitch_area &= ~_goals_mask(camera, pitch)
     background, objects = _background(image, cloth, pitch_area, camera, pitch, thr, r_px)
     blobs = _blobs(image, objects, r_px)
     px_mm = _lookup(scale, grid_step, blobs.centre_px)
@@ -142,6 +146,26 @@ def _cloth_roi(camera: CameraModel, pitch: Pitch, inset_mm: float = 5.0) -> NDAr
     w, h = camera.size_px
     mask = np.zeros((h, w), np.uint8)
     cv2.fillPoly(mask, pts=[np.rint(px).astype(np.int32)], color=1)
+    return mask.astype(bool)
+
+
+def _goals_mask(camera: CameraModel, pitch: Pitch, margin_mm: float = 5.0) -> NDArray[np.bool_]:
+    """Pixels showing either goal: the image of its box from the goal line (posts stand on
+    it) to the back of the net, across the posts, from the cloth to the crossbar's top."""
+    p = pitch.profile
+    w, h = camera.size_px
+    mask = np.zeros((h, w), np.uint8)
+    for g in pitch.goals:
+        sx = 1.0 if g.x_back_mm > g.x_line_mm else -1.0
+        x0 = g.x_line_mm - sx * (p.line_width_mm + margin_mm)
+        x1 = g.x_back_mm + sx * margin_mm
+        y0 = g.y_min_mm - p.goal_post_width_mm - margin_mm
+        y1 = g.y_max_mm + p.goal_post_width_mm + margin_mm
+        z1 = p.goal_height_mm + p.goal_post_width_mm + margin_mm
+        corners = np.array([[x, y, z] for x in (x0, x1) for y in (y0, y1) for z in (0.0, z1)])
+        px = camera.project(corners).astype(np.float32)
+        hull = cv2.convexHull(px).reshape(-1, 2)
+        cv2.fillConvexPoly(mask, points=np.rint(hull).astype(np.int32), color=1)
     return mask.astype(bool)
 
 

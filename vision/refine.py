@@ -53,21 +53,34 @@ def refine_balls(
     half a pixel or more, so the result does not depend on how rough the first guess was.
 
     Returns:
-        centre_px (k, 2) of the silhouette, r_px (k,), xy_mm (k, 2) ground points, ok (k,).
+        centre_px (k, 2) of the silhouette, r_px (k,), xy_mm (k, 2) ground points, ok (k,),
+        and on_outline (k, rays): which rays (directions ``2 pi i / rays`` from the centre)
+        end on the fitted ball's outline. Their share, the support, is ~1 for a ball in the
+        open, less where a finger or a base hides part of it, and low for a ball-coloured
+        patch that is not a ball; size_err (k,) mm, the median of how far the edges lie
+        outside the fitted ball's outline (~0 for a ball, more for a larger base).
     """
     rough = np.asarray(rough_px, np.float64).reshape(-1, 2)
     if len(rough) == 0:
-        return np.zeros((0, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0, bool)
+        empty = np.zeros((0, config.rays), bool)
+        return (
+            np.zeros((0, 2)),
+            np.zeros(0),
+            np.zeros((0, 2)),
+            np.zeros(0, bool),
+            empty,
+            np.zeros(0),
+        )
     first = _refine_balls_once(image, model, rough, config)
     if np.all(np.hypot(*(first[0] - rough).T) < 0.5):
         return first  # the rays already started at the centre
     again = _refine_balls_once(image, model, first[0], config)
     use = again[3]
-    centre_px, r_px, ground = (
+    centre_px, r_px, ground, outline, size_err = (
         np.where(use.reshape(-1, *([1] * (a.ndim - 1))), a, b)
-        for a, b in zip(again[:3], first[:3], strict=True)
+        for a, b in zip((*again[:3], *again[4:]), (*first[:3], *first[4:]), strict=True)
     )
-    return centre_px, r_px, ground, use | first[3]
+    return centre_px, r_px, ground, use | first[3], outline, size_err
 
 
 def _refine_balls_once(image, model, rough, config):
@@ -96,16 +109,29 @@ def _refine_balls_once(image, model, rough, config):
     # A streak: elongated, and a ball-sized circle explains less than half of its outline
     # (a half-hidden round ball is elongated too, but the circle explains all it shows).
     explained = inl.sum(1) / np.maximum(valid.sum(1), 1)
-    streak = (_elongation(pts, valid) > config.blur_elongation) & (explained < 0.6)
+    # Rays whose edge lies on the fitted outline, within a pixel (however few mm that is).
+    signed = np.hypot(*(squeezed - fit[:, None, :]).transpose(2, 0, 1)) - r
+    tol = np.maximum(1.0, r / r_px)[:, None]
+    on_outline = valid & (np.abs(signed) <= tol)
+    # How much larger than the ball the outline is (a base of the ball's colour is larger).
+    size_err = _row_medians(signed, valid)
+    streak = (
+        (_elongation(pts, valid) > config.blur_elongation)
+        & (explained < 0.6)
+        & (valid.sum(1) >= 0.5 * m)
+    )
     if streak.any():
         centre[streak] = _streak_centres(pts[streak], valid[streak])
-        ok[streak] = valid[streak].sum(1) >= 0.5 * m
+        ok[streak] = True
+        on_outline[streak] = valid[streak]
+        # A streak is as wide as the ball across its motion (a base with a body is wider).
+        size_err[streak] = _half_widths(squeezed[streak], valid[streak]) - r
     tan_a = r / np.sqrt(np.maximum(height**2 * (1 + tan_t**2) - r * r, 1.0))
     t2, a2 = tan_t**2, tan_a**2
     delta = height * tan_t * a2 * (1 + t2) / (1 - t2 * a2)
     ground = centre - delta[:, None] * e
     centre_px = cam.project(np.concatenate([ground, np.full((k, 1), r)], 1))
-    return centre_px, r_px, ground, ok
+    return centre_px, r_px, ground, ok, on_outline, size_err
 
 
 def _streak_centres(pts: NDArray, valid: NDArray[np.bool_]) -> NDArray[np.float64]:
@@ -117,6 +143,29 @@ def _streak_centres(pts: NDArray, valid: NDArray[np.bool_]) -> NDArray[np.float6
         proj = q @ vecs
         mid = 0.5 * (proj.max(0) + proj.min(0))
         out[i] = vecs @ mid
+    return out
+
+
+def _row_medians(values: NDArray, valid: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """Median ``(k,)`` of each row's valid values ``(k, m)``; 0 for a row with none."""
+    srt = np.sort(np.where(valid, values, np.inf), axis=1)
+    cnt = valid.sum(1)
+    rows = np.arange(len(srt))
+    lo, hi = np.maximum(cnt - 1, 0) // 2, np.maximum(cnt, 1) // 2
+    if srt.shape[1] == 0:
+        return np.zeros(len(srt))
+    med = 0.5 * (srt[rows, lo] + srt[rows, np.minimum(hi, srt.shape[1] - 1)])
+    return np.where(cnt > 0, med, 0.0)
+
+
+def _half_widths(pts: NDArray, valid: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """Half the extent ``(k,)`` of each point set ``(k, m, 2)`` along its minor axis."""
+    out = np.zeros(len(pts))
+    for i, (p, v) in enumerate(zip(pts, valid, strict=True)):  # a moving ball: one or two
+        q = p[v] - p[v].mean(0)
+        _, vecs = np.linalg.eigh(np.cov(q.T))
+        across = q @ vecs[:, 0]
+        out[i] = 0.5 * (across.max() - across.min())
     return out
 
 

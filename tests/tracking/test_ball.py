@@ -103,7 +103,43 @@ def test_loses_a_rolling_ball_after_the_coast_time_and_reacquires_it():
 def test_ball_at_rest_keeps_its_place_under_a_finger():
     xy = np.tile([0.0, 0.0], (200, 1))
     tracks = run(xy, drop=set(range(50, 150)))  # hidden 1.7 s, under coast_rest_s
-    assert all(t.xy_mm is not None and not t.moving for t in tracks)
+    assert all(t.xy_mm is None for t in tracks[:2])  # taken up on the third sighting ...
+    assert tracks[2].state_since_frame == 0  # ... dated back to the first
+    assert all(t.xy_mm is not None and not t.moving for t in tracks[2:])
+
+
+@pytest.mark.parametrize(
+    ("sightings", "score", "found"),
+    [
+        ([(0.0, 0.0)] * 2 + [None] * 5, 1.0, False),  # two glints are not a ball
+        ([(0.0, 0.0)] * 5, 0.2, False),  # a weak candidate never starts a track
+        ([(0.0, 0.0), (40.0, 0.0), (200.0, 0.0), (240.0, 0.0)], 1.0, False),  # no steady path
+        ([(0.0, 0.0), (0.1, 0.0), (0.0, 0.1)], 1.0, True),
+        ([(0.0, 0.0), (10.0, 0.0), (20.0, 0.0)], 1.0, True),  # a rolling ball
+    ],
+)
+def test_a_lost_ball_is_taken_up_after_steady_strong_sightings(sightings, score, found):
+    tracker = BallTracker()
+    tracks = [
+        tracker.update(
+            Detections.empty()
+            if p is None
+            else Detections.build(ball_xy_mm=[p], ball_score=[score]),
+            i / FPS,
+        )
+        for i, p in enumerate(sightings)
+    ]
+    assert (tracks[-1].xy_mm is not None) == found
+
+
+def test_a_ball_lifted_and_put_down_elsewhere_moves_without_a_flick():
+    xy = [np.array([0.0, 0.0])] * 60 + [None] * 30 + [np.array([430.0, 150.0])] * 30
+    tracks = run(xy)
+    assert all(t.onset_frame is None and not t.moving for t in tracks)
+    back = tracks[92]  # third sighting at the new place
+    assert np.linalg.norm(back.xy_mm - (430.0, 150.0)) < 0.3
+    assert back.state_since_frame == 90
+    assert np.array_equal(back.rest_xy_mm, back.xy_mm)
 
 
 def test_gate_ignores_a_far_candidate():

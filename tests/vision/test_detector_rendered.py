@@ -10,6 +10,7 @@ from calibration.tables import load_pitch
 from hardware.look import Look
 from hardware.render import Renderer
 from hardware.scene import Figures, Finger, SceneFrame
+from hardware.scene_library import build_scene
 from vision.detector import Detector
 from vision.model import learn_model
 
@@ -99,3 +100,72 @@ def test_bases_and_teams_from_the_coarse_pass(setup):
     assert out.n_bases == len(LINEUP)
     assert np.median(d.min(axis=1)) < 0.5
     assert list(out.base_team[d.argmin(axis=1)]) == [0, 0, 0, 1, 1, 1]
+
+
+def test_goals_and_an_empty_cloth_give_no_ball(setup):
+    """Posts, crossbars and nets are background, never a ball (nothing paints them in)."""
+    renderer, det = setup
+    empty = SceneFrame(0.0, None, np.zeros(2), figures(), ())
+    out = det.detect(renderer.render(empty), search_bases=True)
+    assert out.n_balls == 0
+
+
+@pytest.mark.parametrize(
+    ("tip_mm", "found"),
+    [
+        ((-150.0, -70.0, 30.0), True),  # a finger over a third of the ball
+        ((-150.0, -60.0, 22.0), False),  # a fingertip on top of it: only a rim shows
+    ],
+)
+def test_whole_table_search_under_a_finger(setup, tip_mm, found):
+    renderer, det = setup
+    xy = np.array([-150.0, -60.0])
+    finger = Finger(tip_mm=tip_mm, root_mm=(-150.0, -300.0, 90.0), radius_mm=8.0)
+    out = det.detect(renderer.render(frame(xy, fingers=[finger])), search_bases=False)
+    near = np.linalg.norm(out.ball_xy_mm - xy, axis=1) < 1.0
+    assert near.any() == found
+    assert np.all(near)  # never a ball elsewhere (the finger is not one)
+
+
+@pytest.fixture(scope="module")
+def pale_team_clip():
+    """A white ball, a pale grey team and a tilted wide-angle camera (the goal_line_close
+    clip of seed 1002): its first frame, the model learnt from it, and the scene."""
+    rng = np.random.default_rng(1002)
+    size = (1280, 960)
+    view = max(2 * 700.0 + 60, (2 * 475.0 + 60) * 4 / 3) * float(rng.uniform(1.0, 1.08))
+    camera = CameraModel.overhead(
+        size,
+        float(rng.uniform(1150.0, 1450.0)),
+        view,
+        dist=(float(rng.uniform(-0.12, 0.02)), float(rng.uniform(-0.02, 0.05)), 0.0, 0.0, 0.0),
+        tilt_x_deg=float(rng.uniform(-3, 3)),
+        tilt_y_deg=float(rng.uniform(-3, 3)),
+        yaw_deg=float(rng.uniform(-2, 2)),
+    )
+    scene = build_scene("goal_line_close", seed=1002)
+    renderer = Renderer(camera, PITCH, Look.random(rng), seed=1002)
+    model = learn_model([renderer.render(scene.frame(0.0))], camera, PITCH)
+    return renderer, scene, model
+
+
+@pytest.mark.parametrize(
+    ("t_s", "hint_xy"),
+    [
+        (0.42, (0.0, 0.0)),  # a finger over the ball at rest: its tip is not the ball
+        (0.85, None),  # the ball lifted off the table: neither goal nor figure is the ball
+    ],
+)
+def test_no_phantom_ball_with_a_pale_team(pale_team_clip, t_s, hint_xy):
+    renderer, scene, model = pale_team_clip
+    truth = scene.frame(t_s)
+    hint = None
+    if hint_xy is not None:
+        hint = model.camera.project(np.array([[*hint_xy, R]]))[0]
+    out = Detector(model).detect(
+        renderer.render(truth), ball_hint_px=hint, ball_travel_px=20.0, search_bases=True
+    )
+    if truth.ball_xy_mm is None:
+        assert out.n_balls == 0
+    else:
+        assert np.all(np.linalg.norm(out.ball_xy_mm - truth.ball_xy_mm, axis=1) < 1.0)
