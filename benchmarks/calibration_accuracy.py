@@ -154,6 +154,8 @@ def run_view(view: View, verbose: bool) -> dict:
         "focal_pct": 100.0 * (cal.camera.fx_px / view.camera.fx_px - 1.0),
         "edge_mm": edge_err,
         "tilt": view.tilt_deg,
+        "focal_source": cal.focal.source,
+        "focal_sigma_pct": cal.focal.sigma_pct,
     }
     if verbose:
         w, h = view.camera.size_px
@@ -161,7 +163,9 @@ def run_view(view: View, verbose: bool) -> dict:
             f"  seed {view.seed} {view.table:<16} {w}x{h} home {view.home:<5} "
             f"k1 {view.camera.dist[0]:+.2f} tilt {view.tilt_deg:4.1f}: median "
             f"{np.median(err):.3f} mm, max {err.max():.3f} mm, RMS {cal.rms_px:.3f} px, "
-            f"focal {row['focal_pct']:+.2f} %, {len(cal.lines_used)} lines, {seconds:.2f} s"
+            f"focal {row['focal_pct']:+.2f} % (from {cal.focal.source}, "
+            f"sigma {cal.focal.sigma_pct:.2f} %, {cal.focal.goals} goals), "
+            f"{len(cal.lines_used)} lines, {seconds:.2f} s"
         )
     return row
 

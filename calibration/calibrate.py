@@ -23,7 +23,7 @@ A video is calibrated from ``lines.clean_view`` of its first seconds.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -35,10 +35,12 @@ from calibration.calibration_file import (
     Calibration,
     CalibrationError,
     EdgeSamples,
+    FocalCheck,
     LensModel,
 )
 from calibration.camera import CameraModel
 from calibration.fit import ModelSamples, Priors, is_spot
+from calibration.goals import combined_scale, measure_goals
 from calibration.lines import clean_view
 from calibration.tables import shipped_tables
 from rules.pitch import Pitch
@@ -48,6 +50,11 @@ __all__ = ["CalibrationOptions", "calibrate", "clean_view"]
 # Lines that decide calls and are long enough to be found on any cloth: calibration fails
 # without them rather than guess.
 REQUIRED_KINDS = ("touchline", "goal_line", "halfway_line", "shooting_line")
+# The line samples are not independent (neighbours share the paint's and the lens' errors):
+# their formal uncertainty of f, times this, matches the errors measured on rendered views.
+LINE_SIGMA_INFLATION = 4.0
+# f counts as fixed by the data when its 1-sigma uncertainty is at most this (the bar is 1 %).
+FOCAL_SIGMA_MAX = 0.005
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +122,11 @@ def calibrate(
         for window, scale in zip(opts.windows_px, opts.loss_scales_px, strict=True):
             found = _find_edges(white, pitch, camera, window, opts.spacing_px)
             camera, found = _robust_fit(found, camera, free, priors, scale_px=scale)
-        return _finish(pitch, home, camera, found, opts)
+        if lens is None:
+            camera, found, focal = _settle_focal(image_bgr, white, pitch, camera, found, opts)
+        else:
+            focal = FocalCheck("lens", 0.0)
+        return replace(_finish(pitch, home, camera, found, opts), focal=focal)
     except (CalibrationError, ValueError) as exc:
         # Lines (or goals) running into the picture's border and a failed fit: the picture most
         # likely cuts off part of the pitch. Goals alone reaching the border do no harm.
@@ -300,6 +311,40 @@ def _line_medians(line: NDArray, values: NDArray, keep: NDArray) -> NDArray:
     for i in np.unique(line[keep]):
         out[line == i] = np.median(values[keep & (line == i)])
     return out
+
+
+# --------------------------------------------------------------------------- focal length
+def _settle_focal(image_bgr, white, pitch: Pitch, camera: CameraModel, found: _Found, opts):
+    """Fix f (and with it the camera's height) from the goals where the lines cannot.
+
+    The lines' own uncertainty of f comes from the fit's Jacobian (``fit.focal_sigma``); the
+    goals' crossbars give f / lambda (``goals``). Their measurement becomes the prior on f
+    and the last fit round runs again, twice at most: a tilted view's lines outweigh it, a view
+    straight down takes f from it. Without goals the lines' f stands, reported as ``none``
+    when they leave it looser than ``FOCAL_SIGMA_MAX``.
+    """
+    free = ("pose", "f", "k1", "k2")
+    keep = found.inlier
+    centres = found.along(found.profiles.centre_px)
+    sigma_lines = LINE_SIGMA_INFLATION * fit.focal_sigma(
+        found.model.take(keep), centres[keep], camera, free=free
+    )
+    goals = measure_goals(image_bgr, pitch, camera)
+    if not goals:
+        source = "lines" if sigma_lines <= FOCAL_SIGMA_MAX else "none"
+        return camera, found, FocalCheck(source, 100.0 * sigma_lines)
+    sigma_goals = math.inf
+    for _ in range(2):
+        scale, sigma_goals = combined_scale(goals)
+        if abs(scale - 1.0) < 0.1 * sigma_goals and sigma_goals > 0:
+            break
+        priors = Priors(f_px=camera.fx_px / scale, f_sigma=sigma_goals)
+        found = _find_edges(white, pitch, camera, opts.windows_px[-1], opts.spacing_px)
+        camera, found = _robust_fit(found, camera, free, priors, opts.loss_scales_px[-1])
+        goals = measure_goals(image_bgr, pitch, camera) or goals
+    sigma = 1.0 / math.sqrt(sigma_lines**-2 + sigma_goals**-2)
+    source = "goals" if sigma_goals < sigma_lines else "lines"
+    return camera, found, FocalCheck(source, 100.0 * sigma, len(goals))
 
 
 # --------------------------------------------------------------------------- results

@@ -6,7 +6,13 @@
      "camera": <CameraModel.to_dict()>, "home": "left",
      "line_edges_mm": {"touchline_top": {"inner_mm": -1.48, "outer_mm": 1.53}, ...},
      "residuals": {"rms_px", "rms_mm", "per_line_mm": {...}, "per_line_px": {...}},
-     "lines_used": ["touchline_top", ...]}
+     "lines_used": ["touchline_top", ...],
+     "focal": {"source": "goals", "sigma_pct": 0.4, "goals": 2}}
+
+``focal`` says what fixed the focal length (and so the camera's height, which the parallax
+correction of the ball and the bases rests on): ``lens`` (a lens file), ``lines`` (the view's
+perspective), ``goals`` (the goals' known height) or ``none`` (neither: the mapping to the
+cloth is exact, the height is a guess). Files written before it was added lack it.
 
 ``lens.json`` holds the intrinsics of a camera measured with a ChArUco board::
 
@@ -38,6 +44,9 @@ _CALIBRATION_KEYS = frozenset(
     {"schema_version", "table", "image_size_px", "camera", "home", "line_edges_mm"}
     | {"residuals", "lines_used"}
 )
+_OPTIONAL_CALIBRATION_KEYS = frozenset({"focal"})
+_FOCAL_KEYS = frozenset({"source", "sigma_pct", "goals"})
+FOCAL_SOURCES = ("lens", "lines", "goals", "none")
 _RESIDUAL_KEYS = frozenset({"rms_px", "rms_mm", "per_line_mm", "per_line_px"})
 _LENS_KEYS = frozenset({"schema_version", "size_px", "camera_matrix", "dist", "rms_px", "views"})
 
@@ -85,6 +94,41 @@ class EdgeSamples:
 
 
 @dataclass(frozen=True, slots=True)
+class FocalCheck:
+    """What fixed the focal length, and how well.
+
+    Attributes:
+        source: ``lens`` (a lens file), ``lines`` (the perspective of a tilted view), ``goals``
+            (the crossbars' known height, for a camera looking nearly straight down) or
+            ``none``: neither, so f and the camera's height are only a plausible guess (the
+            mapping to the cloth is exact).
+        sigma_pct: estimated 1-sigma uncertainty of f, percent.
+        goals: number of goals whose crossbar was measured.
+    """
+
+    source: str
+    sigma_pct: float
+    goals: int = 0
+
+    def __post_init__(self) -> None:
+        if self.source not in FOCAL_SOURCES:
+            raise ValueError(f"focal source must be one of {FOCAL_SOURCES}, got {self.source!r}")
+
+    @property
+    def constrained(self) -> bool:
+        """The data, not a guess, fixed f."""
+        return self.source != "none"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "sigma_pct": _round(self.sigma_pct), "goals": self.goals}
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str) -> FocalCheck:
+        _check_keys(data, _FOCAL_KEYS, source)
+        return cls(str(data["source"]), float(data["sigma_pct"]), int(data["goals"]))
+
+
+@dataclass(frozen=True, slots=True)
 class Calibration:
     """What calibration found on one table: the camera and the measured line edges.
 
@@ -100,6 +144,7 @@ class Calibration:
         per_line_px, per_line_mm: RMS residual per used line.
         lines_used: names of the lines the fit used, in pitch order.
         samples: the edge samples behind the fit (empty when read from a file).
+        focal: what fixed the focal length (None: not recorded, an older file).
     """
 
     table: str
@@ -113,6 +158,7 @@ class Calibration:
     per_line_mm: Mapping[str, float]
     lines_used: tuple[str, ...]
     samples: EdgeSamples = field(default_factory=EdgeSamples.empty, compare=False, repr=False)
+    focal: FocalCheck | None = None
 
     def __post_init__(self) -> None:
         if self.home not in HOME_SIDES:
@@ -130,7 +176,7 @@ class Calibration:
         return pitch.with_measured_edges(self.line_edges_mm)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "schema_version": SCHEMA_VERSION,
             "table": self.table,
             "image_size_px": list(self.image_size_px),
@@ -148,11 +194,14 @@ class Calibration:
             },
             "lines_used": list(self.lines_used),
         }
+        if self.focal is not None:
+            out["focal"] = self.focal.to_dict()
+        return out
 
     @classmethod
     def from_dict(cls, data: Any, source: str = "calibration") -> Calibration:
         """Build from the parsed JSON; ``source`` names the file in error messages."""
-        _check_keys(data, _CALIBRATION_KEYS, source)
+        _check_keys(data, _CALIBRATION_KEYS, source, optional=_OPTIONAL_CALIBRATION_KEYS)
         residuals = data["residuals"]
         _check_keys(residuals, _RESIDUAL_KEYS, f"{source}: 'residuals'")
         try:
@@ -171,6 +220,11 @@ class Calibration:
                 per_line_px={str(k): float(v) for k, v in residuals["per_line_px"].items()},
                 per_line_mm={str(k): float(v) for k, v in residuals["per_line_mm"].items()},
                 lines_used=tuple(str(n) for n in data["lines_used"]),
+                focal=(
+                    FocalCheck.from_dict(data["focal"], f"{source}: 'focal'")
+                    if "focal" in data
+                    else None
+                ),
             )
         except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
             raise CalibrationFileError(
@@ -254,7 +308,9 @@ def read_lens(path: str | Path) -> LensModel:
     return LensModel.from_dict(_read_json(Path(path)), source=str(path))
 
 
-def _check_keys(data: Any, expected: frozenset[str], source: str) -> None:
+def _check_keys(
+    data: Any, expected: frozenset[str], source: str, optional: frozenset[str] = frozenset()
+) -> None:
     if not isinstance(data, Mapping):
         raise CalibrationFileError(f"{source} must be a JSON object, got {type(data).__name__}")
     if "schema_version" in expected and data.get("schema_version") != SCHEMA_VERSION:
@@ -262,10 +318,10 @@ def _check_keys(data: Any, expected: frozenset[str], source: str) -> None:
             f"{source} has schema_version {data.get('schema_version')!r}, this tablevar reads "
             f"version {SCHEMA_VERSION}: calibrate again with this version"
         )
-    unknown = sorted(set(data) - expected)
+    unknown = sorted(set(data) - expected - optional)
     if unknown:
         raise CalibrationFileError(
-            f"{source} has unknown keys {unknown}; expected only {sorted(expected)}"
+            f"{source} has unknown keys {unknown}; expected only {sorted(expected | optional)}"
         )
     missing = sorted(expected - set(data))
     if missing:

@@ -250,6 +250,38 @@ def fit_camera(
     return _optimise(residual_fn, camera, free, max_nfev)
 
 
+def focal_sigma(
+    model: ModelSamples, centre_px: NDArray, camera: CameraModel, *, free: Sequence[str]
+) -> float:
+    """Relative 1-sigma uncertainty of f that the line samples alone leave, from the fit's
+    Jacobian at ``camera`` (no priors) and the spread of the residuals.
+
+    Large (tens of percent) when the camera looks straight down: f and the height trade off.
+    A formal figure: neighbouring samples are not independent, so callers inflate it.
+    """
+    mask = _free_mask(free)
+    if not mask[0]:
+        return 0.0
+    p0 = camera_params(camera)
+    r0 = residuals_px(camera, model, centre_px)
+    cols = []
+    for k in np.flatnonzero(mask):
+        h = 1e-6 * max(abs(p0[k]), 1.0)
+        p = p0.copy()
+        p[k] += h
+        cols.append((residuals_px(camera_from_params(p, camera), model, centre_px) - r0) / h)
+    jac = np.stack(cols, axis=1)
+    sigma_px = max(1.4826 * float(np.median(np.abs(r0 - np.median(r0)))), 0.02)
+    # var(f) = sigma^2 / |the part of df that no other parameter can mimic|^2 (Schur
+    # complement), stable where f and the height trade off exactly (then it is infinite).
+    others = jac[:, 1:] / np.maximum(np.linalg.norm(jac[:, 1:], axis=0), 1e-300)
+    coef = np.linalg.lstsq(others, jac[:, 0], rcond=1e-10)[0]
+    unique = float(np.linalg.norm(jac[:, 0] - others @ coef))
+    if unique <= 1e-12 * max(float(np.linalg.norm(jac[:, 0])), 1e-300):
+        return math.inf
+    return sigma_px / unique / abs(p0[0])
+
+
 def _soft_l1_sqrt(r: NDArray) -> NDArray:
     """Residuals whose squares are the soft-L1 loss 2(sqrt(1 + r^2) - 1), signs kept.
 

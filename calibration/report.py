@@ -46,10 +46,30 @@ def format_report(calibration: Calibration, pitch: Pitch) -> str:
             f"{name:<32}{calibration.per_line_mm[name]:>12.3f}"
             f"{calibration.per_line_px[name]:>8.3f}{inner:>10.2f}{outer:>10.2f}"
         )
+    if calibration.focal is not None:
+        rows.insert(2, _focal_row(calibration))
     unused = [b.name for b in pitch.lines if b.name not in calibration.line_edges_mm]
     if unused:
         rows.append(f"not found (nominal edges kept): {', '.join(unused)}")
     return "\n".join(rows)
+
+
+def _focal_row(calibration: Calibration) -> str:
+    """What fixed the focal length; a warning when nothing did."""
+    focal = calibration.focal
+    sigma = f"+-{focal.sigma_pct:.2f} %"
+    if focal.source == "lens":
+        return "focal length: from the lens file"
+    if focal.source == "lines":
+        return f"focal length: from the pitch lines' perspective, {sigma}"
+    if focal.source == "goals":
+        return f"focal length: from the height of {focal.goals} goal(s), {sigma}"
+    return (
+        f"focal length: UNCONSTRAINED ({sigma}): the camera looks nearly straight down and no "
+        "goal's crossbar was found, so the camera's height is a guess; the pitch mapping is "
+        "exact but the ball's and the bases' parallax correction is not: put the goals in "
+        "place (or tilt the camera a few degrees), then calibrate again"
+    )
 
 
 def draw_overlay(image_bgr: NDArray[np.uint8], calibration: Calibration, pitch: Pitch):

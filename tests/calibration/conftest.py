@@ -15,6 +15,7 @@ from calibration.tables import load_pitch
 from hardware.look import Look
 from hardware.render import Renderer
 from hardware.scene import Figures, SceneFrame
+from hardware.scene_camera import fits
 from rules.pitch import Pitch
 
 
@@ -102,6 +103,30 @@ def mapping_error():
     return mapping_error_mm
 
 
+def goal_camera(pitch: Pitch, size_px: tuple[int, int], **kwargs) -> CameraModel:
+    """The closest ``CameraModel.overhead(size_px, **kwargs)`` view (``height_mm`` given) that
+    shows the whole cloth and the goals up to their height."""
+    view = 1.4 * 0.5 * pitch.profile.length_mm
+    while not fits(cam := CameraModel.overhead(size_px, view_width_mm=view, **kwargs), pitch):
+        view *= 1.02
+    return cam
+
+
+@functools.cache
+def goal_view(table: str, height_mm: float, seed: int) -> tuple[CameraModel, np.ndarray]:
+    """A straight-down view with the goals in it, random look and figures (cached).
+
+    Turned 4 degrees: the renderer places an edge to a third of a pixel, so a crossbar lying
+    exactly along the pixel rows carries the same sub-pixel error all along it.
+    """
+    pitch = load_pitch(table)
+    camera = goal_camera(
+        pitch, (1280, 960), height_mm=height_mm, dist=(-0.1, 0, 0, 0, 0), yaw_deg=4.0
+    )
+    look = Look.random(np.random.default_rng(seed))
+    return camera, Renderer(camera, pitch, look, seed=seed).render(figures_on_lines(pitch, seed))
+
+
 @functools.cache
 def rendered(key: tuple) -> tuple[CameraModel, np.ndarray]:
     """A rendered view, cached for the session: ``key`` = (table, size, camera kwargs as a
@@ -123,3 +148,9 @@ def mapping_error_mm(found: CameraModel, true: CameraModel, pitch: Pitch) -> np.
     gx, gy = np.meshgrid(np.linspace(-hl, hl, 31), np.linspace(-hw, hw, 21))
     xy = np.stack([gx.ravel(), gy.ravel()], axis=1)
     return np.hypot(*(found.back_project(true.project(xy)) - xy).T)
+
+
+@pytest.fixture(scope="session")
+def straight_view():
+    """``straight_view(table, height_mm, seed) -> (true camera, picture)``, see ``goal_view``."""
+    return goal_view

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from calibration.calibration_file import (
     Calibration,
     CalibrationFileError,
+    FocalCheck,
     LensModel,
     read_calibration,
     read_lens,
@@ -107,3 +109,25 @@ def test_lens_round_trip_and_refusal(tmp_path):
     with pytest.raises(CalibrationFileError, match="unknown keys \\['focal'\\]"):
         read_lens(path)
     np.testing.assert_allclose(np.asarray(lens.camera_matrix)[0, 0], 1000.0)
+
+
+@pytest.mark.parametrize("focal", [None, FocalCheck("goals", 0.45, 2), FocalCheck("none", 30.0)])
+def test_focal_check_round_trips_and_older_files_lack_it(tmp_path, focal):
+    path = tmp_path / "calibration.json"
+    cal = replace(_calibration(), focal=focal)
+    write_calibration(path, cal)
+    data = json.loads(path.read_text("utf-8"))
+    assert ("focal" in data) == (focal is not None)
+    back = read_calibration(path)
+    assert back.focal == focal
+    if focal is not None:
+        assert back.focal.constrained == (focal.source != "none")
+
+
+def test_unknown_focal_source_is_refused(tmp_path):
+    path = tmp_path / "calibration.json"
+    data = _calibration().to_dict()
+    data["focal"] = {"source": "guess", "sigma_pct": 1.0, "goals": 0}
+    path.write_text(json.dumps(data), "utf-8")
+    with pytest.raises(CalibrationFileError, match="focal source must be one of"):
+        read_calibration(path)

@@ -156,3 +156,21 @@ def _polylines(pitch, camera):
         model = fit.sample_lines(pitch.__class__(pitch.profile, (band,), (), ()), 2.0)
         order = np.argsort(band.along_mm(model.foot_mm))
         yield camera.project(model.foot_mm[order])
+
+
+@pytest.mark.parametrize(
+    ("tilt", "low", "high"),
+    [
+        # Straight down: f and the height trade off, the lines leave f free.
+        ((0.0, 0.0), 0.2, np.inf),
+        # Tilted: the perspective of the lines fixes f to a small fraction of a percent.
+        ((8.0, -3.0), 0.0, 0.003),
+    ],
+)
+def test_focal_sigma_says_whether_the_lines_fix_f(fistf, tilt, low, high):
+    true = _camera(-0.1, tilt)
+    model = fit.sample_lines(fistf, spacing_mm=10.0, clearance_mm=4.0)
+    noisy = true.project(model.foot_mm) + np.random.default_rng(4).normal(0, 0.1, (len(model), 2))
+    sigma = fit.focal_sigma(model, noisy, true, free=_all_free())
+    assert low <= sigma <= high
+    assert fit.focal_sigma(model, noisy, true, free=("pose",)) == 0.0
