@@ -125,7 +125,7 @@ class Pipeline:
         if last is None or last.ball.xy_mm is None:
             return {}
         dt = t - self._last_t
-        cam, r = self.model.camera, self.pitch.profile.ball_radius_mm
+        cam, r = self.model.lens, self.pitch.profile.ball_radius_mm
         xy = last.ball.xy_mm + last.ball.v_mm_s * dt
         try:
             hint = cam.project(np.array([[xy[0], xy[1], r]]))[0]

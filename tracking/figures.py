@@ -110,6 +110,7 @@ class FigureTracker:
         self._rest_n = np.zeros(0, np.int64)  # sightings at rest since the base last moved
         self._missing_s = np.zeros(0)
         self._seen = np.zeros(0, bool)
+        self._keepers: tuple[NDArray, NDArray, NDArray] | None = None
 
     def update(self, detections: Detections, t_s: float) -> FigureTracks:
         """Advance to ``t_s`` with this frame's bases and return the confirmed tracks."""
@@ -190,6 +191,14 @@ class FigureTracker:
     def _goalkeeper(self, xy: NDArray, team: NDArray) -> NDArray[np.bool_]:
         if self._pitch is None or len(xy) == 0:
             return np.zeros(len(xy), bool)
+        last = self._keepers
+        if last is not None and np.array_equal(last[0], xy) and np.array_equal(last[1], team):
+            return last[2].copy()  # nobody moved (most frames): same answer
+        out = self._goalkeeper_now(xy, team)
+        self._keepers = (xy.copy(), team.copy(), out.copy())
+        return out
+
+    def _goalkeeper_now(self, xy: NDArray, team: NDArray) -> NDArray[np.bool_]:
         out = np.zeros(len(xy), bool)
         for t, end in enumerate(_END_OF_TEAM):
             mine = team == t

@@ -6,7 +6,9 @@ stay usable on their own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+import numpy as np
 
 from rules.pitch import Pitch
 from tracking.ball import BallTrack, BallTracker, BallTrackerConfig
@@ -49,8 +51,31 @@ class Tracker:
         self.ball = BallTracker(config.ball)
         self.figures = FigureTracker(config.figures, pitch)
         self.contacts = ContactDetector(config.contacts)
+        self._base_r_mm = config.contacts.base_radius_mm
 
     def update(self, detections: Detections, t_s: float) -> Tracks:
-        ball = self.ball.update(detections, t_s)
         figures = self.figures.update(detections, t_s)
+        ball = self.ball.update(_off_bases(detections, figures, self._base_r_mm), t_s)
         return Tracks(ball, figures, self.contacts.update(ball, figures))
+
+
+def _off_bases(det: Detections, figures: FigureTracks, base_r_mm: float) -> Detections:
+    """The detections without ball candidates standing on a figure's base.
+
+    The ball's centre is at least a ball and a base radius from a base's centre; a
+    ball-coloured candidate within a base radius of one is part of that figure (a goalkeeper
+    or a base of the ball's colour, which the detector cannot tell from the ball by colour).
+    """
+    if det.n_balls == 0 or len(figures) == 0:
+        return det
+    d = np.linalg.norm(det.ball_xy_mm[:, None, :] - figures.xy_mm[None], axis=2).min(axis=1)
+    keep = d > base_r_mm
+    if keep.all():
+        return det
+    return replace(
+        det,
+        ball_xy_px=det.ball_xy_px[keep],
+        ball_r_px=det.ball_r_px[keep],
+        ball_score=det.ball_score[keep],
+        ball_xy_mm=det.ball_xy_mm[keep],
+    )

@@ -23,6 +23,9 @@ class VisionConfig:
         search_step: pixel step of the coarse whole-pitch search (every ``search_step``-th
             pixel in x and y), used when the ball is lost and to refresh bases.
         base_refresh_frames: bases at rest are searched again every this many frames.
+        rest_refit_frames: a ball window that shows nothing new reuses its last fit, but
+            is fitted again after this many frames (the rest point averages the fits).
+        coarse_refit_frames: likewise for the whole-cloth pass (``vision/changes.py``).
         window_radii: half size of the ball's search window, in ball radii beyond its
             predicted travel.
         rays: edge profiles cast from a candidate's centre for the sub-pixel fit.
@@ -46,6 +49,8 @@ class VisionConfig:
     min_contrast: float = 18.0
     search_step: int = 4
     base_refresh_frames: int = 6
+    rest_refit_frames: int = 4
+    coarse_refit_frames: int = 60
     window_radii: float = 3.0
     rays: int = 32
     shading_range: tuple[float, float] = (0.3, 1.4)
@@ -55,7 +60,9 @@ class VisionConfig:
     ball_min_colour: float = 0.3
 
     def __post_init__(self) -> None:
-        if self.search_step < 1 or self.base_refresh_frames < 1 or self.rays < 8:
+        if min(self.search_step, self.base_refresh_frames, self.rest_refit_frames) < 1 or (
+            self.coarse_refit_frames < 1 or self.rays < 8
+        ):
             raise ValueError(
                 "VisionConfig: search_step and base_refresh_frames must be >= 1 and rays >= 8, "
                 f"got {self.search_step}, {self.base_refresh_frames}, {self.rays}"

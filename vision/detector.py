@@ -15,10 +15,13 @@ returns ``Detections``. The cost is kept down by looking only where it matters:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.changes import ChangeGate
 from vision.colour import shaded_distance
 from vision.config import VisionConfig
 from vision.detections import Detections
@@ -26,6 +29,31 @@ from vision.model import SceneModel
 from vision.refine import refine_balls, refine_bases
 
 _BALL, _HOME, _AWAY = 0, 1, 2
+
+
+def _moments(lab: NDArray, x: NDArray, y: NDArray, n: int):
+    """Area, centroid (x, y) and central second moments (xx, yy, xy) of ``n`` labels."""
+    area = np.bincount(lab, minlength=n).astype(np.float64)
+    a = np.maximum(area, 1.0)
+    y = y.astype(np.float64)
+    cx = np.bincount(lab, x, minlength=n) / a
+    cy = np.bincount(lab, y, minlength=n) / a
+    dx, dy = x - cx[lab], y - cy[lab]
+    vxx = np.bincount(lab, dx * dx, minlength=n) / a
+    vyy = np.bincount(lab, dy * dy, minlength=n) / a
+    vxy = np.bincount(lab, dx * dy, minlength=n) / a
+    return area, cx, cy, vxx, vyy, vxy
+
+
+@dataclass(slots=True)
+class _Coarse:
+    """One whole-cloth pass: rough ball centres (k, 2) px, bases (n, 2) px and their teams,
+    and the ball fits, made when first needed."""
+
+    rough_balls_px: NDArray
+    bases_px: NDArray
+    teams: NDArray
+    balls: tuple | None = None
 
 
 class FrameSizeError(ValueError):
@@ -40,9 +68,9 @@ class Detector:
         self.config = config or VisionConfig()
         # At least two samples per ball radius, however small the ball appears.
         r_px = model.pitch.profile.ball_radius_mm * float(np.min(model.scale_grid))
-        self._step = s = max(1, min(self.config.search_step, int(r_px / 2.0)))
-        self._bg_small = np.ascontiguousarray(model.background[::s, ::s])
-        self._roi_small = np.ascontiguousarray(model.roi[::s, ::s]).astype(np.uint8) * 255
+        self._step = max(1, min(self.config.search_step, int(r_px / 2.0)))
+        self._bg_small = self._subsample(model.background)
+        self._roi_small = self._subsample(model.roi.astype(np.uint8) * 255)
         # Per-channel threshold: a Euclidean colour distance t shows as >= t / sqrt(3) in at
         # least one channel.
         self._t_ch = float(model.threshold / np.sqrt(3.0))
@@ -56,6 +84,9 @@ class Detector:
         self._ball_area_mm2 = np.pi * p.ball_radius_mm**2
         self._base_area_mm2 = np.pi * p.base_radius_mm**2
         self._frames = 0
+        cfg = self.config
+        self._ball_gate = ChangeGate(self._t_ch, max_age=cfg.rest_refit_frames)
+        self._coarse_gate = ChangeGate(self._t_ch, max_age=cfg.coarse_refit_frames)
         self._last_bases = None  # (coarse px, r px, mm, team) of the last coarse pass
 
     # ------------------------------------------------------------------ public
@@ -86,21 +117,17 @@ class Detector:
         if search_bases is None:
             search_bases = self._frames % self.config.base_refresh_frames == 0
         self._frames += 1
-        coarse = None
-        balls = np.zeros((0, 2))
-        scores = np.zeros(0)
+        ball = None
         if ball_hint_px is not None:
-            balls, scores = self._ball_in_window(image, np.asarray(ball_hint_px), ball_travel_px)
-        if len(balls) == 0 or search_bases:
-            coarse = self._coarse(image)
-            if len(balls) == 0:
-                balls, scores = coarse[0], coarse[1]
-        bxy, br, bmm, ok, outline, size_err = refine_balls(image, self.model, balls, self.config)
-        scores, ok = self._ball_quality(image, bxy, br, ok & self._ball_sized(size_err), outline)
+            ball = self._window_ball(image, np.asarray(ball_hint_px, np.float64), ball_travel_px)
+        coarse = self._coarse_pass(image) if ball is None or search_bases else None
+        if ball is None:
+            ball = self._coarse_balls(image, coarse)
+        bxy, br, bmm, scores, ok = ball
         bases = np.zeros((0, 2))
         teams = np.zeros(0, np.int8)
         if coarse is not None and search_bases:
-            bases, teams = coarse[2], coarse[3]
+            bases, teams = self._not_the_ball(coarse.bases_px, coarse.teams, bxy[ok], br[ok])
         elif base_hints_px is not None and len(base_hints_px):
             bases, teams = self._bases_in_windows(image, np.asarray(base_hints_px))
         fxy, fr, fmm, fok = self._refine_bases(image, bases, teams, coarse is not None)
@@ -115,6 +142,63 @@ class Detector:
             base_xy_mm=fmm[fok],
             bases_searched=bool(search_bases),
         )
+
+    def _not_the_ball(self, bases_px, teams, balls_px, balls_r_px):
+        """Bases without the ball: with a team of the ball's colour, the ball is also a
+        ball-sized blob of that team; a base centred within a ball radius of a ball is it."""
+        if len(self._ball_classes) == 1 or len(balls_px) == 0 or len(bases_px) == 0:
+            return bases_px, teams
+        d = np.linalg.norm(bases_px[:, None, :] - balls_px[None], axis=2)
+        keep = ~(d < balls_r_px[None, :]).any(axis=1)
+        return bases_px[keep], teams[keep]
+
+    def _fit_balls(self, image, rough_px):
+        """Sub-pixel fits and checks of rough ball centres: (xy px, r px, mm, score, ok)."""
+        bxy, br, bmm, ok, outline, size_err = refine_balls(image, self.model, rough_px, self.config)
+        scores, ok = self._ball_quality(image, bxy, br, ok & self._ball_sized(size_err), outline)
+        return bxy, br, bmm, scores, ok
+
+    def _window_ball(self, image, hint, travel_px):
+        """Fitted ball candidates in the window around ``hint``, or None when it shows none.
+
+        A window that shows nothing new since its last fit gives that fit again (a ball at
+        rest is fitted every ``rest_refit_frames`` frames, and at once when anything moves).
+        """
+        r_px = float(self.model.pitch.profile.ball_radius_mm * self.model.px_per_mm(hint)[0])
+        box = self._window(hint, self.config.window_radii * r_px + travel_px)
+        x0, y0, x1, y1 = box
+        if x1 - x0 < 3 or y1 - y0 < 3:
+            return None
+        region = image[y0:y1, x0:x1]
+        known = self._ball_gate.lookup(box, region, self._frames)
+        if known is not None:
+            return known
+        balls = self._ball_gate.stale(box, region)
+        if balls is not None:  # the same still ball, due for a new fit: start from the old one
+            balls = balls[0][balls[4]][:1]
+        if balls is None or len(balls) == 0:
+            balls, _ = self._ball_in_window(image, box)
+        if len(balls) == 0:
+            self._ball_gate.clear()
+            return None
+        fit = self._fit_balls(image, balls)
+        self._ball_gate.store(box, region, fit, self._frames)
+        return fit
+
+    def _coarse_pass(self, image) -> _Coarse:
+        """The whole-cloth pass, or the last one while the sub-sampled frame is unchanged."""
+        small = self._subsample(image)
+        known = self._coarse_gate.lookup("cloth", small, self._frames)
+        if known is not None:
+            return known
+        coarse = self._coarse(small)
+        self._coarse_gate.store("cloth", small, coarse, self._frames)
+        return coarse
+
+    def _coarse_balls(self, image, coarse: _Coarse):
+        if coarse.balls is None:  # fitted once per coarse pass, however often it is reused
+            coarse.balls = self._fit_balls(image, coarse.rough_balls_px)
+        return coarse.balls
 
     def _refine_bases(self, image, rough, teams, from_coarse: bool):
         """Sub-pixel bases; a coarse find where a base stood still is not fitted again.
@@ -209,26 +293,32 @@ class Detector:
         t = self._t_ch
         quiet = cv2.inRange(diff, lowerb=(0, 0, 0), upperb=(t, t, t))
         fg = cv2.bitwise_and(cv2.bitwise_not(quiet), roi) if roi is not None else ~quiet
-        ys, xs = np.nonzero(fg)
-        if len(xs) == 0:
+        pts = cv2.findNonZero(fg)
+        if pts is None:
             return None
+        pts = pts.reshape(-1, 2)
+        xs, ys = pts[:, 0], pts[:, 1]
         cls, ball = self._classes(image[ys, xs])
         out = []
+        mask = np.zeros(fg.shape, np.uint8)
         for c in classes or (_BALL, _HOME, _AWAY):
-            mask = np.zeros(fg.shape, np.uint8)
             sel = ball if c == _BALL else cls == c
-            mask[ys[sel], xs[sel]] = 255
-            n, _, stats, cen = cv2.connectedComponentsWithStats(mask, connectivity=8)
-            if n <= 1:
+            if not sel.any():
                 continue
-            area_px = stats[1:, cv2.CC_STAT_AREA].astype(np.float64) * step * step
-            centre = origin + cen[1:] * step
+            mask[:] = 0
+            x, y = xs[sel], ys[sel]
+            mask[y, x] = 255
+            # Labels only (fast); areas, centroids and second moments by bincount.
+            n, labels = cv2.connectedComponents(mask, connectivity=8, ltype=cv2.CV_32S)
+            lab = labels[y, x] - 1
+            area, cx, cy, vxx, vyy, vxy = _moments(lab, x.astype(np.float64), y, n - 1)
+            half = 0.5 * (vxx + vyy)
+            disc = np.sqrt(0.25 * (vxx - vyy) ** 2 + vxy**2)
+            pixel = 1.0 / 12.0  # a single pixel's own spread
+            elong = np.sqrt((half + disc + pixel) / np.maximum(half - disc + pixel, pixel))
+            centre = origin + np.stack([cx, cy], 1) * step
             scale = scale_px_per_mm(centre)
-            side = np.maximum(stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT])
-            across = np.minimum(stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT])
-            out.append(
-                (centre, np.full(n - 1, c), area_px / scale**2, side / np.maximum(across, 1))
-            )
+            out.append((centre, np.full(n - 1, c), area * step * step / scale**2, elong))
         if not out:
             return None
         return tuple(np.concatenate(parts) for parts in zip(*out, strict=True))
@@ -237,29 +327,34 @@ class Detector:
         """Ball-coloured blobs of a ball's size (a streak may be longer), best first.
 
         The score is 1 for a blob of exactly a ball's area and falls with the log of the
-        ratio; blobs under 0.3 or over 2.5 balls (slivers, shirts) are dropped.
+        ratio; blobs under 0.2 or over 2.5 balls (slivers, shirts) are dropped.
         """
         if blobs is None:
             return np.zeros((0, 2)), np.zeros(0)
         centre, cls, area, elong = blobs
-        ratio = area / self._ball_area_mm2 / np.maximum(elong, 1.0)
+        balls = area / self._ball_area_mm2
+        ratio = balls / np.maximum(elong, 1.0)  # a streak: its area per length of a ball
         score = np.clip(1.0 - 0.5 * np.abs(np.log(np.maximum(ratio, 1e-3))), 0.05, 1.0)
-        # A third of a ball (the rest under a finger) is still worth a fit.
-        ok = (cls == _BALL) & (ratio > 0.2) & (ratio < 2.5)
+        # A fifth of a ball (the rest under a finger) is still worth a fit.
+        ok = (cls == _BALL) & (balls > 0.2) & (ratio < 2.5)
         order = np.argsort(-score[ok])[: self.config.max_ball_candidates]
         return centre[ok][order], score[ok][order]
 
-    def _coarse(self, image):
+    def _subsample(self, image: NDArray) -> NDArray:
+        """Every ``step``-th pixel in x and y (``image[::s, ::s]``, but several times faster)."""
+        f = 1.0 / self._step  # the exact scale keeps samples at multiples of the step
+        return cv2.resize(image, dsize=None, fx=f, fy=f, interpolation=cv2.INTER_NEAREST)
+
+    def _coarse(self, small) -> _Coarse:
         s = self._step
-        small = np.ascontiguousarray(image[::s, ::s])
         blobs = self._blobs(small, self._bg_small, self._roi_small, self.model.px_per_mm, 0.0, s)
-        balls, scores = self._ball_candidates(blobs)
+        balls, _ = self._ball_candidates(blobs)
         if blobs is None:
-            return balls, scores, np.zeros((0, 2)), np.zeros(0, np.int8)
+            return _Coarse(balls, np.zeros((0, 2)), np.zeros(0, np.int8))
         centre, cls, area, _ = blobs
         ratio = area / self._base_area_mm2
         base = (cls != _BALL) & (ratio > 0.3) & (ratio < 3.0)
-        return balls, scores, centre[base], (cls[base] - _HOME).astype(np.int8)
+        return _Coarse(balls, centre[base], (cls[base] - _HOME).astype(np.int8))
 
     def _window(self, centre: NDArray, half: float):
         w, h = self.model.size_px
@@ -267,12 +362,8 @@ class Detector:
         x1, y1 = (min(w, int(centre[0] + half) + 1), min(h, int(centre[1] + half) + 1))
         return x0, y0, x1, y1
 
-    def _ball_in_window(self, image, hint, travel_px):
-        r_px = float(self.model.pitch.profile.ball_radius_mm * self.model.px_per_mm(hint)[0])
-        half = self.config.window_radii * r_px + travel_px
-        x0, y0, x1, y1 = self._window(hint, half)
-        if x1 - x0 < 3 or y1 - y0 < 3:
-            return np.zeros((0, 2)), np.zeros(0)
+    def _ball_in_window(self, image, box):
+        x0, y0, x1, y1 = box
         blobs = self._blobs(
             image[y0:y1, x0:x1],
             self.model.background[y0:y1, x0:x1],

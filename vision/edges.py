@@ -89,28 +89,35 @@ def fit_circles(
     point), and the inlier mask ``(n, m)``.
     """
     p = np.asarray(points, np.float64)
+    px, py = p[..., 0], p[..., 1]
     w = valid.astype(np.float64)
-    c = (p * w[..., None]).sum(1) / np.maximum(w.sum(1), 1)[:, None]
-    start = c.copy()
-    rad = np.asarray(radius, np.float64)[:, None]
-    for trim in (*trims, trims[-1]):
-        for _ in range(2):
-            v = p - c[:, None, :]
-            dist = np.maximum(np.hypot(v[..., 0], v[..., 1]), 1e-9)
-            res = dist - rad
-            jx, jy = -v[..., 0] / dist, -v[..., 1] / dist  # d res / d c
-            a, b, d = (w * jx * jx).sum(1), (w * jx * jy).sum(1), (w * jy * jy).sum(1)
-            gx, gy = (w * jx * res).sum(1), (w * jy * res).sum(1)
+    cnt = np.maximum(w.sum(1), 1)
+    cx, cy = (px * w).sum(1) / cnt, (py * w).sum(1) / cnt
+    sx, sy = cx.copy(), cy.copy()
+    rad = np.asarray(radius, np.float64)
+    # Two Gauss-Newton steps on all points, then one after each trim (the centre moves little
+    # once the outliers are gone).
+    for i, trim in enumerate((*trims, trims[-1])):
+        for _ in range(2 if i == 0 else 1):
+            vx, vy = px - cx[:, None], py - cy[:, None]
+            dist = np.maximum(np.sqrt(vx * vx + vy * vy), 1e-9)
+            jx, jy = vx / dist, vy / dist  # minus d res / d c
+            wres = w * (dist - rad[:, None])
+            wjx, wjy = w * jx, w * jy
+            a, b, d = (wjx * jx).sum(1), (wjx * jy).sum(1), (wjy * jy).sum(1)
+            gx, gy = (jx * wres).sum(1), (jy * wres).sum(1)
             det = np.maximum(a * d - b * b, 1e-12)  # 2x2 normal equations, solved in closed form
-            step = np.stack([(d * gx - b * gy) / det, (a * gy - b * gx) / det], 1)
+            stx, sty = (d * gx - b * gy) / det, (a * gy - b * gx) / det
             # Points on a short arc (or on one line) leave the normal equations nearly
             # singular: never jump farther than a radius in one step.
-            norm = np.hypot(step[:, 0], step[:, 1])
-            c = c - step * np.minimum(1.0, rad[:, 0] / np.maximum(norm, 1e-12))[:, None]
-        res = np.hypot(*(p - c[:, None, :]).transpose(2, 0, 1)) - rad
+            f = np.minimum(1.0, rad / np.maximum(np.sqrt(stx * stx + sty * sty), 1e-12))
+            cx, cy = cx + stx * f, cy + sty * f
+        vx, vy = px - cx[:, None], py - cy[:, None]
+        res = np.sqrt(vx * vx + vy * vy) - rad[:, None]
         w = (valid & (np.abs(res) <= trim)).astype(np.float64)
+    c, start = np.stack([cx, cy], 1), np.stack([sx, sy], 1)
     # The centre of points on a circle lies within a radius of their mean.
-    near = np.hypot(*(c - start).T) <= 1.5 * rad[:, 0]
+    near = np.hypot(cx - sx, cy - sy) <= 1.5 * rad
     ok = (w.sum(1) >= 5) & near & np.isfinite(c).all(1)
     c = np.where(ok[:, None], c, start)
     return c, ok, w.astype(bool)

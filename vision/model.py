@@ -20,7 +20,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 from calibration.camera import CameraModel
 from rules.pitch import Pitch
 from vision.config import VisionConfig
+from vision.geometry import FastCamera
 
 
 class LearningError(ValueError):
@@ -51,6 +52,7 @@ class SceneModel:
         scale_grid: (gh, gw) float32 pixels per mm on the cloth, sampled every ``grid_step``.
         grid_step: pixel spacing of ``scale_grid``.
         ball_px: (2,) where the ball was in the learning frame (a first hint), or None.
+        lens: the camera's mapping for the hot loop (``vision/geometry.py``), derived.
     """
 
     camera: CameraModel
@@ -64,6 +66,10 @@ class SceneModel:
     scale_grid: NDArray[np.float32]
     grid_step: int
     ball_px: NDArray[np.float64] | None = None
+    lens: FastCamera = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lens", FastCamera(self.camera))
 
     @property
     def size_px(self) -> tuple[int, int]:

@@ -37,7 +37,7 @@ from vision.model import SceneModel
 
 def _radial_frame(model: SceneModel, c_mm: NDArray, z_mm: float):
     """Unit direction away from the nadir ``(n, 2)``, its normal, and tan(theta) ``(n,)``."""
-    cam = model.camera.centre_mm
+    cam = model.lens.centre_mm
     off = c_mm - cam[:2]
     rho = np.maximum(np.hypot(off[:, 0], off[:, 1]), 1e-9)
     e = off / rho[:, None]
@@ -86,7 +86,7 @@ def refine_balls(
 def _refine_balls_once(image, model, rough, config):
     r = model.pitch.profile.ball_radius_mm
     r_px = r * model.px_per_mm(rough)
-    cam = model.camera
+    cam = model.lens
     edges, valid, _ = radial_edges(
         image, model.background, rough, r_px, rays=config.rays, min_level=model.threshold
     )
@@ -195,7 +195,7 @@ def refine_bases(
     if len(rough) == 0:
         return np.zeros((0, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0, bool)
     r_px = rb * model.px_per_mm(rough)
-    cam = model.camera
+    cam = model.lens
     edges, valid, _ = radial_edges(
         image,
         model.background,

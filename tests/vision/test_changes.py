@@ -1,0 +1,47 @@
+"""``ChangeGate``: a stored result comes back only while its region shows nothing new."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.changes import ChangeGate
+
+T = 10.0  # foreground threshold per channel, grey levels
+
+
+def region(seed=0, noise=2.0):
+    rng = np.random.default_rng(seed)
+    return np.clip(100 + rng.normal(0, noise, (40, 40, 3)), 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize(
+    ("change", "frame", "key", "same"),
+    [
+        (None, 1, "a", True),  # new sensor noise only
+        (None, 4, "a", False),  # too old: do the work again
+        (None, 1, "b", False),  # another region
+        ((slice(10, 12), slice(10, 12), 60), 1, "a", False),  # 4 pixels changed a lot
+        ((slice(10, 11), slice(10, 12), 60), 1, "a", True),  # 2 pixels: noise, not an object
+        ((slice(0, 40), slice(0, 40), 8), 1, "a", True),  # a slight change of light
+    ],
+)
+def test_result_reused_only_while_nothing_changed(change, frame, key, same):
+    gate = ChangeGate(T, max_age=4)
+    gate.store("a", region(0), "result", frame=0)
+    now = region(1).astype(int)
+    if change is not None:
+        ys, xs, delta = change
+        now[ys, xs] += delta
+    got = gate.lookup(key, np.clip(now, 0, 255).astype(np.uint8), frame)
+    assert (got == "result") == same
+    assert (gate.stale(key, np.clip(now, 0, 255).astype(np.uint8)) == "result") == (
+        same or (frame >= 4 and key == "a")
+    )
+
+
+def test_cleared_gate_gives_nothing():
+    gate = ChangeGate(T, max_age=4)
+    gate.store("a", region(0), "result", frame=0)
+    gate.clear()
+    assert gate.lookup("a", region(0), 1) is None

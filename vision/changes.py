@@ -1,0 +1,55 @@
+"""Skip work on parts of a frame that show nothing new.
+
+Most of the table stands still most of the time: a ball at rest, figures waiting for their
+turn. ``ChangeGate`` remembers a region of the last frame that was analysed and the result,
+and hands that result back while the same region of a later frame differs from it by no more
+than sensor noise; after ``max_age`` frames the work is done again anyway, so a result is
+never older than that. A pixel has changed when one of its channels differs by more than
+twice the foreground threshold (sensor noise between two frames reaches that about once in
+a million channel values); the region has changed when ``min_pixels`` pixels have.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+
+class ChangeGate:
+    """One remembered region and its result; see the module docstring."""
+
+    def __init__(self, threshold: float, *, max_age: int, min_pixels: int = 3) -> None:
+        self._t = 2.0 * float(threshold)
+        self._max_age = max_age
+        self._min_pixels = min_pixels
+        self._key: Hashable | None = None
+        self._region: NDArray[np.uint8] | None = None
+        self._result: Any = None
+        self._frame = 0
+
+    def lookup(self, key: Hashable, region: NDArray[np.uint8], frame: int) -> Any:
+        """The stored result if ``key`` matches and ``region`` shows nothing new, else None."""
+        if frame - self._frame >= self._max_age:
+            return None
+        return self.stale(key, region)
+
+    def stale(self, key: Hashable, region: NDArray[np.uint8]) -> Any:
+        """Like ``lookup`` but of any age: what the unchanged region showed when stored."""
+        if self._region is None or key != self._key or region.shape != self._region.shape:
+            return None
+        t = self._t
+        quiet = cv2.inRange(cv2.absdiff(region, self._region), lowerb=(0, 0, 0), upperb=(t, t, t))
+        if quiet.size - cv2.countNonZero(quiet) >= self._min_pixels:
+            return None
+        return self._result
+
+    def store(self, key: Hashable, region: NDArray[np.uint8], result: Any, frame: int) -> None:
+        """Remember ``region`` (copied) and the result computed from it at ``frame``."""
+        self._key, self._region, self._result, self._frame = key, region.copy(), result, frame
+
+    def clear(self) -> None:
+        self._key, self._region, self._result = None, None, None
