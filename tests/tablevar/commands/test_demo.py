@@ -16,8 +16,10 @@ from tablevar.commands.demo import HEADER, format_call, match_calls
 
 
 def test_demo_referees_a_recording_prints_its_calls_and_checks_them_against_truth(
-    sim_recording, tmp_path, capsys
+    sim_match_template, tmp_path, capsys
 ):
+    sim_recording = tmp_path / "touchline"
+    shutil.copytree(sim_match_template, sim_recording)
     out_dir = tmp_path / "out"
     argv = ["demo", "--recording", str(sim_recording), "--out", str(out_dir), "--no-serve"]
     assert cli.main(argv) == 0
@@ -25,14 +27,15 @@ def test_demo_referees_a_recording_prints_its_calls_and_checks_them_against_trut
     calls = [json.loads(line) for line in (out_dir / "calls.jsonl").read_text().splitlines()]
     assert calls, "the analysis made no call"
     assert f"analysing {sim_recording} into {out_dir}" in out
-    assert "140 frames, 800x600 px at 20 fps" in out
+    assert "330 frames, 800x600 px at 20 fps" in out
     assert f"Calls of the analysis: {len(calls)}" in out
     lines = out.splitlines()
     at = lines.index(HEADER)
     assert lines[at + 1 : at + 1 + len(calls)] == [format_call(c) for c in calls]
     truth = read_truth_calls(sim_recording)
+    assert [c["kind"] for c in truth] == ["ball_out"]
     found = sum(c is not None for _, c in match_calls(calls, truth))
-    assert f"Ground truth: {found} of {len(truth)} scripted calls found" in out
+    assert f"Ground truth: {found} of 1 scripted calls found" in out
     # The review page reads the output folder: the video is linked there.
     assert (out_dir / "video.mp4").resolve() == (sim_recording / "video.mp4").resolve()
 
