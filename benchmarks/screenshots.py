@@ -141,6 +141,7 @@ def shoot(url: str, out: Path, name: str, index: int) -> None:
             page.goto(f"{url}review/{name}")
             page.locator(f'#review-calls li[data-index="{index}"]').click()
             page.wait_for_function("document.getElementById('frame').complete")
+            page.evaluate("window.scrollTo(0, 0)")  # the sticky header at the top, not mid-page
             time.sleep(0.3)
             page.screenshot(path=out / "screenshot-review.png", full_page=True)
             page.goto(f"{url}calibration")
