@@ -111,6 +111,7 @@ class FigureTracker:
         self._missing_s = np.zeros(0)
         self._seen = np.zeros(0, bool)
         self._keepers: tuple[NDArray, NDArray, NDArray] | None = None
+        self._last: FigureTracks | None = None
 
     def update(self, detections: Detections, t_s: float) -> FigureTracks:
         """Advance to ``t_s`` with this frame's bases and return the confirmed tracks."""
@@ -118,6 +119,15 @@ class FigureTracker:
             raise ValueError(f"frame timestamps went backwards: {t_s} s after {self._t_s} s")
         dt = 0.0 if self._t_s is None else t_s - self._t_s
         self._t_s = t_s
+        last = self._last
+        if (
+            not detections.bases_searched
+            and detections.n_bases == 0
+            and last is not None
+            and not last.seen.any()
+            and not self._v.any()
+        ):
+            return last  # nothing searched, nothing moving: the tracks stand as they were
         pred = self._xy + self._v * dt
         rows, cols = self._match(pred, detections, dt)
         z = detections.base_xy_mm
@@ -142,7 +152,8 @@ class FigureTracker:
         if detections.bases_searched:
             unmatched = np.setdiff1d(np.arange(detections.n_bases), cols)
             self._add(z[unmatched], detections.base_team[unmatched])
-        return self._tracks()
+        self._last = self._tracks()
+        return self._last
 
     def _match(self, pred: NDArray, det: Detections, dt: float) -> tuple[NDArray, NDArray]:
         if len(pred) == 0 or det.n_bases == 0:

@@ -36,6 +36,8 @@ class VisionConfig:
         ball_min_support: a ball candidate whose fitted outline explains fewer than this
             share of the rays cast from it is not a ball (a ball in the open: ~0.9; half
             hidden under a finger: ~0.5; a highlight on a finger, a goal net: < 0.3).
+        hint_min_score: a fit started at the predicted ball centre is taken without
+            searching the window when it scores at least this (see ``Detector``).
         max_ball_candidates: at most this many ball-sized blobs (best first) are fitted when
             the ball is searched for (a team of the ball's colour shows one per base).
         ball_min_colour: ... nor one less than this share ball-coloured just inside the part
@@ -49,7 +51,7 @@ class VisionConfig:
     min_contrast: float = 18.0
     search_step: int = 4
     base_refresh_frames: int = 6
-    rest_refit_frames: int = 4
+    rest_refit_frames: int = 8
     coarse_refit_frames: int = 60
     window_radii: float = 3.0
     rays: int = 32
@@ -57,6 +59,7 @@ class VisionConfig:
     blur_elongation: float = 1.3
     ball_min_support: float = 0.4
     max_ball_candidates: int = 16
+    hint_min_score: float = 0.7
     ball_min_colour: float = 0.3
 
     def __post_init__(self) -> None:

@@ -163,6 +163,8 @@ class Detector:
 
         A window that shows nothing new since its last fit gives that fit again (a ball at
         rest is fitted every ``rest_refit_frames`` frames, and at once when anything moves).
+        The fit starts from the prediction (or the last fit); only when that finds no
+        convincing ball are the window's blobs searched.
         """
         r_px = float(self.model.pitch.profile.ball_radius_mm * self.model.px_per_mm(hint)[0])
         box = self._window(hint, self.config.window_radii * r_px + travel_px)
@@ -173,11 +175,19 @@ class Detector:
         known = self._ball_gate.lookup(box, region, self._frames)
         if known is not None:
             return known
-        balls = self._ball_gate.stale(box, region)
-        if balls is not None:  # the same still ball, due for a new fit: start from the old one
-            balls = balls[0][balls[4]][:1]
-        if balls is None or len(balls) == 0:
-            balls, _ = self._ball_in_window(image, box)
+        last = self._ball_gate.stale(box, region)
+        if last is not None and last[4].any():  # the same still ball, due for a new fit
+            start = last[0][last[4]][:1]
+        else:  # the predicted centre: usually within a pixel of the ball, moving or not
+            start = hint[None]
+        fit = self._fit_balls(image, start)
+        # Rays from a start off by more than a tenth of a radius see the ball askew: only a fit
+        # that stayed near its start is taken as it is.
+        near = np.hypot(*(fit[0][0] - start[0])) < 0.1 * fit[1][0]
+        if near and fit[4].all() and fit[3][0] >= self.config.hint_min_score:
+            self._ball_gate.store(box, region, fit, self._frames)
+            return fit
+        balls, _ = self._ball_in_window(image, box)
         if len(balls) == 0:
             self._ball_gate.clear()
             return None
@@ -207,6 +217,8 @@ class Detector:
         within a fraction of the search step is the same base, at rest, with the same fit.
         """
         n = len(rough)
+        if n == 0 and not from_coarse:  # most frames: no base to look at
+            return np.zeros((0, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0, bool)
         reuse = np.zeros(n, bool)
         j = np.zeros(n, int)
         if from_coarse and self._last_bases is not None and n and len(self._last_bases[0]):
