@@ -18,7 +18,7 @@ from tqdm import tqdm
 
 from calibration.camera import CameraModel
 from hardware.look import Look
-from hardware.recording import RecordingWriter
+from hardware.recording import META_NAME, RecordingError, RecordingWriter, read_meta
 from hardware.render import Renderer
 from hardware.scene_camera import clip_camera, clip_look
 from hardware.scene_library import build_scene
@@ -108,7 +108,7 @@ def simulate(
         table=table,
         source=f"sim:{compiled.scene.name}",
         camera=camera,
-        overwrite=True,
+        overwrite=_holds_simulation(Path(out)),
     ) as writer:
         bar = tqdm(
             range(n), desc=f"simulate {compiled.scene.name}", unit="frame", disable=not progress
@@ -118,3 +118,16 @@ def simulate(
             writer.write(image, round(i * 1e9 / fps), truth[i])
         writer.write_truth_calls(calls)
     return SimulationResult(Path(out), n, len(calls), time.perf_counter() - start)
+
+
+def _holds_simulation(folder: Path) -> bool:
+    """Whether ``folder`` holds a simulated recording, which can be rendered again at will.
+
+    A real recording in the way is never replaced: RecordingWriter then refuses the folder.
+    """
+    if not (folder / META_NAME).exists():
+        return False
+    try:
+        return read_meta(folder).source.startswith("sim")
+    except RecordingError:
+        return False

@@ -1,0 +1,52 @@
+"""`tablevar simulate`: scripted scenes rendered into recordings, and its bad-input errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hardware.recording import RecordingWriter, read_meta, read_truth
+from hardware.sources import VideoFileSource
+from tablevar import cli
+
+SMALL = ["--size", "320x240", "--frames", "3", "--fps", "30"]
+
+
+def test_writes_a_readable_recording_with_truth(tmp_path):
+    out = tmp_path / "clip"
+    assert cli.main(["simulate", "kickoff_pass", "--out", str(out), *SMALL]) == 0
+    frames = list(VideoFileSource(out).frames())
+    assert [f.index for f in frames] == [0, 1, 2]
+    assert frames[0].image_bgr.shape == (240, 320, 3)
+    assert [t["frame"] for t in read_truth(out)] == [0, 1, 2]
+    assert read_meta(out).source == "sim:kickoff_pass"
+
+
+def test_a_simulated_recording_is_rendered_again_in_place(tmp_path):
+    out = tmp_path / "clip"
+    assert cli.main(["simulate", "kickoff_pass", "--out", str(out), *SMALL]) == 0
+    assert cli.main(["simulate", "touchline_out", "--out", str(out), *SMALL]) == 0
+    assert read_meta(out).source == "sim:touchline_out"
+
+
+def test_a_camera_recording_is_never_overwritten(tmp_path, capsys):
+    out = tmp_path / "match"
+    with RecordingWriter(out, fps=30, size_px=(320, 240), table="fistf", source="pi") as w:
+        w.write(np.zeros((240, 320, 3), np.uint8), t_ns=0)
+    assert cli.main(["simulate", "kickoff_pass", "--out", str(out), *SMALL]) == 2
+    assert "already holds a recording" in capsys.readouterr().err
+    assert read_meta(out).source == "pi"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["snooker"], "kickoff_pass"),  # unknown scenes list the known ones
+        (["demo", "--size", "12x"], "size"),
+        (["demo", "--table", "pool"], "fistf, subbuteo-classic"),
+    ],
+)
+def test_bad_input_is_one_line(tmp_path, capsys, argv, message):
+    assert cli.main(["simulate", *argv, "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("tablevar: error:") and "\n" not in err and message in err
