@@ -48,12 +48,14 @@ def _moments(lab: NDArray, x: NDArray, y: NDArray, n: int):
 @dataclass(slots=True)
 class _Coarse:
     """One whole-cloth pass: rough ball centres (k, 2) px, bases (n, 2) px and their teams,
-    and the ball fits, made when first needed."""
+    and the ball and base fits, made when first needed (the base fits keyed by which blobs
+    were taken for bases)."""
 
     rough_balls_px: NDArray
     bases_px: NDArray
     teams: NDArray
     balls: tuple | None = None
+    base_fits: tuple[bytes, tuple] | None = None
 
 
 class FrameSizeError(ValueError):
@@ -124,13 +126,14 @@ class Detector:
         if ball is None:
             ball = self._coarse_balls(image, coarse)
         bxy, br, bmm, scores, ok = ball
-        bases = np.zeros((0, 2))
-        teams = np.zeros(0, np.int8)
         if coarse is not None and search_bases:
-            bases, teams = self._not_the_ball(coarse.bases_px, coarse.teams, bxy[ok], br[ok])
-        elif base_hints_px is not None and len(base_hints_px):
-            bases, teams = self._bases_in_windows(image, np.asarray(base_hints_px))
-        fxy, fr, fmm, fok = self._refine_bases(image, bases, teams, coarse is not None)
+            fxy, fr, fmm, fok, teams = self._coarse_bases(image, coarse, bxy[ok], br[ok])
+        else:
+            bases = np.zeros((0, 2))
+            teams = np.zeros(0, np.int8)
+            if base_hints_px is not None and len(base_hints_px):
+                bases, teams = self._bases_in_windows(image, np.asarray(base_hints_px))
+            fxy, fr, fmm, fok = self._refine_bases(image, bases, teams, coarse is not None)
         return Detections(
             ball_xy_px=bxy[ok],
             ball_r_px=br[ok],
@@ -143,14 +146,29 @@ class Detector:
             bases_searched=bool(search_bases),
         )
 
-    def _not_the_ball(self, bases_px, teams, balls_px, balls_r_px):
-        """Bases without the ball: with a team of the ball's colour, the ball is also a
-        ball-sized blob of that team; a base centred within a ball radius of a ball is it."""
+    def _coarse_bases(self, image, coarse: _Coarse, balls_px, balls_r_px):
+        """Fitted bases of a coarse pass: (xy px, r px, mm, ok, team).
+
+        A reused pass (the cloth showed nothing new) gives its fits again while the same
+        blobs are bases: the same rough centres would reuse the same fits anyway.
+        """
+        keep = self._not_the_ball(coarse.bases_px, balls_px, balls_r_px)
+        key = keep.tobytes()
+        if coarse.base_fits is not None and coarse.base_fits[0] == key:
+            return coarse.base_fits[1]
+        teams = coarse.teams[keep]
+        fits = (*self._refine_bases(image, coarse.bases_px[keep], teams, True), teams)
+        coarse.base_fits = (key, fits)
+        return fits
+
+    def _not_the_ball(self, bases_px, balls_px, balls_r_px) -> NDArray[np.bool_]:
+        """Which bases ``(n,)`` are not the ball: with a team of the ball's colour, the ball
+        is also a ball-sized blob of that team; a base centred within a ball radius of a ball
+        is it."""
         if len(self._ball_classes) == 1 or len(balls_px) == 0 or len(bases_px) == 0:
-            return bases_px, teams
+            return np.ones(len(bases_px), bool)
         d = np.linalg.norm(bases_px[:, None, :] - balls_px[None], axis=2)
-        keep = ~(d < balls_r_px[None, :]).any(axis=1)
-        return bases_px[keep], teams[keep]
+        return ~(d < balls_r_px[None, :]).any(axis=1)
 
     def _fit_balls(self, image, rough_px):
         """Sub-pixel fits and checks of rough ball centres: (xy px, r px, mm, score, ok)."""

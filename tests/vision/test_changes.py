@@ -45,3 +45,22 @@ def test_cleared_gate_gives_nothing():
     gate.store("a", region(0), "result", frame=0)
     gate.clear()
     assert gate.lookup("a", region(0), 1) is None
+
+
+@pytest.mark.parametrize(
+    ("threshold", "delta", "same"),
+    [
+        (10.0, 20, True),  # exactly at twice the threshold: still quiet
+        (10.0, 21, False),
+        (10.25, 20, True),  # 20.5 rounds to 20, as cv2.inRange rounds its bound
+        (10.25, 21, False),
+        (10.3, 21, True),  # 20.6 rounds to 21
+    ],
+)
+def test_change_counted_at_the_threshold_on_a_window_view(threshold, delta, same):
+    frame = np.full((60, 60, 3), 100, np.uint8)
+    gate = ChangeGate(threshold, max_age=4)
+    gate.store("w", frame[10:50, 5:45], "result", frame=0)
+    now = frame.copy()
+    now[20:23, 20, 1] += delta  # three pixels, one channel
+    assert (gate.lookup("w", now[10:50, 5:45], 1) == "result") == same
