@@ -123,7 +123,7 @@ class Pipeline:
             # First frame: the ball is where learning saw it.
             return {"ball_hint_px": self.model.ball_px, "search_bases": True}
         if last is None or last.ball.xy_mm is None:
-            return {}
+            return {"search_bases": True}  # the whole cloth is searched for the ball anyway
         dt = t - self._last_t
         cam, r = self.model.lens, self.pitch.profile.ball_radius_mm
         xy = last.ball.xy_mm + last.ball.v_mm_s * dt
@@ -148,8 +148,11 @@ class Pipeline:
                 )
             except ValueError:  # a wild prediction: wait for the next whole-table search
                 pass
-        if last.ball.onset_frame is not None:
-            hints["search_bases"] = True  # a flick: look at every figure now
+        if not last.ball.moving or last.ball.onset_frame is not None:
+            # A ball at rest is struck by a figure that starts from rest, unseen by the
+            # moving-base windows: look at every base (a still cloth costs nothing, the
+            # whole-cloth pass is reused while it shows nothing new), and at the flick.
+            hints["search_bases"] = True
         return hints
 
     def _record(self, tracks: Tracks) -> dict[str, Any]:

@@ -9,10 +9,10 @@ Moving state, with hysteresis (thresholds in ``BallTrackerConfig``):
   ``start_frames`` consecutive measured frames. At 60 fps the default 1.0 mm is 60 mm/s, well
   above detection noise (~0.1 mm) and below any flick. The flick onset is then found in the
   history: the last frame whose measurement was within ``onset_tolerance_mm`` of the rest point.
-- moving -> at rest: over the last ``stop_window_s`` the ball covered less than
-  ``stop_speed_mm_s * stop_window_s`` (default 12 mm/s). The first frame of the rest is found in
-  the history: the first frame from which every measurement is within ``stop_tolerance_mm`` of
-  the final rest point.
+- moving -> at rest: over the last ``stop_window_s`` (or the few frames just covering it) the
+  ball covered less than ``stop_speed_mm_s`` times that span (default 12 mm/s). The first
+  frame of the rest is found in the history: the first frame from which every measurement is
+  within ``stop_tolerance_mm`` of the final rest point.
 
 Both switches are reported with ``state_since_frame``, the frame at which the current state
 really began, so a consumer holding a few frames back can correct its flags.
@@ -323,13 +323,22 @@ class BallTracker:
                 self._kf = None
             return
         self._kf.update(z)
-        window = [h for h in self._history if self._t_s - h[1] <= cfg.stop_window_s + 1e-9]
-        pts = np.array([h[2] for h in window if h[2] is not None])
-        span = self._t_s - window[0][1]
-        if len(pts) < 3 or span < cfg.stop_window_s - 1e-9:
+        # The window reaches back to the last frame at least ``stop_window_s`` old: at a frame
+        # rate that does not divide the window (24 or 25 fps in 0.1 s) the frames within it
+        # never span it, and the ball would never stop.
+        window = []
+        for h in reversed(self._history):
+            window.append(h)
+            if self._t_s - h[1] >= cfg.stop_window_s - 1e-9:
+                break
+        else:
+            return
+        pts = np.array([h[2] for h in reversed(window) if h[2] is not None])
+        span = self._t_s - window[-1][1]
+        if len(pts) < 3:
             return
         spread = np.max(np.hypot(*(pts - pts[-1]).T))
-        if spread < cfg.stop_speed_mm_s * cfg.stop_window_s:
+        if spread < cfg.stop_speed_mm_s * span:
             self._stop()
 
     def _stop(self) -> None:

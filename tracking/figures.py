@@ -30,6 +30,9 @@ class FigureTrackerConfig:
 
     Attributes:
         gate_mm: farthest a base may be from a track's prediction (plus its travel) to match.
+        flick_speed_mm_s: speed a base at rest may leave at when flicked: the gate widens by
+            this speed times the frame time (at 24 fps a flicked base moves 25 mm or more in
+            its first frame; a narrow gate leaves a ghost where it stood).
         max_missing_s: a track unseen this long is dropped.
         confirm_hits: sightings before a new track is reported.
         smoothing: least weight of a new measurement of a base at rest: a base at rest is
@@ -40,6 +43,7 @@ class FigureTrackerConfig:
     """
 
     gate_mm: float = 20.0
+    flick_speed_mm_s: float = 1000.0
     max_missing_s: float = 2.0
     confirm_hits: int = 3
     smoothing: float = 0.03
@@ -159,7 +163,8 @@ class FigureTracker:
         if len(pred) == 0 or det.n_bases == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         d = np.linalg.norm(pred[:, None, :] - det.base_xy_mm[None, :, :], axis=2)
-        gate = self.config.gate_mm + np.linalg.norm(self._v, axis=1) * max(dt, 1e-3)
+        speed = np.maximum(np.linalg.norm(self._v, axis=1), self.config.flick_speed_mm_s)
+        gate = self.config.gate_mm + speed * max(dt, 1e-3)
         bad = (d > gate[:, None]) | (self._team[:, None] != det.base_team[None, :])
         cost = np.where(bad, 1e6, d)
         rows, cols = linear_sum_assignment(cost)

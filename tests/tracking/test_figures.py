@@ -55,6 +55,23 @@ def test_ids_stay_stable_through_a_crossing(teams, speed_mm_s):
     assert len(tracks[-1]) == 2
 
 
+@pytest.mark.parametrize("fps", [24.0, 60.0])
+def test_a_flicked_base_keeps_its_id_from_its_first_step(fps):
+    """A base at rest flicked at 700 mm/s: ~29 mm in its first frame at 24 fps, no ghost."""
+    tracker = FigureTracker()
+    still = Detections.build(base_xy_mm=[[0.0, 0.0], [0.0, 60.0]], base_team=[0, 0])
+    for i in range(10):
+        tracks = tracker.update(still, i / fps)
+    flicked_id = int(tracks.id[np.argmin(np.abs(tracks.xy_mm[:, 1]))])
+    for k in range(1, 6):
+        x = 700.0 * k / fps
+        det = Detections.build(base_xy_mm=[[x, 0.0], [0.0, 60.0]], base_team=[0, 0])
+        tracks = tracker.update(det, (9 + k) / fps)
+        assert len(tracks) == 2
+        row = np.flatnonzero(tracks.id == flicked_id)
+        assert len(row) == 1 and tracks.xy_mm[row[0], 0] == pytest.approx(x, abs=0.5)
+
+
 def test_a_new_base_is_reported_only_after_confirmation():
     tracker = FigureTracker()
     det = Detections.build(base_xy_mm=[[0.0, 0.0]], base_team=[1])
@@ -90,11 +107,17 @@ def test_position_at_rest_averages_noise():
 def test_teams_never_swap():
     seq = frames([[0.0, 0.0], [0.0, 30.0]], [[0.0, 0.0], [0.0, 0.0]], [0, 1], 20)
     tracker = FigureTracker()
-    run(seq, tracker)
+    last = run(seq, tracker)[-1]
+    before = dict(zip(last.id.tolist(), last.team.tolist(), strict=True))
     # The two detections swap places: a team mismatch must not steal the tracks.
     swapped = Detections.build(base_xy_mm=[[0.0, 0.0], [0.0, 30.0]], base_team=[1, 0])
     tracks = tracker.update(swapped, 21 / FPS)
-    assert not tracks.seen.any()
+    assert dict(zip(tracks.id.tolist(), tracks.team.tolist(), strict=True)) == before
+    # A track takes only a base of its own team: never the one now standing where it stood.
+    for i in np.flatnonzero(tracks.seen):
+        j = int(np.argmin(np.linalg.norm(swapped.base_xy_mm - tracks.xy_mm[i], axis=1)))
+        assert tracks.team[i] == swapped.base_team[j]
+    assert sorted(tracks.team.tolist()) == [0, 1]
 
 
 @pytest.mark.parametrize(
