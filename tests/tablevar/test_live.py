@@ -55,10 +55,11 @@ def run_until(runner: LiveRunner, done, timeout_s: float) -> None:
 
 @pytest.fixture(scope="module")
 def sim_run(tmp_path_factory):
-    """A kick-off and a pass from the simulator, refereed live (frames as fast as they render)."""
+    """A kick-off, passes and the ball out over a touchline from the simulator, refereed live
+    (frames as fast as they render)."""
     tmp = tmp_path_factory.mktemp("live")
     hub = WatchedHub(MatchLog(tmp / "match.sqlite"), output_dir=tmp / "out")
-    source = SimSource("kickoff_pass", realtime=False, **SIM)
+    source = SimSource("touchline_out", realtime=False, **SIM)
     runner = LiveRunner(
         lambda: source,
         hub,
@@ -83,7 +84,9 @@ def test_sim_frames_calls_and_calibration_reach_the_hub(sim_run):
     assert sum(rec["ball"] is not None for rec in frames) > 0.9 * len(frames)
     state = hub.snapshot()
     assert state["source"] == {"ok": False, "message": "the simulated match has ended"}
-    assert state["calls"], "the rules made no call"
+    # The scripted throw-in (FISTF 14.1) is called, with its evidence picture.
+    outs = [c for c in state["calls"] if c["kind"] == "ball_out"]
+    assert [(c["line"], c["restart"]) for c in outs] == [("touchline", "throw_in")]
     for call in state["calls"]:
         assert (tmp / "out" / call["evidence_rel"]).is_file()
     assert (tmp / "out" / "calibration.json").is_file()

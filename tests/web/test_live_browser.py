@@ -58,7 +58,9 @@ def live(tmp_path: Path) -> Iterator[tuple[str, LiveRunner]]:
     app = create_app({"PIN": PIN, "OUTPUT_DIR": out, "MATCH_LOG": tmp_path / "match.sqlite"})
     runner = LiveRunner(
         # Frames as fast as they render, so every run sees the same frames.
-        lambda: SimSource("kickoff_pass", size_px=(800, 600), fps=20.0, lead_s=0.4, realtime=False),
+        lambda: SimSource(
+            "touchline_out", size_px=(800, 600), fps=20.0, lead_s=0.4, realtime=False
+        ),
         hub_of(app),
         out,
         options=LiveOptions(calibration_s=0.05, calibration_frames=1),
@@ -98,7 +100,7 @@ def test_live_page_follows_the_simulated_match(live, page: Page):
     first = info.text_content()
     expect(info).not_to_have_text(first, timeout=TIMEOUT_MS)
 
-    # The calls arrive with their evidence pictures.
+    # The scripted throw-in arrives with its evidence picture.
     # (The feed is redrawn as calls come, so look at whichever picture loaded.)
     expect(page.locator("#feed li").first).to_be_visible(timeout=TIMEOUT_MS)
     widths = page.wait_for_function(
