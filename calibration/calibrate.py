@@ -126,6 +126,7 @@ def calibrate(
             camera, found, focal = _settle_focal(image_bgr, white, pitch, camera, found, opts)
         else:
             focal = FocalCheck("lens", 0.0)
+        _check_pose(camera, home)
         return replace(_finish(pitch, home, camera, found, opts), focal=focal)
     except (CalibrationError, ValueError) as exc:
         # Lines (or goals) running into the picture's border and a failed fit: the picture most
@@ -133,6 +134,10 @@ def calibrate(
         if not cut:
             raise
         raise _outside_error(*cut[0]) from exc
+
+
+# Image direction (x right, y down) of each side of the picture home's goal may be on.
+_TOWARD = {"left": (-1, 0), "right": (1, 0), "top": (0, -1), "bottom": (0, 1)}
 
 
 # --------------------------------------------------------------------------- coarse pose
@@ -182,7 +187,7 @@ def _pitch_corners(out: lines.Outline, corners_px, pitch: Pitch, home: str):
     Returns the corners and, for the outline's sides [end A, side 1, end B, side 2], the line
     name and the image side it is on.
     """
-    toward = {"left": (-1, 0), "right": (1, 0), "top": (0, -1), "bottom": (0, 1)}[home]
+    toward = _TOWARD[home]
     axis = out.long_axis
     if abs(axis @ toward) < abs(axis @ toward[::-1]):
         across = "top or bottom" if home in ("left", "right") else "left or right"
@@ -211,6 +216,25 @@ def _pitch_corners(out: lines.Outline, corners_px, pitch: Pitch, home: str):
     # Sides in outline order: end A is corners 3-0, side 1 is 0-1, end B 1-2, side 2 2-3.
     sides = [(n, _image_side(m - centre)) for n, m in zip(names, midpoints, strict=True)]
     return corners_mm, sides
+
+
+def _check_pose(camera: CameraModel, home: str) -> None:
+    """Refuse a fit in the pitch's mirror pose.
+
+    The lines are symmetric, so a camera under the cloth with pitch +y toward the image bottom
+    fits them as well; its ground points would be corrected for parallax the wrong way. The
+    camera must be above the cloth looking down, pitch +x pointing away from home's side of the
+    picture and +y a quarter turn anticlockwise from it on screen (DESIGN.md section 3).
+    """
+    px = camera.project(np.array([[0.0, 0.0, 0.0], [100.0, 0.0, 0.0], [0.0, 100.0, 0.0]]))
+    ex, ey = px[1] - px[0], px[2] - px[0]
+    right_handed = ey @ np.array([ex[1], -ex[0]]) > 0
+    if not (fit.is_above_cloth(camera) and right_handed and ex @ np.array(_TOWARD[home]) < 0):
+        raise CalibrationError(
+            f"the fitted camera does not look down on the pitch with home's goal at the {home} "
+            "of the picture (it came out mirrored): check --home, make sure the whole outline "
+            "of the pitch is visible, then calibrate again"
+        )
 
 
 def _image_side(d: NDArray) -> str:

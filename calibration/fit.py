@@ -297,25 +297,63 @@ def initial_camera(
 ) -> CameraModel:
     """``intrinsics`` (its pose ignored) posed by the four outer corners of the playing area.
 
+    A flat target has two poses that fit its corners nearly as well (IPPE returns both), and
+    OpenCV's IPPE breaks down on a view exactly straight down with the pitch square to the
+    image (both of its answers then put the camera under the cloth, hundreds of pixels off).
+    So the candidates of IPPE and SQPnP are pooled and the best fitting one with the camera
+    above the cloth, looking down at it (``is_above_cloth``), is kept: the corners are ordered
+    with the pitch frame right-handed and home at x < 0, which a camera above the cloth sees
+    only one way round.
+
     Args:
         corners_px: (4, 2) image corners; corners_mm: (4, 2) the matching pitch corners, mm.
         intrinsics: focal length, principal point and distortion to assume.
+
+    Raises:
+        ValueError: no pose with the camera above the cloth fits the corners.
     """
     obj = np.concatenate([corners_mm, np.zeros((4, 1))], axis=1).astype(np.float64)
-    ok, rvec, tvec = cv2.solvePnP(
-        objectPoints=obj,
-        imagePoints=np.asarray(corners_px, np.float64),
-        cameraMatrix=intrinsics.camera_matrix,
-        distCoeffs=np.asarray(intrinsics.dist, np.float64),
-        flags=cv2.SOLVEPNP_IPPE,
-    )
-    if not ok:
-        raise ValueError("no camera pose fits the four corners of the pitch")
-    return replace(
-        intrinsics,
-        rvec_rad=tuple(float(v) for v in rvec.ravel()),
-        tvec_mm=tuple(float(v) for v in tvec.ravel()),
-    )
+    img = np.asarray(corners_px, np.float64)
+    best, best_err = None, math.inf
+    for rvec, tvec in _pose_candidates(obj, img, intrinsics):
+        camera = replace(
+            intrinsics,
+            rvec_rad=tuple(float(v) for v in rvec.ravel()),
+            tvec_mm=tuple(float(v) for v in tvec.ravel()),
+        )
+        if not is_above_cloth(camera):
+            continue
+        err = float(np.max(np.hypot(*(camera.project(obj) - img).T)))
+        if err < best_err:
+            best, best_err = camera, err
+    if best is None:
+        raise ValueError(
+            "no camera pose above the cloth fits the four corners of the pitch: the outline "
+            "found in the picture is not the playing area"
+        )
+    return best
+
+
+def _pose_candidates(obj: NDArray, img: NDArray, intrinsics: CameraModel):
+    """(rvec, tvec) pairs of every solver's solutions for the corners; failures give none."""
+    k = intrinsics.camera_matrix
+    dist = np.asarray(intrinsics.dist, np.float64)
+    for flags in (cv2.SOLVEPNP_IPPE, cv2.SOLVEPNP_SQPNP):
+        try:
+            n, rvecs, tvecs, _ = cv2.solvePnPGeneric(obj, img, k, dist, flags=flags)
+        except cv2.error:
+            continue
+        yield from zip(rvecs[:n], tvecs[:n], strict=True)
+
+
+def is_above_cloth(camera: CameraModel) -> bool:
+    """The physical pose: camera centre above the cloth (z > 0) and optical axis pointing down.
+
+    The pitch is symmetric, so its lines fit the mirror pose under the cloth (pitch +y toward
+    the image bottom) just as well; only this tells the two apart.
+    """
+    axis_z = camera.rotation[2, 2]  # pitch z of the optical axis (third row of R)
+    return bool(camera.centre_mm[2] > 0.0 and axis_z < 0.0)
 
 
 def start_from_corners(

@@ -142,7 +142,7 @@ def test_chamfer_fit_pulls_the_lines_onto_the_ridges(fistf):
         )
     before = np.hypot(*(start.project(points) - true.project(points)).T)
     after = np.hypot(*(cam.project(points) - true.project(points)).T)
-    assert np.median(before) > 5.0
+    assert np.median(before) > 3.0  # the corners are off by up to 9 px
     assert np.median(after) < 1.0
 
 
