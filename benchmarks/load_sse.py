@@ -54,6 +54,7 @@ from hardware.sources import Frame, SourceBase
 from tablevar.commands.live import SIM_FPS, SIM_SIZE_PX
 from tablevar.live import LiveOptions, LiveRunner
 from web.app import create_app, hub_of
+from web.chromium import CHROMIUM_PATH, launch_chromium
 from web.hub import MatchHub
 from web.serving import make_server, stop
 
@@ -62,17 +63,7 @@ TABLE = "fistf"
 WARMUP_FRAMES = 10  # frames before the throughput window: the table is learned on the first
 CALIBRATION_FRAMES = 8  # median of the clip's first frames (the line-up before the kick-off)
 RUN_TIMEOUT_S = 120.0
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+CHROMIUM = Path(CHROMIUM_PATH)
 
 
 # ---------------------------------------------------------------------- the simulated match
@@ -339,7 +330,7 @@ def browser_page_load_ms(port: int) -> float | None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        browser = launch_chromium(p)
         try:
             page = browser.new_page()
             t0 = time.perf_counter()

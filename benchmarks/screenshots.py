@@ -29,18 +29,9 @@ from hardware.sources import VideoFileSource
 from tablevar.commands.review import ensure_analysis, linked_folder
 from tablevar.live import LiveOptions, LiveRunner
 from web.app import create_app, hub_of
+from web.chromium import launch_chromium
 from web.serving import make_server, stop, url_of
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 PIN = "2468"
 RECORDING = Path("recordings/demo")
 ANALYSIS = Path("out/demo")
@@ -119,7 +110,7 @@ def main() -> int:
 def shoot(url: str, out: Path, name: str, index: int) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        browser = launch_chromium(p)
         for suffix, viewport in (
             ("", {"width": 1366, "height": 900}),
             ("-phone", {"width": 390, "height": 844}),

@@ -11,19 +11,9 @@ import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from web.app import create_app, hub_of
+from web.chromium import launch_chromium
 from web.serving import make_server, stop, url_of
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 PIN = "2468"  # conftest.PIN
 TIMEOUT_MS = 10_000
 
@@ -31,7 +21,7 @@ TIMEOUT_MS = 10_000
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch_chromium(p)
         yield browser
         browser.close()
 

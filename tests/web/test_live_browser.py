@@ -14,19 +14,9 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from hardware.sim_source import SimSource
 from tablevar.live import LiveOptions, LiveRunner
 from web.app import create_app, hub_of, set_recalibrate
+from web.chromium import launch_chromium
 from web.serving import make_server, stop, url_of
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 PIN = "2468"
 TIMEOUT_MS = 60_000  # the simulated match takes several seconds on a busy machine
 
@@ -34,7 +24,7 @@ TIMEOUT_MS = 60_000  # the simulated match takes several seconds on a busy machi
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch_chromium(p)
         yield browser
         browser.close()
 
