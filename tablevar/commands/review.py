@@ -161,12 +161,12 @@ def review_app(folder: Path, *, pin: str | None, match_log: Path, table: str) ->
     )
 
 
-def serve_review(folder: Path, args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def serve_review(
+    folder: Path, args: argparse.Namespace, *, table: str, out: TextIO = sys.stdout
+) -> int:
     """Serve the review page of ``folder`` until Ctrl-C (the match log is a throw-away)."""
     with tempfile.TemporaryDirectory(prefix="tablevar-review-") as tmp:
-        app = review_app(
-            folder, pin=args.pin, match_log=Path(tmp) / "match.sqlite", table=args.table
-        )
+        app = review_app(folder, pin=args.pin, match_log=Path(tmp) / "match.sqlite", table=table)
         return start_server(app, args, out or sys.stdout, page=f"review/{folder.name}")
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import urllib.request
 
 import pytest
 
@@ -138,3 +140,32 @@ def test_match_calls(calls, truth, matched):
     pairs = match_calls(calls, truth)
     assert [want for want, _ in pairs] == truth
     assert [None if got is None else calls.index(got) for _, got in pairs] == matched
+
+
+def test_demo_serves_the_review_page_until_interrupted(sim_match_template, tmp_path):
+    """The whole of `make demo`: analyse, print, then serve the review page until Ctrl-C."""
+    recording = tmp_path / "touchline"
+    shutil.copytree(sim_match_template, recording)
+    argv = ["demo", "--recording", str(recording), "--out", str(tmp_path / "out"), "--port", "0"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tablevar", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ | {"PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        url = None
+        for line in proc.stdout:  # ends if the command stops instead of serving
+            if line.startswith("tablevar: serving on "):
+                url = line.removeprefix("tablevar: serving on ").strip()
+                break
+        assert url is not None, f"no server started: {proc.wait(10)} {proc.stderr.read()}"
+        with urllib.request.urlopen(url, timeout=10) as page:
+            assert page.status == 200
+            assert "/static/review.js" in page.read().decode()  # the review page
+        assert url.endswith("/review/out")  # of the analysis folder
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=20)
+    assert proc.returncode in (0, 130)
