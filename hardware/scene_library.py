@@ -32,6 +32,7 @@ from hardware.scenes import (
     place_ball,
 )
 from hardware.truth import decide
+from rules.geometry import zone_overlap_margin_mm
 from rules.pitch import Pitch
 
 ATTEMPTS = 40
@@ -304,6 +305,85 @@ def offside_attack(s: Script, team: int, end: str) -> None:
     s.place(s.pos[runner] + np.array([-sx * (s.r_ball + s.r_base + 4), 0.0]))
 
 
+def clear_of(s: Script, reach, toward, keep=(), gap_mm: float = 24.0) -> None:
+    """Move every outfield figure but ``keep`` for which ``reach(xy) > 0`` until it is <= 0.
+
+    Each steps 30 mm at a time toward ``toward(xy)`` until clear and at least ``gap_mm`` (base
+    to base) from every other figure, so opponents also keep the 20 mm of FISTF 15.2.1.3.
+    """
+    need = 2 * s.r_base + gap_mm
+    for fid in sorted(s.pos):
+        if fid in (1, 12) or fid in keep or reach(s.pos[fid]) <= 0:
+            continue
+        spot = s.pos[fid].copy()
+        for _ in range(20):
+            aim = np.asarray(toward(spot), float) - spot
+            spot = spot + aim * min(1.0, 30.0 / max(float(np.hypot(*aim)), 1e-9))
+            others = [p for i, p in s.pos.items() if i != fid]
+            if reach(spot) <= 0 and all(float(np.hypot(*(p - spot))) >= need for p in others):
+                s.move(fid, spot)
+                break
+        else:
+            raise SceneError(f"no room to move figure {fid} clear for a restart")
+
+
+def goal_kick(s: Script, end: str) -> None:
+    """The defender of ``end`` takes a legal goal kick (FISTF 15.2) with its goalkeeper.
+
+    15.2.1.2: no figure but the taker and keepers in or on the penalty area; 15.2.2: the ball
+    in the goal area; 15.2.4: the ball must wholly leave the penalty area.
+    """
+    sx = 1.0 if end == "right" else -1.0
+    keeper = 12 if end == "right" else 1  # the defender of the end kicks with its keeper
+    area = f"penalty_area_{end}"
+    margin = s.r_base + 4.0
+
+    def reach(xy) -> float:
+        return float(zone_overlap_margin_mm(s.pitch, area, np.asarray(xy)[None], margin)[0])
+
+    clear_of(s, reach, lambda xy: (0.0, xy[1]))  # straight out toward the halfway line
+    hx = 0.5 * s.pitch.profile.length_mm
+    spot = np.array([sx * (hx - 15.0), 0.0])  # the keeper on its line, mid-goal
+    if float(np.hypot(*(s.pos[keeper] - spot))) > 1.0:
+        s.move(keeper, spot)
+    front = hx - s.pitch.profile.penalty_area_depth_mm
+    for _ in range(40):
+        to = np.array([sx * (front - s.rng.uniform(90.0, 150.0)), s.rng.uniform(-120.0, 120.0)])
+        # The ball just in front of the keeper, on its line to the target: no run-up needed.
+        u = (to - spot) / float(np.hypot(*(to - spot)))
+        ball = spot + u * (s.r_ball + s.r_base + 4.0)
+        if s.clear(ball, to, skip=(keeper,)):
+            s.place(tuple(ball))
+            s.flick(keeper, tuple(to))
+            return
+    raise SceneError(f"no clear goal kick from {np.round(s.ball).tolist()}")
+
+
+def restart_kick_off(s: Script, team: int) -> int:
+    """``team`` kicks off legally after a goal (FISTF 4.2.1): the ball on the centre spot, every
+    figure wholly in its own half, the opponents out of the centre circle; returns the taker."""
+    circle = s.pitch.profile.centre_circle_radius_mm + s.pitch.profile.line_width_mm
+    for side, sign in ((HOME, -1.0), (AWAY, 1.0)):
+        mine = [i for i in s.pos if s.team[i] == side]
+
+        def reach(xy, side=side, half=f"half_{'left' if sign < 0 else 'right'}") -> float:
+            # Wholly inside its own half: also back onto the cloth from beyond a touchline.
+            into = s.r_base + 4.0 - float(s.pitch.zone_margin_mm(half, np.asarray(xy))[0])
+            if side != team:
+                into = max(into, circle + s.r_base + 4.0 - float(np.hypot(*xy)))
+            return into
+
+        middle = (sign * 0.25 * s.pitch.profile.length_mm, 0.0)  # the middle of its half
+        clear_of(s, reach, lambda xy, m=middle: m, keep=[i for i in s.pos if i not in mine])
+    s.place((0.0, 0.0))  # after the figures have moved: none walks through the ball
+    forward = 1.0 if team == HOME else -1.0
+    for _ in range(40):
+        to = (forward * s.rng.uniform(60.0, 140.0), float(s.rng.uniform(-40.0, 40.0)))
+        if s.clear(s.ball, to, skip=(s.nearest(team),)):
+            return kick_off(s, to, team)
+    raise SceneError("no clear kick-off")
+
+
 def _kickoff_pass(s: Script) -> str:
     kickoff(s, HOME, passes=int(s.rng.integers(2, 4)))
     return "kick-off and a few passes"
@@ -372,10 +452,13 @@ def _demo(s: Script) -> str:
     goal_line_rest(s, s.nearest(HOME), "right", 230.0, -0.4, "close_call")
     s.place((440.0, -150.0))
     goal_line_rest(s, s.nearest(HOME), "right", -240.0, 0.3, "ball_out")
+    goal_kick(s, "right")  # every restart is taken as the law says, or the rules fault it
     fig = lineup_for_shot(s, HOME, 380.0, 20.0)
     shot_at_goal(s, fig, "right", "goal")
+    restart_kick_off(s, AWAY)
     fig = lineup_for_shot(s, HOME, 220.0, -30.0)
     shot_at_goal(s, fig, "right", "goal_disallowed")
+    goal_kick(s, "right")
     offside_attack(s, HOME, "right")
     return "a short match: passes, throw-in, close calls, a goal, a disallowed goal, offside"
 
