@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 
 import cv2
 import numpy as np
 import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
 
 from calibration.calibration_file import Calibration, write_calibration
 from calibration.camera import CameraModel
 from web.app import create_app, shutdown
+from web.chromium import launch_chromium
 
 PIN = "2468"
 SIZE_PX = (320, 200)
@@ -174,3 +177,26 @@ def app(config: dict):
 @pytest.fixture
 def client(app):
     return app.test_client()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's headless Chromium, one per test module."""
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A fresh page: the test module's ``TIMEOUT_MS`` bounds every wait, and a JavaScript error
+    on the page fails the test."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(request.module.TIMEOUT_MS)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert errors == [], f"JavaScript errors on the page: {errors}"

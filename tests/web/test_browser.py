@@ -8,22 +8,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
 from web.app import create_app, hub_of
-from web.chromium import launch_chromium
 from web.serving import make_server, stop, url_of
 
 PIN = "2468"  # conftest.PIN
 TIMEOUT_MS = 10_000
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        yield browser
-        browser.close()
 
 
 class Running:
@@ -57,18 +48,6 @@ def serve(config: dict) -> Iterator[Callable[[], Running]]:
     yield start
     for running in started:
         running.stop()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page
-    context.close()
-    assert errors == [], f"JavaScript errors on the page: {errors}"
 
 
 def wait_for_subscriber(running: Running, count: int = 1) -> None:

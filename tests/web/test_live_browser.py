@@ -9,36 +9,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
 from hardware.sim_source import SimSource
 from tablevar.live import LiveOptions, LiveRunner
 from web.app import create_app, hub_of, set_recalibrate
-from web.chromium import launch_chromium
 from web.serving import make_server, stop, url_of
 
 PIN = "2468"
 TIMEOUT_MS = 60_000  # the simulated match takes several seconds on a busy machine
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page
-    context.close()
-    assert errors == [], f"JavaScript errors on the page: {errors}"
 
 
 @pytest.fixture
