@@ -40,7 +40,8 @@ from hardware.look import Look
 from hardware.render import Renderer
 from hardware.scene_library import build_scene
 from hardware.truth import frame_truth
-from tablevar.pipeline import FistfRules, Pipeline
+from tablevar.pipeline import Pipeline
+from tablevar.rules_stage import FistfRules
 from vision.model import learn_model
 
 SCENES = ("kickoff_pass", "touchline_out", "goal_line_close", "goal_inside_zone", "offside")

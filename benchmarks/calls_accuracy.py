@@ -33,7 +33,7 @@ from hardware.scene_camera import clip_camera, clip_look
 from hardware.scene_margins import build_margin_scene
 from hardware.simulate import simulate
 from tablevar.cli import main
-from tablevar.pipeline import FistfRules
+from tablevar.rules_stage import FistfRules
 
 FRAME_TOL = 3
 STOPPING = ("ball_out", "goal", "goal_disallowed", "offside")
@@ -67,8 +67,8 @@ class _TimedRules(FistfRules):
 
     emitted: ClassVar[list[tuple[int, int]]] = []  # (call frame, record frame), per process
 
-    def __call__(self, record, contacts):
-        calls = super().__call__(record, contacts)
+    def __call__(self, record, contacts, ball_sigma_mm=None):
+        calls = super().__call__(record, contacts, ball_sigma_mm)
         _TimedRules.emitted += [(c["frame"], record["frame"]) for c in calls]
         return calls
 

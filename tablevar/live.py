@@ -42,7 +42,8 @@ from hardware.recording import RecordingWriter
 from hardware.sim_source import SimSource
 from hardware.sources import Frame, FrameSource, SourceError, VideoFileSource
 from tablevar.clock_view import ClockView
-from tablevar.pipeline import FistfRules, Pipeline
+from tablevar.pipeline import Pipeline
+from tablevar.rules_stage import FistfRules
 from vision.model import learn_model
 from web.hub import MatchHub
 
@@ -345,12 +346,14 @@ class LiveRunner:
         self._rules = FistfRules(pitch)
         self._clock = ClockView()
 
-    def _rules_stage(self, record: dict[str, Any], contacts: list) -> list[dict[str, Any]]:
+    def _rules_stage(
+        self, record: dict[str, Any], contacts: list, ball_sigma_mm: float | None = None
+    ) -> list[dict[str, Any]]:
         """The rules see the runner's numbering, which outlives a pipeline (recalibration)."""
         frame0, t0 = self._offset
         shifted = {**record, "frame": record["frame"] + frame0, "t_s": record["t_s"] + t0}
         contacts = [(fid, kind, onset + frame0) for fid, kind, onset in contacts]
-        return self._rules(shifted, contacts)
+        return self._rules(shifted, contacts, ball_sigma_mm)
 
     def _publish(self, pipeline: Pipeline, records: list, frame0: int, t0: float) -> None:
         for record in records:

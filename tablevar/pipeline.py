@@ -17,7 +17,7 @@ import math
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -29,11 +29,13 @@ from vision.detector import Detector
 from vision.model import SceneModel
 
 TEAM_NAMES = ("home", "away")
-KEEPER_REACH_MM = 15.0  # a goalkeeper may stand on its goal line, in front of the net
 
-# A rules stage takes the finished record of a frame and the contacts of that frame (as
-# ``(figure_id, kind, onset_frame)``) and returns the calls it made, as calls.jsonl records.
-RulesStage = Callable[[dict[str, Any], list[tuple[int, str, int]]], list[dict[str, Any]]]
+# A rules stage takes the finished record of a frame, the contacts of that frame (as
+# ``(figure_id, kind, onset_frame)``) and the standard uncertainty of the record's ball
+# position in mm (None: unknown), and returns the calls it made, as calls.jsonl records.
+RulesStage = Callable[
+    [dict[str, Any], list[tuple[int, str, int]], float | None], list[dict[str, Any]]
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,7 @@ class PipelineConfig:
 class _Pending:
     record: dict[str, Any]
     contacts: list[tuple[int, str, int]]
+    ball_sigma_mm: float | None = None
 
 
 class Pipeline:
@@ -226,78 +229,6 @@ class Pipeline:
                 self.moving_s += p.record["t_s"] - self._prev_t
             self._prev_t = p.record["t_s"]
             if self.rules is not None:
-                self.calls.extend(self.rules(p.record, p.contacts))
+                self.calls.extend(self.rules(p.record, p.contacts, p.ball_sigma_mm))
             out.append(p.record)
         return out
-
-
-class FistfRules:
-    """The FISTF reducer (``rules.fistf.step``) as a pipeline stage.
-
-    Turns each final record into a ``rules.observation.Observation`` and keeps the match
-    state; ``clock_s`` and ``score`` read it.
-    """
-
-    def __init__(self, pitch: Pitch, *, home_end: str = "left") -> None:
-        from rules.fistf import MatchConfig, MatchState  # the rules engine is optional
-
-        self._state = MatchState.new(MatchConfig(pitch, home_end=home_end))
-        self._pitch = pitch
-
-    def __call__(
-        self, record: dict[str, Any], contacts: list[tuple[int, str, int]]
-    ) -> list[dict[str, Any]]:
-        from rules.fistf import step
-        from rules.observation import Contact, Figures, Observation
-
-        p = self._pitch.profile
-        figs = record["figures"]
-        figures = Figures.build(
-            [f["id"] for f in figs],
-            [f["team"] for f in figs],
-            [False] * len(figs),
-            [(f["x_mm"], f["y_mm"]) for f in figs],
-            p.base_radius_mm,
-        )
-        figures = replace(figures, goalkeeper=self._goalkeepers(figures))
-        ids = set(figures.id.tolist())
-        ball = record["ball"]
-        obs = Observation(
-            t_s=record["t_s"],
-            frame=record["frame"],
-            ball_xy_mm=None if ball is None else (ball["x_mm"], ball["y_mm"]),
-            ball_radius_mm=p.ball_radius_mm,
-            ball_moving=bool(ball and ball["moving"]),
-            figures=figures,
-            contacts=tuple(
-                Contact(fid, kind, onset) for fid, kind, onset in contacts if fid in ids
-            ),
-        )
-        self._state, calls = step(self._state, obs)
-        return [c.to_record() for c in calls]
-
-    def _goalkeepers(self, figures) -> np.ndarray:
-        """The rod goalkeeper of each team: its figure deepest in its own goal area.
-
-        Field figures may not stand there (FISTF 2.1), and the rules' own ``home_end`` follows
-        the change of ends at half-time.
-        """
-        keeper = np.zeros(len(figures), bool)
-        for team in (0, 1):
-            mine = np.flatnonzero(figures.team == team)
-            if len(mine) == 0:
-                continue
-            end = self._state.defended_end(team)
-            margin = self._pitch.zone_margin_mm(f"goal_area_{end}", figures.xy_mm[mine])
-            best = int(np.argmax(margin))
-            keeper[mine[best]] = margin[best] > -KEEPER_REACH_MM
-        return keeper
-
-    @property
-    def clock_s(self) -> float:
-        c = self._state.clock
-        return float(c.elapsed_s + (c.period - 1) * self._state.config.half_length_s)
-
-    @property
-    def score(self) -> tuple[int, int]:
-        return self._state.score

@@ -26,7 +26,8 @@ from calibration.calibration_file import Calibration, read_calibration, write_ca
 from calibration.tables import load_pitch
 from hardware.sources import SourceError, VideoFileSource
 from tablevar.evidence import EvidenceWriter
-from tablevar.pipeline import FistfRules, Pipeline
+from tablevar.pipeline import Pipeline
+from tablevar.rules_stage import FistfRules
 from vision.model import LearningError, learn_model
 
 CALIBRATION_FRAMES = 25

@@ -14,7 +14,7 @@ from hardware.scene_library import UnknownSceneError, build_scene, lineup, scene
 from hardware.scenes import FigureSpec, Scene, SceneError, compile_scene, flick, move, place_ball
 from hardware.truth import frame_truth, truth_calls
 from tablevar.cli import main
-from tablevar.pipeline import FistfRules
+from tablevar.rules_stage import FistfRules
 
 PITCH = load_pitch("fistf")
 R_BALL, R_BASE = PITCH.profile.ball_radius_mm, PITCH.profile.base_radius_mm

@@ -39,7 +39,7 @@ from hardware.simulate import simulate
 from hardware.truth import frame_truth, truth_calls
 from rules.observation import HOME
 from tablevar.cli import main
-from tablevar.pipeline import FistfRules
+from tablevar.rules_stage import FistfRules
 
 SIZE = (640, 480)
 FPS = 24.0

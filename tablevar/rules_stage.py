@@ -1,0 +1,91 @@
+"""The FISTF rules engine as a pipeline stage (``tablevar.pipeline.RulesStage``).
+
+Each final per-frame record becomes a ``rules.observation.Observation``; the reducer
+``rules.fistf.step`` keeps the match state, and ``clock_s`` / ``score`` read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from rules.pitch import Pitch
+
+KEEPER_REACH_MM = 15.0  # a goalkeeper may stand on its goal line, in front of the net
+
+
+class FistfRules:
+    """The FISTF reducer (``rules.fistf.step``) as a pipeline stage.
+
+    Turns each final record into a ``rules.observation.Observation`` and keeps the match
+    state; ``clock_s`` and ``score`` read it.
+    """
+
+    def __init__(self, pitch: Pitch, *, home_end: str = "left") -> None:
+        from rules.fistf import MatchConfig, MatchState  # the rules engine is optional
+
+        self._state = MatchState.new(MatchConfig(pitch, home_end=home_end))
+        self._pitch = pitch
+
+    def __call__(
+        self,
+        record: dict[str, Any],
+        contacts: list[tuple[int, str, int]],
+        ball_sigma_mm: float | None = None,
+    ) -> list[dict[str, Any]]:
+        from rules.fistf import step
+        from rules.observation import Contact, Figures, Observation
+
+        p = self._pitch.profile
+        figs = record["figures"]
+        figures = Figures.build(
+            [f["id"] for f in figs],
+            [f["team"] for f in figs],
+            [False] * len(figs),
+            [(f["x_mm"], f["y_mm"]) for f in figs],
+            p.base_radius_mm,
+        )
+        figures = replace(figures, goalkeeper=self._goalkeepers(figures))
+        ids = set(figures.id.tolist())
+        ball = record["ball"]
+        obs = Observation(
+            t_s=record["t_s"],
+            frame=record["frame"],
+            ball_xy_mm=None if ball is None else (ball["x_mm"], ball["y_mm"]),
+            ball_radius_mm=p.ball_radius_mm,
+            ball_moving=bool(ball and ball["moving"]),
+            figures=figures,
+            contacts=tuple(
+                Contact(fid, kind, onset) for fid, kind, onset in contacts if fid in ids
+            ),
+        )
+        self._state, calls = step(self._state, obs)
+        return [c.to_record() for c in calls]
+
+    def _goalkeepers(self, figures) -> np.ndarray:
+        """The rod goalkeeper of each team: its figure deepest in its own goal area.
+
+        Field figures may not stand there (FISTF 2.1), and the rules' own ``home_end`` follows
+        the change of ends at half-time.
+        """
+        keeper = np.zeros(len(figures), bool)
+        for team in (0, 1):
+            mine = np.flatnonzero(figures.team == team)
+            if len(mine) == 0:
+                continue
+            end = self._state.defended_end(team)
+            margin = self._pitch.zone_margin_mm(f"goal_area_{end}", figures.xy_mm[mine])
+            best = int(np.argmax(margin))
+            keeper[mine[best]] = margin[best] > -KEEPER_REACH_MM
+        return keeper
+
+    @property
+    def clock_s(self) -> float:
+        c = self._state.clock
+        return float(c.elapsed_s + (c.period - 1) * self._state.config.half_length_s)
+
+    @property
+    def score(self) -> tuple[int, int]:
+        return self._state.score
