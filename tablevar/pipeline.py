@@ -103,7 +103,7 @@ class Pipeline:
         det = self.detector.detect(image, **self._hints(t))
         tracks = self.tracker.update(det, t)
         self._revise(tracks)
-        self._pending.append(_Pending(self._record(tracks), []))
+        self._pending.append(_Pending(self._record(tracks), [], tracks.ball.sigma_mm))
         self._attach_contacts(tracks)
         self._last, self._last_t = tracks, t
         self.frames += 1
@@ -205,6 +205,7 @@ class Pipeline:
             if rest is not None:
                 rec["x_mm"] = round(float(rest[0]), 3)
                 rec["y_mm"] = round(float(rest[1]), 3)
+                p.ball_sigma_mm = ball.sigma_mm
             rec["moving"] = bool(ball.moving)
 
     def _attach_contacts(self, tracks: Tracks) -> None:

@@ -104,6 +104,8 @@ class BallTrack:
             it (the flick onset); otherwise None.
         rest_xy_mm: (2,) the rest point (mean of the rest so far) while at rest, else None;
             ``xy_mm`` may differ from it while a movement is not yet confirmed.
+        sigma_mm: standard uncertainty of ``xy_mm`` (of the rest point while at rest), or
+            None when it is not known.
     """
 
     frame: int
@@ -115,6 +117,7 @@ class BallTrack:
     measured: bool
     onset_frame: int | None = None
     rest_xy_mm: NDArray[np.float64] | None = None
+    sigma_mm: float | None = None
 
 
 class _Kalman:
