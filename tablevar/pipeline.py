@@ -92,6 +92,8 @@ class Pipeline:
         # The latest contacts (kind, frame, figure id), for benchmarks and live views; bounded.
         self.recent_contacts: deque[tuple[str, int, int | None]] = deque(maxlen=256)
         self._prev_t: float | None = None
+        self._figs_key: object = None  # the FigureTracks whose list is ``_figs_list``
+        self._figs_list: list[dict[str, Any]] = []
 
     # ------------------------------------------------------------------ public
     def process(self, image, t_s: float) -> list[dict[str, Any]]:
@@ -160,7 +162,6 @@ class Pipeline:
 
     def _record(self, tracks: Tracks) -> dict[str, Any]:
         ball = tracks.ball
-        figs = tracks.figures
         return {
             "frame": ball.frame,
             "t_s": round(float(ball.t_s), 6),
@@ -171,16 +172,25 @@ class Pipeline:
                 "y_mm": round(float(ball.xy_mm[1]), 3),
                 "moving": bool(ball.moving),
             },
-            "figures": [
-                {
-                    "id": int(figs.id[i]),
-                    "team": TEAM_NAMES[int(figs.team[i])],
-                    "x_mm": round(float(figs.xy_mm[i, 0]), 3),
-                    "y_mm": round(float(figs.xy_mm[i, 1]), 3),
-                }
-                for i in range(len(figs))
-            ],
+            "figures": self._figure_list(tracks.figures),
         }
+
+    def _figure_list(self, figs) -> list[dict[str, Any]]:
+        """The figures of a record, built again only when the tracks changed.
+
+        Most frames the figure tracker hands back the same tracks as before (nothing moved):
+        their list is shared between records (records are never changed after release, and
+        ``_revise`` touches only the ball).
+        """
+        if figs is self._figs_key:
+            return self._figs_list
+        xy = np.round(figs.xy_mm, 3).tolist()
+        self._figs_key = figs
+        self._figs_list = [
+            {"id": i, "team": TEAM_NAMES[t], "x_mm": x, "y_mm": y}
+            for i, t, (x, y) in zip(figs.id.tolist(), figs.team.tolist(), xy, strict=True)
+        ]
+        return self._figs_list
 
     def _revise(self, tracks: Tracks) -> None:
         """Correct held records from the dated state switch and the rest point.
