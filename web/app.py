@@ -12,7 +12,8 @@ Configuration keys (``test_config`` or ``create_app`` keywords override the defa
 ``PIN`` (generated with ``secrets`` when not given), ``RECORDINGS_DIR``, ``OUTPUT_DIR`` (the
 live pipeline's output folder: evidence, ``calibration.json``), ``MATCH_LOG`` (SQLite file;
 default ``match.sqlite`` in ``OUTPUT_DIR`` or the instance folder), ``TABLE``, ``CLOCK_MODE``,
-``SSE_HEARTBEAT_S``, ``SSE_MAX_PENDING``, ``SSE_MAX_RATE_HZ`` (frames a page gets per second).
+``SSE_HEARTBEAT_S``, ``SSE_MAX_PENDING``, ``SSE_MAX_RATE_HZ`` (radar
+updates a page gets per second).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ DEFAULTS: dict[str, Any] = {
     "CLOCK_MODE": "ball-moving",
     "SSE_HEARTBEAT_S": 15.0,
     "SSE_MAX_PENDING": 256,
-    "SSE_MAX_RATE_HZ": 30.0,
+    "SSE_MAX_RATE_HZ": 15.0,
     "JSON_SORT_KEYS": False,
 }
 

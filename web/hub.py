@@ -5,15 +5,18 @@ clock and score snapshots; the referee's controls (start, pause, reset, overrule
 undo) arrive from the web layer. The hub writes the match log as things happen and fans events
 out to server-sent-event subscribers.
 
-A subscriber never slows the pipeline: each has its own small buffer, fed without waiting.
-Frames and the scoreboard are *coalesced* (a subscriber that falls behind gets only the newest
-one); calls and full states are queued in order. A subscriber whose queue overflows is closed,
-and the browser's EventSource reconnects and starts again from a full state, so no call is ever
-lost from a page, only delayed.
+A subscriber never slows the pipeline, and the pipeline does no work per subscriber: every
+event stream reads one shared ``Feed``. Calls and full states are kept in order and each stream
+sends every one of them exactly once; frames and the scoreboard are *coalesced* (published at
+most ``max_rate_hz`` times a second, each time the newest, with one wake-up of all streams).
+A stream that falls further behind than the ordered log reaches ends, and the browser's
+EventSource reconnects and starts again from a full state, so no call is ever lost from a page,
+only delayed.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import threading
@@ -38,70 +41,150 @@ def sse_message(kind: str, data: Any) -> bytes:
     return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
 
-class Subscription:
-    """One event-stream client's buffer: ordered messages plus the newest of each coalesced kind.
+class Feed:
+    """What every event stream reads: one ordered log and the newest coalesced state.
+
+    All streams wait on one condition and read the same encoded messages, so a message is
+    encoded once whatever the number of pages, and the pipeline's push costs no work per page.
+
+    - Ordered messages (calls, full states) go into a log of the last ``max_pending``, each with
+      a sequence number; a stream keeps its own cursor and sends every message after it, in
+      order, exactly once. A stream that falls further behind than the log reaches is lost: it
+      ends, and the page reconnects to a full state (which lists the calls).
+    - Coalesced kinds (frames, the scoreboard) are only stored when pushed; at most every
+      ``min_interval_s`` the newest of each is encoded and published with one wake-up of all
+      streams. A radar needs ~10-15 updates a second, and every wake-up of a server thread
+      takes the interpreter from the pipeline. Whichever thread finds the interval over
+      publishes: the pipeline's next push, or a stream whose wait ends then (so the last state
+      before the pipeline goes quiet still gets out). ``urgent`` publishes at once (the clock
+      stopping, a goal, the camera dropping out).
+    - A full state supersedes the coalesced messages published or stored before it.
 
     Args:
-        max_pending: ordered messages it may hold before it is closed as lost.
-        min_interval_s: least time between two deliveries that hold only coalesced kinds
-            (frames, scoreboard): a radar needs no more than ~30 updates a second, and every
-            wake-up of a server thread costs the pipeline time. Calls are never held back.
+        max_pending: ordered messages a stream may fall behind before it is lost.
+        min_interval_s: least time between two publications of coalesced kinds, s.
     """
 
     def __init__(self, max_pending: int = 256, min_interval_s: float = 0.0):
-        self._cond = threading.Condition()
-        self._queue: deque[bytes] = deque()
-        self._latest: dict[str, bytes] = {}
-        self._max = max_pending
+        self._cond = threading.Condition(threading.Lock())
+        self._log: deque[tuple[int, str, bytes]] = deque(maxlen=max_pending)
+        self._seq = 0  # sequence number of the newest ordered message
+        self._pending: dict[str, Any] = {}  # coalesced data stored, not yet published
+        self._latest: dict[str, tuple[int, int, bytes]] = {}  # kind -> (version, seq, message)
+        self._version = 0  # of the newest publication
         self._min_interval_s = min_interval_s
-        self._last_s = -math.inf  # monotonic time of the last delivery
+        self._next_s = -math.inf  # monotonic time the next publication may happen
+        self._subs: set[Subscription] = set()
         self.closed = False
-        self.lost = False  # closed because it fell too far behind
 
-    def offer(self, kind: str, message: bytes, *, coalesce: bool, supersedes: tuple = ()) -> None:
-        """Hand over a message without waiting; drop coalesced kinds this one supersedes."""
+    def append(self, kind: str, message: bytes) -> None:
+        """An ordered message: every stream sends it, in order, once."""
         with self._cond:
-            if self.closed:
-                return
-            for old in supersedes:
-                self._latest.pop(old, None)
-            # A reader already waiting out the interval for a coalesced message needs no wake-up.
-            wake = not coalesce or not self._latest
-            if coalesce:
-                self._latest[kind] = message
-            elif len(self._queue) >= self._max:
-                self.closed = self.lost = True
-            else:
-                self._queue.append(message)
-            if wake or self.closed:
-                self._cond.notify()
+            self._seq += 1
+            self._log.append((self._seq, kind, message))
+            if kind == "state":
+                self._pending.clear()  # older than the state, which holds them
+            self._cond.notify_all()
 
-    def take(self, timeout_s: float) -> list[bytes] | None:
-        """Wait up to ``timeout_s`` and return what is pending ([] on time-out, None if closed)."""
-        deadline = time.monotonic() + timeout_s
+    def store(self, kind: str, data: Any, *, urgent: bool = False) -> None:
+        """The newest ``data`` of a coalesced kind; published when the interval is over."""
         with self._cond:
-            while not self.closed and not self._queue:
-                now = time.monotonic()
-                due = self._last_s + self._min_interval_s
-                if self._latest and now >= due:
-                    break
-                until = min(deadline, due) if self._latest else deadline
-                if now >= until:
-                    break
-                self._cond.wait(until - now)
-            if self.closed:
-                return None
-            items = [*self._queue, *self._latest.values()]
-            self._queue.clear()
-            self._latest.clear()
-            if items:
-                self._last_s = time.monotonic()
-            return items
+            self._pending[kind] = data
+            now = time.monotonic()
+            if self._subs and (urgent or now >= self._next_s):
+                self._publish(now)
+
+    def subscribe(self, first: bytes) -> Subscription:
+        """A reader starting after what is here now, whose first message is ``first``."""
+        with self._cond:
+            sub = Subscription(self, first, self._seq, self._version)
+            self._subs.add(sub)
+            return sub
+
+    @property
+    def reader_count(self) -> int:
+        """Streams still reading (neither ended nor lost)."""
+        with self._cond:
+            return sum(not self._is_lost(sub) for sub in self._subs)
 
     def close(self) -> None:
+        """End every stream."""
         with self._cond:
             self.closed = True
-            self._cond.notify()
+            self._cond.notify_all()
+
+    def _publish(self, now: float) -> None:
+        for kind, data in self._pending.items():
+            self._version += 1
+            self._latest[kind] = (self._version, self._seq, sse_message(kind, data))
+        self._pending.clear()
+        self._next_s = now + self._min_interval_s
+        self._cond.notify_all()
+
+    def _is_lost(self, sub: Subscription) -> bool:
+        return self._seq - sub.seq > len(self._log)
+
+    def _read(self, sub: Subscription, timeout_s: float) -> list[bytes] | None:
+        deadline = time.monotonic() + timeout_s
+        with self._cond:
+            while not (sub.closed or self.closed or self._is_lost(sub)):
+                if sub.first is not None or sub.seq < self._seq or sub.version < self._version:
+                    return self._collect(sub)
+                now = time.monotonic()
+                if now >= self._next_s and self._pending:
+                    self._publish(now)
+                    continue
+                # While publications may follow, wake when the next one is due: the pipeline
+                # may have gone quiet with its newest state stored but not yet published.
+                until = min(deadline, self._next_s) if now < self._next_s else deadline
+                if now >= deadline:
+                    return []
+                self._cond.wait(until - now)
+            sub._lost = sub._lost or self._is_lost(sub)
+            sub.closed = True
+            self._subs.discard(sub)
+            return None
+
+    def _collect(self, sub: Subscription) -> list[bytes]:
+        items = [sub.first] if sub.first is not None else []
+        sub.first = None
+        state_seq = sub.seq
+        news = self._seq - sub.seq
+        for seq, kind, message in itertools.islice(self._log, len(self._log) - news, None):
+            items.append(message)
+            state_seq = seq if kind == "state" else state_seq
+        for version, seq, message in self._latest.values():
+            if version > sub.version and seq >= state_seq:
+                items.append(message)
+        sub.seq, sub.version = self._seq, self._version
+        return items
+
+
+class Subscription:
+    """One event stream's cursor into the ``Feed`` (from ``MatchHub.subscribe``)."""
+
+    def __init__(self, feed: Feed, first: bytes | None, seq: int, version: int):
+        self._feed = feed
+        self.first = first  # the full state it starts from, until sent
+        self.seq, self.version = seq, version  # what it has sent
+        self.closed = False
+        self._lost = False
+
+    @property
+    def lost(self) -> bool:
+        """Whether it fell further behind than the ordered log reaches (ends at its next take)."""
+        with self._feed._cond:
+            return self._lost or self._feed._is_lost(self)
+
+    def take(self, timeout_s: float) -> list[bytes] | None:
+        """Wait up to ``timeout_s`` and return what is new ([] on time-out, None once ended)."""
+        return self._feed._read(self, timeout_s)
+
+    def close(self) -> None:
+        with self._feed._cond:
+            self.closed = True
+            self._feed._subs.discard(self)
+            self._feed._cond.notify_all()
 
 
 class MatchHub:
@@ -111,7 +194,8 @@ class MatchHub:
         log: the match log; the hub resumes its newest match.
         output_dir: folder the pipeline writes evidence pictures into (None: no evidence).
         max_pending: ordered messages a subscriber may fall behind before it is dropped.
-        max_rate_hz: most deliveries of frames and scoreboard per subscriber and second.
+        max_rate_hz: most publications of frames and the scoreboard a second (each page gets
+            at most that many; the radar draws in between).
         clock_log_interval_s: how much match time may pass between clock rows in the log
             (a status or half change is always logged at once).
     """
@@ -122,29 +206,26 @@ class MatchHub:
         *,
         output_dir: str | Path | None = None,
         max_pending: int = 256,
-        max_rate_hz: float = 30.0,
+        max_rate_hz: float = 15.0,
         clock_log_interval_s: float = 5.0,
     ):
         self.log = log
         self.output_dir = Path(output_dir) if output_dir is not None else None
-        self._max_pending = max_pending
-        self._min_interval_s = 1.0 / max_rate_hz
+        self._feed = Feed(max_pending, 1.0 / max_rate_hz)
         self._clock_interval_s = clock_log_interval_s
         self._lock = threading.RLock()
         self._state: MatchState = log.resume()
         self._logged_clock = self._state.clock
         self._frame: Mapping[str, Any] | None = None
         self._source = {"ok": True, "message": ""}
-        self._subs: set[Subscription] = set()
         self._listeners: list[ControlListener] = []
 
     # ------------------------------------------------------------------ pipeline side
     def push_frame(self, record: Mapping[str, Any]) -> None:
         """The newest ``tracks.jsonl`` record: shown on the radar, not logged."""
-        message = sse_message("frame", record)
         with self._lock:
             self._frame = record
-            self._fan_out("frame", message, coalesce=True)
+            self._feed.store("frame", record)
 
     def push_call(self, record: Mapping[str, Any]) -> dict[str, Any]:
         """A new ``calls.jsonl`` record: logged, then sent to every page. Returns its JSON."""
@@ -153,14 +234,19 @@ class MatchHub:
             calls = (*self._state.calls, CallEntry(call_id, dict(record)))
             self._state = replace(self._state, calls=calls)
             data = self._call_json(calls[-1])
-            self._fan_out("call", sse_message("call", data), coalesce=False)
+            self._feed.append("call", sse_message("call", data))
         return data
 
     def push_clock(self, clock_s: float, half: int, status: str) -> None:
-        """The rules' match clock. While the referee holds the match, its status stays put."""
+        """The rules' match clock. While the referee holds the match, its status stays put.
+
+        The running seconds reach the pages at the rate of the radar; a change of status or
+        half at once.
+        """
         with self._lock:
-            if self._state.clock.status in REFEREE_HELD:
-                status = self._state.clock.status
+            old = self._state.clock
+            if old.status in REFEREE_HELD:
+                status = old.status
             clock = Clock(float(clock_s), int(half), status)
             self._state = replace(self._state, clock=clock)
             last = self._logged_clock
@@ -171,7 +257,7 @@ class MatchHub:
             ):
                 self.log.set_clock(self._state.match_id, clock)
                 self._logged_clock = clock
-            self._send_scoreboard()
+            self._send_scoreboard(urgent=(clock.status, clock.half) != (old.status, old.half))
 
     def push_score(self, home: int, away: int) -> None:
         """The rules' count of goals (the referee's overrules are applied on top)."""
@@ -180,13 +266,13 @@ class MatchHub:
                 return
             self.log.set_score(self._state.match_id, home, away)
             self._state = replace(self._state, machine_score=(int(home), int(away)))
-            self._send_scoreboard()
+            self._send_scoreboard(urgent=True)
 
     def set_source(self, ok: bool, message: str = "") -> None:
         """Whether frames are arriving (the camera may have dropped out and be reopening)."""
         with self._lock:
             self._source = {"ok": bool(ok), "message": message}
-            self._send_scoreboard()
+            self._send_scoreboard(urgent=True)
 
     # ------------------------------------------------------------------ referee side
     def on_control(self, listener: ControlListener) -> None:
@@ -205,7 +291,7 @@ class MatchHub:
         with self._lock:
             self._apply(action, payload)
             snapshot = self.snapshot()
-            self._fan_out("state", sse_message("state", snapshot), supersedes=("scoreboard",))
+            self._feed.append("state", sse_message("state", snapshot))
         for listener in self._listeners:
             listener(action, payload)
         return snapshot
@@ -257,36 +343,22 @@ class MatchHub:
 
     def subscribe(self) -> Subscription:
         """A new event-stream subscriber whose first message is the full state."""
-        sub = Subscription(self._max_pending, self._min_interval_s)
-        with self._lock:
-            sub.offer("state", sse_message("state", self.snapshot()), coalesce=False)
-            self._subs.add(sub)
-        return sub
+        with self._lock:  # no call between the snapshot and the subscriber's first cursor
+            return self._feed.subscribe(sse_message("state", self.snapshot()))
 
     def unsubscribe(self, sub: Subscription) -> None:
         sub.close()
-        with self._lock:
-            self._subs.discard(sub)
 
     @property
     def subscriber_count(self) -> int:
-        with self._lock:
-            return len(self._subs)
+        """Event streams still reading."""
+        return self._feed.reader_count
 
     def close(self) -> None:
         """End every event stream (on shutdown)."""
-        with self._lock:
-            subs, self._subs = self._subs, set()
-        for sub in subs:
-            sub.close()
+        self._feed.close()
 
     # ------------------------------------------------------------------ internals
-    def _fan_out(self, kind: str, message: bytes, *, coalesce: bool = False, supersedes=()):
-        for sub in tuple(self._subs):
-            sub.offer(kind, message, coalesce=coalesce, supersedes=supersedes)
-            if sub.closed:
-                self._subs.discard(sub)
-
     def _scoreboard(self) -> dict[str, Any]:
         state = self._state
         return {
@@ -296,8 +368,8 @@ class MatchHub:
             "source": dict(self._source),
         }
 
-    def _send_scoreboard(self) -> None:
-        self._fan_out("scoreboard", sse_message("scoreboard", self._scoreboard()), coalesce=True)
+    def _send_scoreboard(self, *, urgent: bool = False) -> None:
+        self._feed.store("scoreboard", self._scoreboard(), urgent=urgent)
 
     def _call_json(self, entry: CallEntry) -> dict[str, Any]:
         data = entry.to_json()
