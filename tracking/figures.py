@@ -6,8 +6,10 @@ track's predicted position, never across teams; a track that misses frames is ke
 ``max_missing_s`` (a hand over a figure), a new base becomes a track after ``confirm_hits``
 sightings. When a frame skipped the whole-table base search (``Detections.bases_searched`` is
 False) its bases (the moving ones, looked for where they were predicted) update their tracks,
-and the other tracks neither age nor get new company. Ids are owned by the instance and never
-reused.
+and the other tracks neither age nor get new company. A frame whose bases are exactly those of
+the last frame (the detector gave its fits again: that part of the image showed nothing new)
+adds nothing when every base and track matched then and nothing moves: the tracks stand. Ids are
+owned by the instance and never reused.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ class FigureTrackerConfig:
         max_missing_s: a track unseen this long is dropped.
         confirm_hits: sightings before a new track is reported.
         smoothing: least weight of a new measurement of a base at rest: a base at rest is
-            the running mean of its sightings since it stopped, over ~1/smoothing frames.
+            the running mean of its sightings since it stopped (the last sighting while it
+            moved not among them), over ~1/smoothing frames.
         moving_step_mm: a base that moved farther than this since the last frame is moving
             (no smoothing then, and a velocity); below it the step is noise. A base already
             moving keeps moving while its steps exceed half of this.
@@ -116,6 +119,9 @@ class FigureTracker:
         self._seen = np.zeros(0, bool)
         self._keepers: tuple[NDArray, NDArray, NDArray] | None = None
         self._last: FigureTracks | None = None
+        # The bases (xy mm, team) of the last searched frame, when every base and every
+        # track matched then, all tracks confirmed and at rest; else None.
+        self._steady: tuple[NDArray, NDArray] | None = None
 
     def update(self, detections: Detections, t_s: float) -> FigureTracks:
         """Advance to ``t_s`` with this frame's bases and return the confirmed tracks."""
@@ -132,6 +138,8 @@ class FigureTracker:
             and not self._v.any()
         ):
             return last  # nothing searched, nothing moving: the tracks stand as they were
+        if self._repeats(detections):
+            return last  # the same bases again, all matched and still: nothing new to add
         pred = self._xy + self._v * dt
         rows, cols = self._match(pred, detections, dt)
         z = detections.base_xy_mm
@@ -157,7 +165,24 @@ class FigureTracker:
             unmatched = np.setdiff1d(np.arange(detections.n_bases), cols)
             self._add(z[unmatched], detections.base_team[unmatched])
         self._last = self._tracks()
+        steady = (
+            detections.bases_searched
+            and len(rows) == len(self._id) == detections.n_bases
+            and not self._v.any()
+            and bool((self._hits >= self.config.confirm_hits).all())
+        )
+        self._steady = (z.copy(), detections.base_team.copy()) if steady else None
         return self._last
+
+    def _repeats(self, det: Detections) -> bool:
+        """The bases are exactly the last searched frame's, which left the tracks steady."""
+        last = self._steady
+        return (
+            last is not None
+            and det.bases_searched
+            and np.array_equal(det.base_xy_mm, last[0])
+            and np.array_equal(det.base_team, last[1])
+        )
 
     def _match(self, pred: NDArray, det: Detections, dt: float) -> tuple[NDArray, NDArray]:
         if len(pred) == 0 or det.n_bases == 0:
@@ -179,7 +204,8 @@ class FigureTracker:
         limit = np.where(was_moving, 0.5, 1.0) * self.config.moving_step_mm
         moving = step > limit
         self._rest_n[rows] = np.where(moving, 0, self._rest_n[rows] + 1)
-        w = np.maximum(self.config.smoothing, 1.0 / (self._rest_n[rows] + 1.0))
+        # The mean of the sightings at rest (the first one after a move starts it afresh).
+        w = np.maximum(self.config.smoothing, 1.0 / np.maximum(self._rest_n[rows], 1))
         w = np.where(moving, 1.0, w)
         return prev + w[:, None] * (z - prev)
 

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.changes import ChangeGate
+from vision.cloth import BlobTable, ClothBlobs
 from vision.colour import shaded_distance
 from vision.config import VisionConfig
 from vision.detections import Detections
@@ -47,13 +48,14 @@ def _moments(lab: NDArray, x: NDArray, y: NDArray, n: int):
 
 @dataclass(slots=True)
 class _Coarse:
-    """One whole-cloth pass: rough ball centres (k, 2) px, bases (n, 2) px and their teams,
-    and the ball and base fits, made when first needed (the base fits keyed by which blobs
-    were taken for bases)."""
+    """One whole-cloth pass: rough ball centres (k, 2) px, bases (n, 2) px, their teams and
+    which were found where the frame changed (n,), and the ball and base fits, made when
+    first needed (the base fits keyed by which blobs were taken for bases)."""
 
     rough_balls_px: NDArray
     bases_px: NDArray
     teams: NDArray
+    fresh: NDArray
     balls: tuple | None = None
     base_fits: tuple[bytes, tuple] | None = None
 
@@ -71,8 +73,6 @@ class Detector:
         # At least two samples per ball radius, however small the ball appears.
         r_px = model.pitch.profile.ball_radius_mm * float(np.min(model.scale_grid))
         self._step = max(1, min(self.config.search_step, int(r_px / 2.0)))
-        self._bg_small = self._subsample(model.background)
-        self._roi_small = self._subsample(model.roi.astype(np.uint8) * 255)
         # Per-channel threshold: a Euclidean colour distance t shows as >= t / sqrt(3) in at
         # least one channel.
         self._t_ch = float(model.threshold / np.sqrt(3.0))
@@ -88,8 +88,20 @@ class Detector:
         self._frames = 0
         cfg = self.config
         self._ball_gate = ChangeGate(self._t_ch, max_age=cfg.rest_refit_frames)
-        self._coarse_gate = ChangeGate(self._t_ch, max_age=cfg.coarse_refit_frames)
-        self._last_bases = None  # (coarse px, r px, mm, team) of the last coarse pass
+        # A figure's blob reaches about a base diameter from its centre (body, parallax).
+        blob_r_px = 2.0 * p.base_radius_mm * float(np.max(model.scale_grid)) + self._step
+        self._cloth = ClothBlobs(
+            self._cloth_blobs,
+            model.background,
+            model.roi.astype(np.uint8) * 255,
+            step=self._step,
+            blob_radius_px=blob_r_px,
+            threshold=self._t_ch,
+            max_age=cfg.coarse_refit_frames,
+        )
+        self._coarse: _Coarse | None = None
+        # (rough px when fitted, xy px, r px, mm, team) of the bases of the last coarse pass.
+        self._last_bases = None
 
     # ------------------------------------------------------------------ public
     def detect(
@@ -157,7 +169,8 @@ class Detector:
         if coarse.base_fits is not None and coarse.base_fits[0] == key:
             return coarse.base_fits[1]
         teams = coarse.teams[keep]
-        fits = (*self._refine_bases(image, coarse.bases_px[keep], teams, True), teams)
+        rough, fresh = coarse.bases_px[keep], coarse.fresh[keep]
+        fits = (*self._refine_bases(image, rough, teams, True, fresh), teams)
         coarse.base_fits = (key, fits)
         return fits
 
@@ -214,25 +227,25 @@ class Detector:
         return fit
 
     def _coarse_pass(self, image) -> _Coarse:
-        """The whole-cloth pass, or the last one while the sub-sampled frame is unchanged."""
-        small = self._subsample(image)
-        known = self._coarse_gate.lookup("cloth", small, self._frames)
-        if known is not None:
-            return known
-        coarse = self._coarse(small)
-        self._coarse_gate.store("cloth", small, coarse, self._frames)
-        return coarse
+        """The whole-cloth pass, renewed where the frame changed (``vision/cloth.py``)."""
+        table, changed = self._cloth.update(image, self._frames)
+        if changed or self._coarse is None:
+            self._coarse = self._coarse_of(table)
+        return self._coarse
 
     def _coarse_balls(self, image, coarse: _Coarse):
         if coarse.balls is None:  # fitted once per coarse pass, however often it is reused
             coarse.balls = self._fit_balls(image, coarse.rough_balls_px)
         return coarse.balls
 
-    def _refine_bases(self, image, rough, teams, from_coarse: bool):
+    def _refine_bases(self, image, rough, teams, from_coarse: bool, fresh=None):
         """Sub-pixel bases; a coarse find where a base stood still is not fitted again.
 
-        The last coarse pass's blob centres are kept with their fits: a blob found again
-        within a fraction of the search step is the same base, at rest, with the same fit.
+        The last coarse pass's bases are kept with their fits and the blob centre each fit was
+        made from: a blob not ``fresh`` (its part of the frame showed nothing new) found again
+        within a fraction of the search step of that centre is the same base, at rest, with
+        the same fit. Comparing with the centre of the fit, not of the last pass, keeps a base
+        pushed a little at a time from keeping a fit it has left behind.
         """
         n = len(rough)
         if n == 0 and not from_coarse:  # most frames: no base to look at
@@ -245,15 +258,19 @@ class Detector:
             d = np.where(teams[:, None] == last_team[None, :], d, np.inf)
             j = np.argmin(d, axis=1)
             reuse = d[np.arange(n), j] < 0.6 * self._step
+            if fresh is not None:
+                reuse &= ~fresh
         xy, r, mm, ok = np.zeros((n, 2)), np.zeros(n), np.zeros((n, 2)), np.ones(n, bool)
+        fitted_at = rough.copy()
         if reuse.any():
-            _, lxy, lr, lmm, _ = self._last_bases
-            xy[reuse], r[reuse], mm[reuse] = lxy[j[reuse]], lr[j[reuse]], lmm[j[reuse]]
+            lrough, lxy, lr, lmm, _ = self._last_bases
+            k = j[reuse]
+            xy[reuse], r[reuse], mm[reuse], fitted_at[reuse] = lxy[k], lr[k], lmm[k], lrough[k]
         if (~reuse).any():
             fit = refine_bases(image, self.model, rough[~reuse], self.config)
             xy[~reuse], r[~reuse], mm[~reuse], ok[~reuse] = fit
         if from_coarse:
-            self._last_bases = (rough[ok], xy[ok], r[ok], mm[ok], teams[ok])
+            self._last_bases = (fitted_at[ok], xy[ok], r[ok], mm[ok], teams[ok])
         return xy, r, mm, ok
 
     def _ball_sized(self, size_err: NDArray) -> NDArray[np.bool_]:
@@ -317,7 +334,8 @@ class Detector:
 
         ``_BALL`` blobs are made of ball-coloured pixels, team blobs of their team's pixels
         (with a twin team, the ball is in both). Returns per blob: centre in full-resolution
-        pixels (n, 2), class (n,), area in mm^2 (n,), and elongation (n,).
+        pixels (n, 2), class (n,), area in mm^2 (n,), elongation (n,), and which edges of the
+        region (left, top, right, bottom) it touches (n, 4).
         """
         diff = cv2.absdiff(image, background)
         t = self._t_ch
@@ -348,7 +366,10 @@ class Detector:
             elong = np.sqrt((half + disc + pixel) / np.maximum(half - disc + pixel, pixel))
             centre = origin + np.stack([cx, cy], 1) * step
             scale = scale_px_per_mm(centre)
-            out.append((centre, np.full(n - 1, c), area * step * step / scale**2, elong))
+            touch = np.zeros((n - 1, 4), bool)
+            for k, edge in enumerate((labels[:, 0], labels[0], labels[:, -1], labels[-1])):
+                touch[edge[edge > 0] - 1, k] = True
+            out.append((centre, np.full(n - 1, c), area * step * step / scale**2, elong, touch))
         if not out:
             return None
         return tuple(np.concatenate(parts) for parts in zip(*out, strict=True))
@@ -361,7 +382,7 @@ class Detector:
         """
         if blobs is None:
             return np.zeros((0, 2)), np.zeros(0)
-        centre, cls, area, elong = blobs
+        centre, cls, area, elong = blobs[:4]
         balls = area / self._ball_area_mm2
         ratio = balls / np.maximum(elong, 1.0)  # a streak: its area per length of a ball
         score = np.clip(1.0 - 0.5 * np.abs(np.log(np.maximum(ratio, 1e-3))), 0.05, 1.0)
@@ -370,21 +391,17 @@ class Detector:
         order = np.argsort(-score[ok])[: self.config.max_ball_candidates]
         return centre[ok][order], score[ok][order]
 
-    def _subsample(self, image: NDArray) -> NDArray:
-        """Every ``step``-th pixel in x and y (``image[::s, ::s]``, but several times faster)."""
-        f = 1.0 / self._step  # the exact scale keeps samples at multiples of the step
-        return cv2.resize(image, dsize=None, fx=f, fy=f, interpolation=cv2.INTER_NEAREST)
+    def _cloth_blobs(self, image, background, roi, origin, step):
+        """``_blobs`` of a sub-sampled part of the cloth (``vision/cloth.py`` searches)."""
+        return self._blobs(image, background, roi, self.model.px_per_mm, origin, step)
 
-    def _coarse(self, small) -> _Coarse:
-        s = self._step
-        blobs = self._blobs(small, self._bg_small, self._roi_small, self.model.px_per_mm, 0.0, s)
-        balls, _ = self._ball_candidates(blobs)
-        if blobs is None:
-            return _Coarse(balls, np.zeros((0, 2)), np.zeros(0, np.int8))
-        centre, cls, area, _ = blobs
-        ratio = area / self._base_area_mm2
-        base = (cls != _BALL) & (ratio > 0.3) & (ratio < 3.0)
-        return _Coarse(balls, centre[base], (cls[base] - _HOME).astype(np.int8))
+    def _coarse_of(self, table: BlobTable) -> _Coarse:
+        blobs = (table.centre_px, table.cls, table.area_mm2, table.elongation)
+        balls, _ = self._ball_candidates(blobs if len(table.cls) else None)
+        ratio = table.area_mm2 / self._base_area_mm2
+        base = (table.cls != _BALL) & (ratio > 0.3) & (ratio < 3.0)
+        teams = (table.cls[base] - _HOME).astype(np.int8)
+        return _Coarse(balls, table.centre_px[base], teams, table.fresh[base])
 
     def _window(self, centre: NDArray, half: float):
         w, h = self.model.size_px
@@ -422,7 +439,7 @@ class Detector:
             )
             if blobs is None:
                 continue
-            centre, cls, area, _ = blobs
+            centre, cls, area = blobs[:3]
             ok = (cls != _BALL) & (area > 0.3 * self._base_area_mm2)
             if ok.any():
                 i = np.flatnonzero(ok)[np.argmin(np.hypot(*(centre[ok] - hint).T))]

@@ -1,0 +1,202 @@
+"""The whole-cloth blob pass, kept up to date only where the image changed.
+
+The coarse pass (``Detector``) finds every ball-, base- and figure-sized blob on the cloth from
+every ``step``-th pixel. Redoing it on every frame costs a read of a quarter of the frame's rows
+even when nothing moved, and the whole classification when one figure moved. ``ClothBlobs``
+keeps the blob table of the last pass and, each frame:
+
+- compares a sparse sample of the frame (every ``step``-th column of every ``2 step``-th row:
+  a base is crossed by at least two sampled rows) with the sample the table was made from; a
+  sample has changed when a channel differs by more than twice the foreground threshold, as in
+  ``vision/changes.py``;
+- around each group of changed samples (the *core*, grown by the largest blob's radius, so it
+  holds the centre of every blob that changed) searches a box one more blob radius wide at the
+  full pass's sample grid, and replaces the table's blobs centred in the core by the box's;
+- redoes the whole pass every ``max_age`` frames, when the changes cover much of the cloth, or
+  when a blob found in a box runs into the box's edge (a hand or an arm larger than a figure).
+
+The reference sample is renewed only inside the cores: a slow change below the threshold from
+one frame to the next still adds up until it shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+# blobs(image, background, roi, origin (2,) px, step) -> (centre (n, 2) px, class (n,),
+# area (n,) mm^2, elongation (n,), touches the region's edge (n,)) or None when there are none.
+BlobSearch = Callable[..., tuple[NDArray, ...] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class BlobTable:
+    """Blobs on the cloth after one update; n blobs.
+
+    Attributes:
+        centre_px: (n, 2) float64 centres in full-resolution pixels.
+        cls: (n,) int64 colour class (the detector's ``_BALL``, ``_HOME``, ``_AWAY``).
+        area_mm2: (n,) float64 area on the cloth.
+        elongation: (n,) float64 ratio of the principal spreads (>= 1).
+        fresh: (n,) bool, found in a changed part of this frame (not carried over).
+    """
+
+    centre_px: NDArray[np.float64]
+    cls: NDArray[np.int64]
+    area_mm2: NDArray[np.float64]
+    elongation: NDArray[np.float64]
+    fresh: NDArray[np.bool_]
+
+    @classmethod
+    def of(cls, blobs: tuple[NDArray, ...] | None, fresh: bool) -> BlobTable:
+        if blobs is None:
+            z = np.zeros(0)
+            return cls(np.zeros((0, 2)), np.zeros(0, np.int64), z, z, np.zeros(0, bool))
+        c, k, a, e = blobs[:4]
+        return cls(c, k.astype(np.int64), a, e, np.full(len(c), fresh))
+
+    def select(self, keep: NDArray[np.bool_]) -> BlobTable:
+        return BlobTable(
+            self.centre_px[keep],
+            self.cls[keep],
+            self.area_mm2[keep],
+            self.elongation[keep],
+            self.fresh[keep],
+        )
+
+    @staticmethod
+    def join(parts: list[BlobTable]) -> BlobTable:
+        return BlobTable(
+            *(np.concatenate([getattr(p, f) for p in parts]) for f in BlobTable.__slots__)
+        )
+
+
+class ClothBlobs:
+    """The blob table of the whole cloth, updated where the frame changed; see the module."""
+
+    def __init__(
+        self,
+        search: BlobSearch,
+        background: NDArray[np.uint8],
+        roi: NDArray[np.uint8],
+        *,
+        step: int,
+        blob_radius_px: float,
+        threshold: float,
+        max_age: int,
+        min_pixels: int = 3,
+    ) -> None:
+        self._search = search
+        self._step = step
+        self._bg_small = self._grid(background)
+        self._roi_small = self._grid(roi)
+        self._t = 2.0 * float(threshold)
+        self._max_age = max_age
+        self._min_pixels = min_pixels
+        # Cores and boxes in whole samples of the sparse grid (rows 2 step apart).
+        self._grow = (int(np.ceil(blob_radius_px / step)), int(np.ceil(blob_radius_px / step / 2)))
+        self._ref: NDArray[np.uint8] | None = None
+        self._frame = 0
+        self.table: BlobTable | None = None
+        self.full_passes = 0
+
+    def _grid(self, image: NDArray) -> NDArray:
+        """The full pass's samples: every ``step``-th pixel in x and y."""
+        f = 1.0 / self._step  # the exact scale keeps samples at multiples of the step
+        return cv2.resize(image, dsize=None, fx=f, fy=f, interpolation=cv2.INTER_NEAREST)
+
+    def _sparse(self, image: NDArray) -> NDArray:
+        """Every ``step``-th column of every ``2 step``-th row."""
+        f = 1.0 / self._step
+        return cv2.resize(image, dsize=None, fx=f, fy=0.5 * f, interpolation=cv2.INTER_NEAREST)
+
+    def update(self, image: NDArray[np.uint8], frame: int) -> tuple[BlobTable, bool]:
+        """The blob table for ``image`` and whether it differs from the last one."""
+        sparse = self._sparse(image)
+        if self._ref is None or self.table is None or frame - self._frame >= self._max_age:
+            return self._full(image, sparse, frame), True
+        diff = cv2.absdiff(sparse, self._ref)
+        if cv2.norm(diff, normType=cv2.NORM_INF) <= self._t:
+            return self.table, False  # nearly always: nothing at all changed
+        t = self._t
+        changed = cv2.bitwise_not(cv2.inRange(diff, lowerb=(0, 0, 0), upperb=(t, t, t)))
+        if cv2.countNonZero(changed) < self._min_pixels:
+            return self.table, False
+        cores = self._cores(changed)
+        if cores is None:
+            return self._full(image, sparse, frame), True
+        table = self._patch(image, cores)
+        if table is None:
+            return self._full(image, sparse, frame), True
+        for x0, y0, x1, y1 in cores:  # renew the reference where the table was renewed
+            self._ref[y0:y1, x0:x1] = sparse[y0:y1, x0:x1]
+        self.table = table
+        return table, True
+
+    def _full(self, image, sparse, frame) -> BlobTable:
+        small = self._grid(image)
+        found = self._search(small, self._bg_small, self._roi_small, np.zeros(2), self._step)
+        self.table = BlobTable.of(found, fresh=False)
+        self._ref, self._frame = sparse.copy(), frame
+        self.full_passes += 1
+        return self.table
+
+    def _cores(self, changed: NDArray[np.uint8]) -> list[tuple[int, int, int, int]] | None:
+        """Cores ``(x0, y0, x1, y1)`` in sparse samples around groups of changed samples, or
+        None when they cover much of the cloth (the whole pass is then cheaper)."""
+        gx, gy = self._grow
+        kernel = np.ones((2 * gy + 1, 2 * gx + 1), np.uint8)
+        grown = cv2.dilate(changed, kernel=kernel)
+        _, _, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
+        boxes = stats[1:, :4]
+        if boxes[:, 2].astype(np.int64) @ boxes[:, 3] > 0.25 * grown.size:
+            return None
+        return [(int(x), int(y), int(x + w), int(y + h)) for x, y, w, h in boxes]
+
+    def _patch(self, image, cores) -> BlobTable | None:
+        """The table with the blobs centred in ``cores`` searched again; None when a blob
+        found runs into the edge of its box (it may be larger than the box)."""
+        s = self._step
+        hs, ws = self._bg_small.shape[:2]
+        gx, gy = self._grow
+        old = self.table
+        keep = np.ones(len(old.cls), bool)
+        parts = []
+        for x0, y0, x1, y1 in cores:
+            # Core and box on the full pass's grid (every step-th pixel in x and y).
+            cx0, cx1, cy0, cy1 = x0, x1, 2 * y0, 2 * y1
+            bx0, bx1 = max(0, cx0 - gx), min(ws, cx1 + gx)
+            by0, by1 = max(0, cy0 - 2 * gy), min(hs, cy1 + 2 * gy)
+            crop = np.ascontiguousarray(image[by0 * s : by1 * s : s, bx0 * s : bx1 * s : s])
+            found = self._search(
+                crop,
+                self._bg_small[by0:by1, bx0:bx1],
+                self._roi_small[by0:by1, bx0:bx1],
+                np.array([bx0 * s, by0 * s], np.float64),
+                s,
+            )
+            lo = np.array([cx0 * s, cy0 * s]) - 0.5 * s
+            hi = np.array([cx1 * s, cy1 * s]) - 0.5 * s
+            keep &= ~_inside(old.centre_px, lo, hi)
+            if found is None:
+                continue
+            here = _inside(found[0], lo, hi)
+            inner = (bx0 > 0, by0 > 0, bx1 < ws, by1 < hs)  # box edges that are not the frame's
+            if (here & _on_edges(found[4], inner)).any():
+                return None
+            parts.append(BlobTable.of(tuple(f[here] for f in found), fresh=True))
+        return BlobTable.join([old.select(keep), *parts])
+
+
+def _inside(xy: NDArray, lo: NDArray, hi: NDArray) -> NDArray[np.bool_]:
+    return ((xy >= lo) & (xy < hi)).all(axis=1)
+
+
+def _on_edges(touch: NDArray, inner: tuple[bool, bool, bool, bool]) -> NDArray[np.bool_]:
+    """Which blobs ``(n,)`` touch an inner edge of their box: ``touch`` is (n, 4) for the
+    left, top, right and bottom edges."""
+    return (touch & np.asarray(inner)[None, :]).any(axis=1)
