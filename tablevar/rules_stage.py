@@ -2,10 +2,23 @@
 
 Each final per-frame record becomes a ``rules.observation.Observation``; the reducer
 ``rules.fistf.step`` keeps the match state, and ``clock_s`` / ``score`` read it.
+
+The ball's uncertainty handed to the rules (``Observation.ball_uncertainty_mm``, the bound a
+margin must exceed to be a confident call) is an expanded uncertainty::
+
+    U = COVERAGE * sqrt(sigma_track ** 2 + rms_calibration ** 2)
+
+``sigma_track`` is the tracker's standard uncertainty of this record's ball position
+(``tracking.ball.BallTrack.sigma_mm``: the standard error of a rest point, the Kalman
+covariance of a rolling ball); ``rms_calibration`` is the calibration's RMS residual on the
+cloth (``calibration.json`` ``residuals.rms_mm``), the systematic error of the mapping from
+pixels to the pitch that no averaging of frames removes. ``COVERAGE`` = 2 makes ``U`` cover
+about 95 % of normal errors along a line's normal. Without a sigma the rules' default applies.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -14,6 +27,12 @@ import numpy as np
 from rules.pitch import Pitch
 
 KEEPER_REACH_MM = 15.0  # a goalkeeper may stand on its goal line, in front of the net
+COVERAGE = 2.0  # expanded uncertainty = 2 standard uncertainties (about 95 %)
+
+
+def ball_uncertainty_mm(sigma_mm: float, calibration_rms_mm: float) -> float:
+    """The expanded uncertainty of a ball position (see the module docstring), mm."""
+    return COVERAGE * math.hypot(sigma_mm, calibration_rms_mm)
 
 
 class FistfRules:
@@ -23,11 +42,24 @@ class FistfRules:
     state; ``clock_s`` and ``score`` read it.
     """
 
-    def __init__(self, pitch: Pitch, *, home_end: str = "left") -> None:
+    def __init__(
+        self, pitch: Pitch, *, home_end: str = "left", calibration_rms_mm: float = 0.0
+    ) -> None:
+        """A new match on ``pitch``.
+
+        Args:
+            pitch: the pitch, with the measured line edges when calibrated.
+            home_end: the end home defends in the first half.
+            calibration_rms_mm: the calibration's RMS residual on the cloth (the systematic
+                error of every position), combined with each ball's own uncertainty.
+        """
         from rules.fistf import MatchConfig, MatchState  # the rules engine is optional
 
+        if not calibration_rms_mm >= 0:
+            raise ValueError(f"calibration_rms_mm must be >= 0 mm, got {calibration_rms_mm}")
         self._state = MatchState.new(MatchConfig(pitch, home_end=home_end))
         self._pitch = pitch
+        self._calibration_rms_mm = float(calibration_rms_mm)
 
     def __call__(
         self,
@@ -50,12 +82,18 @@ class FistfRules:
         figures = replace(figures, goalkeeper=self._goalkeepers(figures))
         ids = set(figures.id.tolist())
         ball = record["ball"]
+        unc = {}
+        if ball_sigma_mm is not None:
+            unc["ball_uncertainty_mm"] = ball_uncertainty_mm(
+                ball_sigma_mm, self._calibration_rms_mm
+            )
         obs = Observation(
             t_s=record["t_s"],
             frame=record["frame"],
             ball_xy_mm=None if ball is None else (ball["x_mm"], ball["y_mm"]),
             ball_radius_mm=p.ball_radius_mm,
             ball_moving=bool(ball and ball["moving"]),
+            **unc,
             figures=figures,
             contacts=tuple(
                 Contact(fid, kind, onset) for fid, kind, onset in contacts if fid in ids

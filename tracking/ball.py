@@ -17,6 +17,16 @@ Moving state, with hysteresis (thresholds in ``BallTrackerConfig``):
 Both switches are reported with ``state_since_frame``, the frame at which the current state
 really began, so a consumer holding a few frames back can correct its flags.
 
+Position uncertainty (``BallTrack.sigma_mm``, one standard deviation, the larger principal axis):
+
+- at rest: the standard error of the rest point, ``s / sqrt(n)`` over the ``n`` distinct
+  measurements of the rest, where ``s`` pools their scatter with ``prior_frames`` pseudo
+  measurements of ``measurement_sigma_mm`` (two or three frames say little about the noise),
+  and never below ``rest_floor_mm``. A detection repeated exactly is one measurement, not many:
+  a detector that reuses its fit of an unchanged view adds no information;
+- moving: from the Kalman covariance of the position;
+- displaced from its rest but not yet confirmed moving: one measurement, ``measurement_sigma_mm``.
+
 Finding the ball: a lost ball is taken up only when a candidate scoring at least
 ``acquire_score`` is seen in ``acquire_frames`` consecutive frames, each within reach of the last
 (one ball-coloured glint is not a ball). A ball at rest that is not seen at its place while such
@@ -60,6 +70,10 @@ class BallTrackerConfig:
         coast_moving_s: a moving ball is predicted through occlusions this long, then lost.
         coast_rest_s: a ball at rest keeps its place this long while hidden (a finger over it).
         rest_window: measurements averaged into the rest point (bounded memory).
+        prior_frames: weight, in measurements, of ``measurement_sigma_mm`` in the scatter of
+            a rest (so that a few nearly equal measurements do not claim sub-micron precision).
+        rest_floor_mm: least standard uncertainty of a rest point: what averaging cannot
+            remove (a third of the default measurement noise: sub-pixel fit bias, parallax).
         history_s: how far back onset and stop searches look.
         acquire_score: least detection score of a candidate that starts a track.
         acquire_frames: consecutive sightings of it before the track starts.
@@ -81,6 +95,8 @@ class BallTrackerConfig:
     coast_moving_s: float = 0.3
     coast_rest_s: float = 2.0
     rest_window: int = 120
+    prior_frames: float = 4.0
+    rest_floor_mm: float = 0.1
     history_s: float = 1.0
     acquire_score: float = 0.3
     acquire_frames: int = 3
@@ -272,7 +288,9 @@ class BallTracker:
         self._state = _REST
         self._since = since
         self._rest.clear()
-        self._rest.extend(points)
+        for z in points:
+            if not self._rest or not np.array_equal(z, self._rest[-1]):
+                self._rest.append(z)
         self._anchor = np.mean(self._rest, axis=0)
         self._displaced = 0
         self._kf = None
@@ -285,8 +303,9 @@ class BallTracker:
             return None
         if np.hypot(*(z - self._anchor)) <= cfg.start_distance_mm:
             self._displaced = 0
-            self._rest.append(z)
-            self._anchor = np.mean(self._rest, axis=0)
+            if not np.array_equal(z, self._rest[-1]):  # a repeated fit is no new measurement
+                self._rest.append(z)
+                self._anchor = np.mean(self._rest, axis=0)
             return None
         self._displaced += 1
         if self._displaced < cfg.start_frames:
@@ -369,14 +388,35 @@ class BallTracker:
             slope, icpt = np.polyfit(t[fit], np.sqrt(d[fit]), 1)
             if slope < 0:
                 t_stop = -icpt / slope
-                # The first frame that shows no movement since the one before it.
-                step = float(np.median(np.diff(t)))
-                later = np.nonzero(t >= t_stop + 0.75 * step)[0]
+                # The first frame at or after the stop, as the flick's first moving frame is the
+                # first at or after the strike: a switch between frames is then dated half a
+                # frame late on average at both ends, which the clock's trapezoid cancels
+                # (waiting for a frame with no movement at all since the one before would run
+                # the clock three quarters of a frame long on every roll).
+                later = np.nonzero(t >= t_stop)[0]
                 if not len(later):
                     return  # still creeping to a stop: not at rest yet
                 since = int(frames[later[0]])
         run = [h[2] for h in measured if h[0] >= since and np.hypot(*(h[2] - final)) <= tol]
         self._start_rest(run or [final], since)
+
+    def _rest_sigma_mm(self) -> float:
+        """Standard error of the rest point (see the module docstring), mm."""
+        cfg = self.config
+        pts = np.asarray(self._rest)
+        n = len(pts)
+        d = pts - pts.mean(axis=0)
+        scatter = d.T @ d  # (n - 1) times the sample covariance
+        prior = cfg.prior_frames * cfg.measurement_sigma_mm**2
+        pooled = (scatter + prior * np.eye(2)) / (n - 1 + cfg.prior_frames)
+        return max(math.sqrt(_largest_eigenvalue(pooled) / n), cfg.rest_floor_mm)
+
+    def _sigma_mm(self) -> float:
+        if self._state == _MOVING:
+            return math.sqrt(_largest_eigenvalue(self._kf.p[:2, :2]))
+        if self._displaced and self._history[-1][2] is not None:
+            return self.config.measurement_sigma_mm  # one measurement off the rest point
+        return self._rest_sigma_mm()
 
     def _track(self, measured: bool, onset: int | None) -> BallTrack:
         if self._state == _LOST:
@@ -398,4 +438,11 @@ class BallTracker:
             measured,
             onset,
             rest,
+            self._sigma_mm(),
         )
+
+
+def _largest_eigenvalue(m: NDArray) -> float:
+    """Largest eigenvalue of a symmetric 2 x 2 matrix."""
+    half_trace = 0.5 * (m[0, 0] + m[1, 1])
+    return float(half_trace + math.hypot(0.5 * (m[0, 0] - m[1, 1]), m[0, 1]))

@@ -39,7 +39,7 @@ from hardware.simulate import simulate
 from hardware.truth import frame_truth, truth_calls
 from rules.observation import HOME
 from tablevar.cli import main
-from tablevar.rules_stage import FistfRules
+from tablevar.rules_stage import FistfRules, ball_uncertainty_mm
 
 SIZE = (640, 480)
 FPS = 24.0
@@ -145,3 +145,50 @@ def test_rules_stage_knows_the_goalkeeper_by_its_own_goal_area(team, xy, keeper)
     placed = [c for c in calls if c["kind"] == "figure_placement"]
     assert bool(placed) == (not keeper and abs(xy[0]) > 500)
     assert np.isfinite(rules.clock_s)
+
+
+@pytest.mark.parametrize(
+    ("sigma_mm", "rms_mm", "expected_mm"),
+    [(0.0, 0.0, 0.0), (0.3, 0.0, 0.6), (0.03, 0.04, 0.1), (0.12, 0.16, 0.4)],
+)
+def test_ball_uncertainty_is_two_standard_uncertainties_of_track_and_calibration(
+    sigma_mm, rms_mm, expected_mm
+):
+    assert ball_uncertainty_mm(sigma_mm, rms_mm) == pytest.approx(expected_mm)
+
+
+def _replay(scene, rules: FistfRules, sigma_mm: float | None) -> list[dict]:
+    calls: list[dict] = []
+    for rec in frame_truth(scene, FPS):
+        contacts = [(k["figure"], k["kind"], k["onset_frame"]) for k in rec["contacts"]]
+        record = {k: rec[k] for k in ("frame", "t_s", "ball", "figures")}
+        calls += rules(record, contacts, sigma_mm)
+    return [c for c in calls if c["line"] in ("touchline", "goal_line")]
+
+
+@pytest.mark.parametrize(
+    ("sigma_mm", "rms_mm", "kind", "too_close"),
+    [
+        (None, 0.15, "close_call", True),  # no sigma: the rules' default bound (0.5 mm)
+        (0.3, 0.15, "close_call", True),  # a single measurement: 0.67 mm
+        (0.05, 0.1, "ball_out", False),  # a well averaged rest: 0.22 mm
+    ],
+)
+def test_the_tracks_sigma_decides_whether_a_ball_resting_0_4_mm_out_is_called(
+    sigma_mm, rms_mm, kind, too_close
+):
+    """FISTF 14.1 and the general guideline "fully crossed": a call needs margin > bound."""
+    scene = build_margin_scene("line", 29, line="touchline", margin_mm=0.4)
+    rules = FistfRules(scene.pitch, calibration_rms_mm=rms_mm)
+    said = _replay(scene, rules, sigma_mm)
+    assert said, "the ball rests within the close-call band: a call is due"
+    first = said[0]
+    assert first["kind"] == kind
+    expected = 0.5 if sigma_mm is None else ball_uncertainty_mm(sigma_mm, rms_mm)
+    assert first["uncertainty_mm"] == pytest.approx(expected, abs=1e-3)
+    assert (abs(first["margin_mm"]) <= first["uncertainty_mm"]) == too_close
+
+
+def test_a_negative_calibration_rms_is_refused():
+    with pytest.raises(ValueError, match="calibration_rms_mm"):
+        FistfRules(load_pitch("fistf"), calibration_rms_mm=-0.1)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
-from tracking.ball import BallTracker, TimestampError
+from tracking.ball import BallTracker, BallTrackerConfig, TimestampError
 from vision.detections import Detections
 
 FPS = 60.0
@@ -181,3 +183,103 @@ def test_empty_detections_from_the_start_give_no_ball():
     tracks = [tracker.update(Detections.empty(), i / FPS) for i in range(5)]
     assert all(t.xy_mm is None and not t.moving for t in tracks)
     assert [t.frame for t in tracks] == [0, 1, 2, 3, 4]
+
+
+# ---------------------------------------------------------------- position uncertainty (sigma)
+
+
+@pytest.mark.parametrize(("noise_mm", "frames"), [(0.05, 100), (0.2, 30), (0.2, 100), (0.4, 100)])
+def test_rest_sigma_is_the_standard_error_of_the_rest_point(noise_mm, frames):
+    """sigma_mm at rest: the scatter of the rest over sqrt(n), once n outweighs the prior."""
+    tracks = run(np.tile([30.0, -5.0], (frames, 1)), noise_mm=noise_mm)
+    cfg = BallTracker().config
+    n = frames - 2  # the track is taken up on the third sighting, dated back to the first
+    assert tracks[-1].sigma_mm == pytest.approx(
+        max(noise_mm / np.sqrt(n), cfg.rest_floor_mm), rel=0.35
+    )
+
+
+def test_rest_sigma_covers_the_rest_point_error():
+    """Over many rests, the rest point lies within 2 sigma per axis about 95 % of the time."""
+    tracker_cfg = BallTrackerConfig(rest_floor_mm=0.0)
+    z = []
+    for seed in range(200):
+        track = run(
+            np.tile([0.0, 0.0], (25, 1)), noise_mm=0.2, seed=seed, tracker=BallTracker(tracker_cfg)
+        )[-1]
+        z.append(np.abs(track.xy_mm) / track.sigma_mm)
+    inside = np.mean(np.array(z) <= 2.0)
+    assert 0.9 <= inside <= 0.995
+
+
+def test_repeated_fits_count_once():
+    """A detector repeating its fit of an unchanged view adds no information."""
+    fresh = np.tile([0.0, 0.0], (60, 1)) + np.random.default_rng(3).normal(0, 0.2, (60, 2))
+    repeated = np.repeat(fresh[:8], 8, axis=0)[:60]  # 8 distinct fits, each seen 8 times
+    cfg = BallTrackerConfig(rest_floor_mm=0.0)
+    a = run(fresh, noise_mm=0.0, tracker=BallTracker(cfg))[-1]
+    b = run(repeated, noise_mm=0.0, tracker=BallTracker(cfg))[-1]
+    assert b.sigma_mm > 2.0 * a.sigma_mm
+    assert np.allclose(b.rest_xy_mm, fresh[:8].mean(axis=0))
+
+
+def test_a_single_measurement_at_rest_has_the_configured_noise():
+    tracks = run(np.tile([0.0, 0.0], (10, 1)), noise_mm=0.0)  # one fit, repeated
+    assert tracks[-1].sigma_mm == pytest.approx(BallTracker().config.measurement_sigma_mm)
+
+
+def test_moving_sigma_comes_from_the_filter_and_grows_while_coasting():
+    xy, _, _ = roll(20, 900.0, 200.0, 120)
+    tracks = run(xy, drop=set(range(40, 48)))
+    rolling = [t.sigma_mm for t in tracks[30:40]]
+    assert all(0.0 < s < BallTracker().config.measurement_sigma_mm for s in rolling)
+    coasting = [t.sigma_mm for t in tracks[40:48]]
+    assert all(b > a for a, b in itertools.pairwise(coasting))
+    assert coasting[-1] > 5 * rolling[-1]
+
+
+def test_sigma_of_a_ball_displaced_but_not_yet_moving_is_one_measurement():
+    xy = np.tile([0.0, 0.0], (60, 1))
+    xy[50:] += [5.0, 0.0]  # flicked: the first displaced frame is not yet a movement
+    tracks = run(xy, noise_mm=0.0)
+    assert not tracks[50].moving and np.allclose(tracks[50].xy_mm, xy[50])
+    assert tracks[50].sigma_mm == BallTracker().config.measurement_sigma_mm
+    assert tracks[-1].sigma_mm is not None and tracks[-1].sigma_mm > 0
+
+
+def _struck(phase: float, v0_mm_s: float, decel_mm_s2: float, fps: float, n: int):
+    """A ball at rest struck at ``(20 + phase) / fps`` and rolling to a stop: (n, 2) positions."""
+    t_a = (20 + phase) / fps
+    tau = np.clip(np.arange(n) / fps - t_a, 0.0, v0_mm_s / decel_mm_s2)
+    s = v0_mm_s * tau - 0.5 * decel_mm_s2 * tau * tau
+    return np.array([-200.0, 50.0]) + np.outer(s, [np.cos(0.4), np.sin(0.4)])
+
+
+def _final_flags(tracks) -> np.ndarray:
+    """Moving flags as a consumer holding records back sees them (states dated back)."""
+    flags = np.array([t.moving for t in tracks])
+    for t in tracks:
+        flags[t.state_since_frame : t.frame + 1] = t.moving
+    return flags
+
+
+@pytest.mark.parametrize("fps", [24.0, 30.0, 60.0])
+def test_moving_flags_time_a_roll_without_bias(fps):
+    """The clock's trapezoid over the flags (rules.clock) gives the true rolling time.
+
+    A switch between two frames is dated to the first frame at or after it, at the start
+    (the flick) and at the end (the stop) alike: half a frame early or late on average, which
+    the trapezoid's half intervals cancel. Over strikes at random phases the mean error stays
+    under a sixth of a frame and no roll is off by more than one and a half.
+    """
+    rng = np.random.default_rng(int(fps))
+    errors = []
+    for _ in range(40):
+        v0, decel = rng.uniform(200.0, 1200.0), rng.uniform(250.0, 500.0)
+        n = int(fps * (v0 / decel + 1.5)) + 20
+        flags = _final_flags(run(_struck(rng.uniform(), v0, decel, fps, n), fps=fps))
+        f = flags.astype(float)
+        counted = np.sum(0.5 * (f[1:] + f[:-1])) / fps
+        errors.append((counted - v0 / decel) * fps)
+    assert abs(np.mean(errors)) < 0.15
+    assert np.max(np.abs(errors)) < 1.5
