@@ -4,8 +4,11 @@ Two modes:
 
 - ``ball-moving`` (default): the clock runs only while the ball rolls in play. The time of an
   interval between two frames counts by the trapezoid rule (half when only one end rolls), so a
-  start or stop between frames costs half a frame on average instead of a whole one. Once the
-  time is up, the period ends when the ball next goes out of play (button football rules).
+  start or stop between frames costs half a frame on average instead of a whole one. Play
+  resumed between two frames (a restart's taking flick) counts the same way; play that stopped
+  between two frames (the ball wholly over a line, an offside pass) stops the clock at that
+  moment (``stop``), not at the frame that showed it. Once the time is up, the period ends
+  when the ball next goes out of play (button football rules).
 - ``running`` (FISTF 3.1/3.2): from the first kick-off flick the clock runs on, and the referee
   adds lost time (``add_time``); the period ends as soon as its time and added time are up.
 
@@ -90,6 +93,19 @@ def tick(clock: Clock, t_s: float, ball_in_play_moving: bool) -> Clock:
 def start(clock: Clock) -> Clock:
     """The period's kick-off has been taken: from now on the clock may run."""
     return clock if clock.started else replace(clock, started=True)
+
+
+def stop(clock: Clock, elapsed_s: float | None = None) -> Clock:
+    """Play stopped at or before the last observation: the clock stands still from there.
+
+    Args:
+        clock: the clock after the observation that showed play stopped.
+        elapsed_s: the clock's reading at the moment play stopped, when that moment lies before
+            the observation (the part counted after it is taken back); None: at the
+            observation. A reading above the current one changes nothing.
+    """
+    elapsed = clock.elapsed_s if elapsed_s is None else min(max(elapsed_s, 0.0), clock.elapsed_s)
+    return replace(clock, elapsed_s=elapsed, last_running=False)
 
 
 def add_time(clock: Clock, seconds: float) -> Clock:

@@ -8,7 +8,9 @@ Usage::
 
 Each step applies the rules in this order (when several can fire on one frame):
 
-1. **Clock** (FISTF 3, DESIGN.md 6): advance by this frame's timestamp.
+1. **Clock** (FISTF 3, DESIGN.md 6): advance by this frame's timestamp (corrected once the
+   frame is judged: play resumed or stopped between the last frame and this one, or an offside
+   stopped it at the pass; see ``rules.clock``).
 2. **Ball track**: remember where the ball was last seen and how fast it went.
 3. **Dead ball**: while a restart is pending, wait for its taking flick and check the set-up
    (4.2, 11.2, 12.2, 14.2, 15.2, 16.2, distances of the general guidelines).
@@ -32,8 +34,8 @@ from rules.calls import Call
 from rules.fistf_lines import check_lines
 from rules.fistf_play import apply_contacts, resolve_pending_play
 from rules.fistf_setpiece import placement_notices, take_restart, watch_goal_kick
-from rules.fistf_state import BallTrack, MatchConfig, MatchState, Restart
-from rules.geometry import other_end
+from rules.fistf_state import BallTrack, MatchConfig, MatchState, PendingPlay, Restart
+from rules.geometry import boundary_margins_mm, other_end
 from rules.observation import Observation, other_team
 
 __all__ = ["MatchConfig", "MatchState", "add_time", "referee_decision", "step"]
@@ -44,15 +46,19 @@ def step(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
     if state.finished:
         return state, []
     in_play = state.restart is None
+    before, play = state.clock, state.pending_play
     state = replace(
         state,
-        clock=clk.tick(state.clock, obs.t_s, in_play and obs.ball_moving),
+        clock=clk.tick(before, obs.t_s, in_play and obs.ball_moving),
         ball_went_out=False,
     )
     calls: list[Call] = []
     if state.restart is not None:
         state, new = take_restart(state, obs)
         calls += new
+        if state.restart is None:  # play resumed between the last frame and this one
+            clock = replace(before, started=state.clock.started)
+            state = replace(state, clock=clk.tick(clock, obs.t_s, obs.ball_moving))
     else:
         state, new = apply_contacts(state, obs)
         calls += new
@@ -65,11 +71,55 @@ def step(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
         if state.restart is None:
             state, new = watch_goal_kick(state, obs)
             calls += new
+        if state.restart is not None:
+            state = replace(state, clock=_stopped(state, before, obs, play, calls))
+    state = _date_pending_play(state, obs)
     state = replace(state, ball=_track(state.ball, obs))
     state, new = placement_notices(state, obs)
     calls += new
     state, new = _period_end(state, obs, calls)
     return state, calls + new
+
+
+def _stopped(
+    state: MatchState,
+    before: clk.Clock,
+    obs: Observation,
+    play: PendingPlay | None,
+    calls: list[Call],
+) -> clk.Clock:
+    """The clock stopped at the moment play stopped, which may lie before this frame.
+
+    An offside (13.1) stops play at the pass: the clock goes back to its reading on the pass's
+    frame. A ball wholly over a line stopped play when it crossed, between the last frame and
+    this one: the margins on both frames date the crossing (linearly), and only the interval up
+    to it counts. Anything else stops the clock at this frame.
+    """
+    clock = state.clock
+    if play is not None and play.elapsed_s is not None:
+        if any(c.kind == "offside" and not c.too_close_to_call for c in calls):
+            return clk.stop(clock, play.elapsed_s)
+    prev = state.ball
+    if not (state.ball_went_out and before.last_running and before.last_t_s is not None):
+        return clk.stop(clock)
+    if obs.ball_xy_mm is None or prev.xy_mm is None or prev.frame != obs.frame - 1:
+        return clk.stop(clock)
+    now = boundary_margins_mm(state.pitch, obs.ball_xy_mm, obs.ball_radius_mm)
+    line = max(now, key=now.__getitem__)
+    m1 = now[line]
+    m0 = boundary_margins_mm(state.pitch, prev.xy_mm, prev.radius_mm)[line]
+    if not m1 > 0:  # decided on something else than this frame's crossing
+        return clk.stop(clock)
+    fraction = 1.0 if m0 >= m1 else min(max(-m0 / (m1 - m0), 0.0), 1.0)
+    return clk.stop(clock, before.elapsed_s + fraction * (obs.t_s - before.last_t_s))
+
+
+def _date_pending_play(state: MatchState, obs: Observation) -> MatchState:
+    """Note the clock's reading on the frame of a new play (an offside stops the clock there)."""
+    play = state.pending_play
+    if play is None or play.frame != obs.frame or play.elapsed_s is not None:
+        return state
+    return replace(state, pending_play=replace(play, elapsed_s=state.clock.elapsed_s))
 
 
 def _track(ball: BallTrack, obs: Observation) -> BallTrack:

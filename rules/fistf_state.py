@@ -121,6 +121,7 @@ class PendingPlay:
     figure_uncertainty_mm: float
     figures: Figures
     set_piece: str | None
+    elapsed_s: float | None = None  # the clock's reading on this frame (an offside stops it)
 
 
 @dataclass(frozen=True, slots=True)

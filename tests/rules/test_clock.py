@@ -140,3 +140,52 @@ def test_running_clock_with_added_time(fistf_pitch):
         state, calls = step(state, obs)
         ends += [(c.kind, c.t_s) for c in calls]
     assert ends == [("half_time", pytest.approx(2.5))]
+
+
+@pytest.mark.parametrize(
+    ("elapsed", "running", "at", "expected"),
+    [
+        pytest.param(10.0, True, None, 10.0, id="stopped at this observation"),
+        pytest.param(10.0, True, 9.7, 9.7, id="stopped earlier: the time after it is taken back"),
+        pytest.param(10.0, True, 10.4, 10.0, id="a later reading changes nothing"),
+        pytest.param(10.0, False, -1.0, 0.0, id="never below zero"),
+    ],
+)
+def test_stop_takes_back_the_time_after_play_stopped(elapsed, running, at, expected):
+    """DESIGN.md 6 (ball-moving clock): the clock runs only while the ball is in play."""
+    c = replace(clk.Clock(), elapsed_s=elapsed, last_running=running, started=True)
+    stopped = clk.stop(c, at)
+    assert stopped.elapsed_s == pytest.approx(expected)
+    assert not stopped.last_running
+    assert clk.tick(replace(stopped, last_t_s=1.0), 1.1, False).elapsed_s == stopped.elapsed_s
+
+
+def test_ball_out_stops_the_clock_when_it_wholly_crossed(fistf_pitch):
+    """FISTF 14.1 and DESIGN.md 6: the clock stops at the crossing, between two frames.
+
+    A ball rolling at 600 mm/s toward the top touchline (outer edge y = 375 mm, r = 10.5 mm)
+    is wholly over at t = 0.1425 s; the frame showing it is 0.16 s.
+    """
+    state = MatchState.new(MatchConfig(fistf_pitch))
+    state = replace(state, restart=None, possession=0, clock=clk.start(state.clock))
+    outs = []
+    for i in range(20):
+        t = i / FPS
+        obs = Observation(t, i, (50.0, 300.0 + 600.0 * t), 10.5, 0.3, True)
+        state, calls = step(state, obs)
+        outs += [c.frame for c in calls if c.kind == "ball_out"]
+    assert outs == [8]
+    assert state.clock.elapsed_s == pytest.approx(0.1425, abs=1e-6)
+
+
+def test_a_restart_taken_between_frames_counts_half_the_interval(fistf_pitch):
+    """FISTF 4.2 and DESIGN.md 6: the kick-off flick falls between two frames, like any start."""
+    home = Figures.build([7], ["home"], [False], [(-30.0, 0.0)], 12.0)
+    state = MatchState.new(MatchConfig(fistf_pitch))
+    for i in range(10):
+        moving = i >= 5
+        contacts = (Contact(7, "flick", 4),) if i == 5 else ()
+        xy = (8.0 * (i - 4), 0.0) if moving else (0.0, 0.0)
+        state, _ = step(state, Observation(i / FPS, i, xy, 10.5, 0.3, moving, home, contacts))
+    assert state.clock.started
+    assert state.clock.elapsed_s == pytest.approx(4.5 / FPS)

@@ -257,3 +257,18 @@ def test_offside_not_when_the_opponent_plays(run):
         lines(figs, "ball 420,0 rest | flick 9", "ball 400,0 moving"), possession=AWAY
     )
     assert [c for c in calls if c.kind == "offside"] == []
+
+
+def test_offside_stops_the_clock_at_the_pass(run):
+    """FISTF 13.1 and DESIGN.md 6: play stopped at the pass, not when its direction showed.
+
+    The pass falls between frames 0 and 1 (half of that interval counts, 0.01 s at 50 fps);
+    the frame after it shows the ball played forward and the offside is called, but the
+    time the ball rolled after the pass does not count.
+    """
+    figs = "home 7 397,0; home 8 520,100; away 2 gk 590,0; away 9 400,-150"
+    state, calls = run(
+        lines(figs, "ball 420,0 rest", "ball 421,0 moving | flick 7", "ball 424,0 moving")
+    )
+    assert [c.kind for c in calls if not c.too_close_to_call] == ["offside"]
+    assert state.clock.elapsed_s == pytest.approx(0.5 / 50.0)
