@@ -92,6 +92,8 @@ class Pipeline:
         # The latest contacts (kind, frame, figure id), for benchmarks and live views; bounded.
         self.recent_contacts: deque[tuple[str, int, int | None]] = deque(maxlen=256)
         self._prev_t: float | None = None
+        self._hint_key: bytes | None = None  # the predicted ball point of ``_hint``
+        self._hint: tuple[np.ndarray, float] = (np.zeros(2), 1.0)  # its pixel and px per mm
         self._figs_key: object = None  # the FigureTracks whose list is ``_figs_list``
         self._figs_list: list[dict[str, Any]] = []
 
@@ -130,20 +132,24 @@ class Pipeline:
         if last is None or last.ball.xy_mm is None:
             return {"search_bases": True}  # the whole cloth is searched for the ball anyway
         dt = t - self._last_t
-        cam, r = self.model.lens, self.pitch.profile.ball_radius_mm
+        cam = self.model.lens
         xy = last.ball.xy_mm + last.ball.v_mm_s * dt
-        try:
-            hint = cam.project(np.array([[xy[0], xy[1], r]]))[0]
-        except ValueError:  # a wild prediction far off the table: search everywhere
-            return {}
-        scale = float(self.model.px_per_mm(hint)[0])
+        key = xy.tobytes()
+        if key != self._hint_key:  # a ball at rest: the same point, frame after frame
+            r = self.pitch.profile.ball_radius_mm
+            try:
+                hint = cam.project(np.array([[xy[0], xy[1], r]]))[0]
+            except ValueError:  # a wild prediction far off the table: search everywhere
+                return {}
+            self._hint_key, self._hint = key, (hint, float(self.model.px_per_mm(hint)[0]))
+        hint, scale = self._hint
         travel = float(np.hypot(*last.ball.v_mm_s)) * max(dt, 1e-3) * scale
         w, h = self.model.size_px
         if not (0 <= hint[0] < w and 0 <= hint[1] < h):
             return {}
         hints: dict[str, Any] = {"ball_hint_px": hint, "ball_travel_px": 0.5 * travel + 2.0}
         figs = last.figures
-        moving = np.hypot(*figs.v_mm_s.T) > 0 if len(figs) else np.zeros(0, bool)
+        moving = figs.v_mm_s.any(axis=1)
         if moving.any():
             hb = self.pitch.profile.base_height_mm
             xy = figs.xy_mm[moving] + figs.v_mm_s[moving] * dt
@@ -155,8 +161,9 @@ class Pipeline:
                 pass
         if not last.ball.moving or last.ball.onset_frame is not None:
             # A ball at rest is struck by a figure that starts from rest, unseen by the
-            # moving-base windows: look at every base (a still cloth costs nothing, the
-            # whole-cloth pass is reused while it shows nothing new), and at the flick.
+            # moving-base windows: look at the bases (the detector compares the cloth near
+            # the ball every frame, the rest on its slower schedule, and searches only where
+            # the frame changed), and at the flick.
             hints["search_bases"] = True
         return hints
 
@@ -204,8 +211,11 @@ class Pipeline:
         rest = ball.rest_xy_mm
         if rest is not None and not np.array_equal(ball.xy_mm, rest):
             return  # displaced from its rest point: wait for the tracker to decide
+        since, moving = ball.state_since_frame, bool(ball.moving)
+        if rest is not None:
+            x, y = np.round(rest, 3).tolist()
         for p in self._pending:
-            if p.record["frame"] < ball.state_since_frame:
+            if p.record["frame"] < since:
                 continue
             rec = p.record["ball"]
             if rec is None:
@@ -213,10 +223,9 @@ class Pipeline:
                     continue
                 rec = p.record["ball"] = {}
             if rest is not None:
-                rec["x_mm"] = round(float(rest[0]), 3)
-                rec["y_mm"] = round(float(rest[1]), 3)
+                rec["x_mm"], rec["y_mm"] = x, y
                 p.ball_sigma_mm = ball.sigma_mm
-            rec["moving"] = bool(ball.moving)
+            rec["moving"] = moving
 
     def _attach_contacts(self, tracks: Tracks) -> None:
         """File each contact on the first frame it shows (a flick: the frame after onset)."""

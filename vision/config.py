@@ -22,7 +22,10 @@ class VisionConfig:
         min_contrast: ... but never less than this many grey levels (a noiseless sensor).
         search_step: pixel step of the coarse whole-pitch search (every ``search_step``-th
             pixel in x and y), used when the ball is lost and to refresh bases.
-        base_refresh_frames: bases at rest are searched again every this many frames.
+        base_refresh_frames: bases at rest are searched again every this many frames; in
+            between, while the ball rests, only near it and near moving bases.
+        watch_radius_mm: ... that is, within this distance of the ball (a figure that comes
+            to strike it from farther is seen moving on the next whole search).
         rest_refit_frames: a ball window that shows nothing new reuses its last fit, but
             is fitted again after this many frames (the rest point averages the fits).
         coarse_refit_frames: likewise for the whole-cloth pass (``vision/changes.py``).
@@ -51,6 +54,7 @@ class VisionConfig:
     min_contrast: float = 18.0
     search_step: int = 4
     base_refresh_frames: int = 6
+    watch_radius_mm: float = 150.0
     rest_refit_frames: int = 8
     coarse_refit_frames: int = 60
     window_radii: float = 3.0

@@ -134,9 +134,12 @@ class Detector:
         ball = None
         if ball_hint_px is not None:
             ball = self._window_ball(image, np.asarray(ball_hint_px, np.float64), ball_travel_px)
-        coarse = self._coarse_pass(image) if ball is None or search_bases else None
-        if ball is None:
+        coarse = None
+        if ball is None:  # the whole cloth, for the ball
+            coarse = self._coarse_pass(image, None)
             ball = self._coarse_balls(image, coarse)
+        elif search_bases:
+            coarse = self._coarse_pass(image, self._watch(ball_hint_px, base_hints_px))
         bxy, br, bmm, scores, ok = ball
         if coarse is not None and search_bases:
             fxy, fr, fmm, fok, teams = self._coarse_bases(image, coarse, bxy[ok], br[ok])
@@ -226,9 +229,28 @@ class Detector:
         self._ball_gate.store(box, region, fit, self._frames)
         return fit
 
-    def _coarse_pass(self, image) -> _Coarse:
+    def _watch(self, ball_px, bases_px) -> list[tuple] | None:
+        """Boxes where the cloth is compared on this frame, or None for the whole cloth.
+
+        The whole cloth every ``base_refresh_frames`` frames (bases at rest); in between the
+        box within ``watch_radius_mm`` of the ball (a figure about to strike it is there) and
+        a box around each moving base.
+        """
+        if ball_px is None or self._frames % self.config.base_refresh_frames == 0:
+            return None
+        ball_px = np.asarray(ball_px, np.float64)
+        p = self.model.pitch.profile
+        scale = self.model.px_per_mm(ball_px)[0]
+        boxes = [self._window(ball_px, self.config.watch_radius_mm * scale)]
+        if bases_px is not None and len(bases_px):
+            bases_px = np.asarray(bases_px, np.float64).reshape(-1, 2)
+            half = 4.0 * p.base_radius_mm * self.model.px_per_mm(bases_px)
+            boxes += [self._window(c, r) for c, r in zip(bases_px, half, strict=True)]
+        return boxes
+
+    def _coarse_pass(self, image, watch: list[tuple] | None) -> _Coarse:
         """The whole-cloth pass, renewed where the frame changed (``vision/cloth.py``)."""
-        table, changed = self._cloth.update(image, self._frames)
+        table, changed = self._cloth.update(image, self._frames, watch)
         if changed or self._coarse is None:
             self._coarse = self._coarse_of(table)
         return self._coarse

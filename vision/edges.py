@@ -7,9 +7,22 @@ background falls through half of its value just inside the silhouette.
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
+
+
+@functools.lru_cache(maxsize=8)
+def _rays(rays: int, reach: float, samples: int) -> tuple[NDArray, NDArray, int]:
+    """Unit directions (rays, 2), sample radii in radii (samples,), and the index of the
+    sample nearest 0.85 radii (the reference contrast is taken inside it)."""
+    ang = np.arange(rays) * (2 * np.pi / rays)
+    u = np.stack([np.cos(ang), np.sin(ang)], 1)
+    frac = np.linspace(0.3, reach, samples)
+    u.flags.writeable = frac.flags.writeable = False
+    return u, frac, int(np.argmin(np.abs(frac - 0.85)))
 
 
 def radial_edges(
@@ -38,37 +51,29 @@ def radial_edges(
     c = np.asarray(centres_px, np.float64).reshape(-1, 2)
     r = np.asarray(r_ref_px, np.float64).reshape(-1)
     n = len(c)
-    ang = np.arange(rays) * (2 * np.pi / rays)
-    u = np.stack([np.cos(ang), np.sin(ang)], 1)  # (rays, 2)
-    frac = np.linspace(0.3, reach, samples)  # in radii
-    s = r[:, None] * frac[None, :]  # (n, samples)
-    pts = c[:, None, None, :] + u[None, :, None, :] * s[:, None, :, None]  # (n, rays, S, 2)
-    mapx = pts[..., 0].reshape(n * rays, samples).astype(np.float32)
-    mapy = pts[..., 1].reshape(n * rays, samples).astype(np.float32)
-    a = cv2.remap(
-        image, map1=mapx, map2=mapy, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    ).astype(np.float32)
-    b = cv2.remap(
-        background,
-        map1=mapx,
-        map2=mapy,
-        interpolation=cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_REPLICATE,
-    ).astype(np.float32)
-    d = np.sqrt(((a - b) ** 2).sum(axis=2)).reshape(n, rays, samples)
+    u, frac, j_ref = _rays(rays, reach, samples)
+    s = r[:, None] * frac[None, :]  # (n, samples) px
+    # Sample points (n * rays, samples): centre + direction x distance, per coordinate.
+    us = u[None, :, None, :] * s[:, None, :, None]
+    mapx = (us[..., 0] + c[:, 0, None, None]).reshape(n * rays, samples).astype(np.float32)
+    mapy = (us[..., 1] + c[:, 1, None, None]).reshape(n * rays, samples).astype(np.float32)
+    kw = {"interpolation": cv2.INTER_LINEAR, "borderMode": cv2.BORDER_REPLICATE}
+    a = cv2.remap(image, map1=mapx, map2=mapy, **kw)
+    b = cv2.remap(background, map1=mapx, map2=mapy, **kw)
+    diff = cv2.absdiff(a, b).astype(np.float32)
+    d = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff)).reshape(n, rays, samples)
     # Half of the weakest contrast inside: the shaded limb of a ball, not its highlight.
-    j_ref = int(np.argmin(np.abs(frac - 0.85)))
-    level = 0.5 * np.min(d[:, :, : j_ref + 1], axis=2)  # (n, rays)
+    level = 0.5 * d[:, :, : j_ref + 1].min(axis=2)  # (n, rays)
     above = d >= level[..., None]
-    last = samples - 1 - np.argmax(above[..., ::-1], axis=2)  # outermost sample above
-    nxt = np.minimum(last + 1, samples - 1)
-    d0 = np.take_along_axis(d, last[..., None], 2)[..., 0]
-    d1 = np.take_along_axis(d, nxt[..., None], 2)[..., 0]
+    last = samples - 1 - np.argmax(above[:, :, ::-1], axis=2)  # outermost sample above
+    flat = d.reshape(-1, samples)
+    row = np.arange(n * rays)
+    d0 = flat[row, last.ravel()].reshape(n, rays)
+    d1 = flat[row, np.minimum(last + 1, samples - 1).ravel()].reshape(n, rays)
     t = np.clip((d0 - level) / np.maximum(d0 - d1, 1e-6), 0.0, 1.0)
-    step = s[:, 1] - s[:, 0]
-    radius = s[np.arange(n)[:, None], last] + t * step[:, None]
+    radius = (frac[last] + t * (frac[1] - frac[0])) * r[:, None]
     valid = (
-        above.any(axis=2)
+        (d0 >= level)
         & (last < samples - 3)
         & (level >= min_level)
         & (d[:, :, -1] < 0.5 * level)  # the ray ends on the background
@@ -89,35 +94,45 @@ def fit_circles(
     point), and the inlier mask ``(n, m)``.
     """
     p = np.asarray(points, np.float64)
-    px, py = p[..., 0], p[..., 1]
+    # Points and centres as complex numbers x + iy: a few array operations per step, which
+    # is what a fit of one ball or a few bases costs.
+    z = p[..., 0] + 1j * p[..., 1]
     w = valid.astype(np.float64)
     cnt = np.maximum(w.sum(1), 1)
-    cx, cy = (px * w).sum(1) / cnt, (py * w).sum(1) / cnt
-    sx, sy = cx.copy(), cy.copy()
+    c = (z * w).sum(1) / cnt
+    start = c
     rad = np.asarray(radius, np.float64)
     # Two Gauss-Newton steps on all points, then one after each trim (the centre moves little
     # once the outliers are gone).
-    for i, trim in enumerate((*trims, trims[-1])):
+    rounds = (*trims, trims[-1])
+    for i, trim in enumerate(rounds):
+        sw = w.sum(1)
         for _ in range(2 if i == 0 else 1):
-            vx, vy = px - cx[:, None], py - cy[:, None]
-            dist = np.maximum(np.sqrt(vx * vx + vy * vy), 1e-9)
-            jx, jy = vx / dist, vy / dist  # minus d res / d c
-            wres = w * (dist - rad[:, None])
-            wjx, wjy = w * jx, w * jy
-            a, b, d = (wjx * jx).sum(1), (wjx * jy).sum(1), (wjy * jy).sum(1)
-            gx, gy = (jx * wres).sum(1), (jy * wres).sum(1)
+            v = z - c[:, None]
+            dist = np.maximum(np.abs(v), 1e-9)
+            j = v / dist  # unit vectors, minus d res / d c
+            wj = w * j
+            # Normal equations [[a, b], [b, d]] from sum w j j^T: a + d = sum w (|j| = 1),
+            # a - d + 2ib = sum w j^2; gradient gx + i gy = sum w j res.
+            j2 = (wj * j).sum(1)
+            g = (wj * (dist - rad[:, None])).sum(1)
+            a, d, b = 0.5 * (sw + j2.real), 0.5 * (sw - j2.real), 0.5 * j2.imag
             det = np.maximum(a * d - b * b, 1e-12)  # 2x2 normal equations, solved in closed form
-            stx, sty = (d * gx - b * gy) / det, (a * gy - b * gx) / det
+            st = ((d * g.real - b * g.imag) + 1j * (a * g.imag - b * g.real)) / det
             # Points on a short arc (or on one line) leave the normal equations nearly
             # singular: never jump farther than a radius in one step.
-            f = np.minimum(1.0, rad / np.maximum(np.sqrt(stx * stx + sty * sty), 1e-12))
-            cx, cy = cx + stx * f, cy + sty * f
-        vx, vy = px - cx[:, None], py - cy[:, None]
-        res = np.sqrt(vx * vx + vy * vy) - rad[:, None]
-        w = (valid & (np.abs(res) <= trim)).astype(np.float64)
-    c, start = np.stack([cx, cy], 1), np.stack([sx, sy], 1)
+            st = st * np.minimum(1.0, rad / np.maximum(np.abs(st), 1e-12))
+            c = c + st
+        res = np.abs(z - c[:, None]) - rad[:, None]
+        kept = (valid & (np.abs(res) <= trim)).astype(np.float64)
+        # Converged (the last step a ten-thousandth of a radius, so the next would move the
+        # centre by far less) and the trim dropped nothing: more rounds would change nothing.
+        done = np.array_equal(kept, w) and bool((np.abs(st) < 1e-4 * rad).all())
+        w = kept
+        if done:
+            break
     # The centre of points on a circle lies within a radius of their mean.
-    near = np.hypot(cx - sx, cy - sy) <= 1.5 * rad
-    ok = (w.sum(1) >= 5) & near & np.isfinite(c).all(1)
-    c = np.where(ok[:, None], c, start)
-    return c, ok, w.astype(bool)
+    near = np.abs(c - start) <= 1.5 * rad
+    ok = (w.sum(1) >= 5) & near & np.isfinite(c)
+    c = np.where(ok, c, start)
+    return np.stack([c.real, c.imag], 1), ok, w.astype(bool)

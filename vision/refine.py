@@ -91,41 +91,41 @@ def _refine_balls_once(image, model, rough, config):
         image, model.background, rough, r_px, rays=config.rays, min_level=model.threshold
     )
     k, m = valid.shape
-    pts = cam.back_project(edges.reshape(-1, 2), r).reshape(k, m, 2)
-    c0 = cam.back_project(rough, r)
-    e, n, tan_t, height = _radial_frame(model, c0, r)
+    # The edges and the rough centres cross to the plane of the ball's centre in one call.
+    both = cam.back_project(np.concatenate([edges.reshape(-1, 2), rough]), r)
+    pts, c0 = both[: k * m].reshape(k, m, 2), both[k * m :]
+    e, _, tan_t, height = _radial_frame(model, c0, r)
     cos_t = 1.0 / np.sqrt(1.0 + tan_t**2)
-    q = pts - c0[:, None, :]
-    qr = np.einsum("kmi,ki->km", q, e) * cos_t[:, None]
-    qt = np.einsum("kmi,ki->km", q, n)
-    squeezed = c0[:, None, :] + qr[..., None] * e[:, None, :] + qt[..., None] * n[:, None, :]
+    # In complex numbers x + iy, dividing by the unit direction e turns an offset into
+    # (along e, across e): the squeeze along e is then a scaling of the real part.
+    ez = e[:, 0] + 1j * e[:, 1]
+    c0z = c0[:, 0] + 1j * c0[:, 1]
+    q = ((pts[..., 0] + 1j * pts[..., 1]) - c0z[:, None]) / ez[:, None]
+    sq = (q.real * cos_t[:, None] + 1j * q.imag) * ez[:, None] + c0z[:, None]  # (k, m)
+    squeezed = np.stack([sq.real, sq.imag], 2)
     fit, ok, inl = fit_circles(squeezed, valid, np.full(k, r))
-    d = fit - c0
-    centre = (
-        c0
-        + (np.einsum("ki,ki->k", d, e) / cos_t)[:, None] * e
-        + np.einsum("ki,ki->k", d, n)[:, None] * n
-    )
-    # A streak: elongated, and a ball-sized circle explains less than half of its outline
-    # (a half-hidden round ball is elongated too, but the circle explains all it shows).
-    explained = inl.sum(1) / np.maximum(valid.sum(1), 1)
+    d = ((fit[:, 0] + 1j * fit[:, 1]) - c0z) / ez
+    cz = (d.real / cos_t + 1j * d.imag) * ez + c0z
+    centre = np.stack([cz.real, cz.imag], 1)
     # Rays whose edge lies on the fitted outline, within a pixel (however few mm that is).
-    signed = np.hypot(*(squeezed - fit[:, None, :]).transpose(2, 0, 1)) - r
+    signed = np.abs(sq - (fit[:, 0] + 1j * fit[:, 1])[:, None]) - r
     tol = np.maximum(1.0, r / r_px)[:, None]
     on_outline = valid & (np.abs(signed) <= tol)
     # How much larger than the ball the outline is (a base of the ball's colour is larger).
     size_err = _row_medians(signed, valid)
-    streak = (
-        (_elongation(pts, valid) > config.blur_elongation)
-        & (explained < 0.6)
-        & (valid.sum(1) >= 0.5 * m)
-    )
-    if streak.any():
-        centre[streak] = _streak_centres(pts[streak], valid[streak])
-        ok[streak] = True
-        on_outline[streak] = valid[streak]
-        # A streak is as wide as the ball across its motion (a base with a body is wider).
-        size_err[streak] = _half_widths(squeezed[streak], valid[streak]) - r
+    # A streak: elongated, and a ball-sized circle explains less than half of its outline
+    # (a half-hidden round ball is elongated too, but the circle explains all it shows).
+    seen = valid.sum(1)
+    maybe = (inl.sum(1) < 0.6 * np.maximum(seen, 1)) & (seen >= 0.5 * m)
+    if maybe.any():
+        streak = np.zeros(k, bool)
+        streak[maybe] = _elongation(pts[maybe], valid[maybe]) > config.blur_elongation
+        if streak.any():
+            centre[streak] = _streak_centres(pts[streak], valid[streak])
+            ok[streak] = True
+            on_outline[streak] = valid[streak]
+            # A streak is as wide as the ball across its motion (a base with a body is wider).
+            size_err[streak] = _half_widths(squeezed[streak], valid[streak]) - r
     tan_a = r / np.sqrt(np.maximum(height**2 * (1 + tan_t**2) - r * r, 1.0))
     t2, a2 = tan_t**2, tan_a**2
     delta = height * tan_t * a2 * (1 + t2) / (1 - t2 * a2)
