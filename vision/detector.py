@@ -82,8 +82,14 @@ class Detector:
         d = shaded_distance(model.ball_bgr[None], model.team_bgr, self.config.shading_range)[0]
         near = d < 0.25 * float(np.linalg.norm(model.ball_bgr)) + 10.0
         self._ball_classes = [_BALL] + [_HOME + i for i in np.flatnonzero(near)]
+        self._is_ball_class = np.isin(np.arange(3), self._ball_classes)  # by class
         p = model.pitch.profile
         self._ball_area_mm2 = np.pi * p.ball_radius_mm**2
+        # Edges are placed to a fraction of a pixel: below ~1.5 px per mm sizes blur together.
+        mm_px = 1.0 / float(np.median(model.scale_grid))
+        self._size_tol_mm = max(0.5, 0.5 * (p.base_radius_mm - p.ball_radius_mm), 0.6 * mm_px)
+        ang = np.arange(self.config.rays) * (2 * np.pi / self.config.rays)
+        self._ray_u = np.stack([np.cos(ang), np.sin(ang)], 1)  # (rays, 2) ray directions
         self._base_area_mm2 = np.pi * p.base_radius_mm**2
         self._frames = 0
         cfg = self.config
@@ -297,11 +303,7 @@ class Detector:
 
     def _ball_sized(self, size_err: NDArray) -> NDArray[np.bool_]:
         """Outlines nearer the ball's radius than a base's (a team of the ball's colour)."""
-        p = self.model.pitch.profile
-        # Edges are placed to a fraction of a pixel: below ~1.5 px per mm sizes blur together.
-        mm_px = 1.0 / float(np.median(self.model.scale_grid))
-        tol = max(0.5, 0.5 * (p.base_radius_mm - p.ball_radius_mm), 0.6 * mm_px)
-        return np.abs(size_err) <= tol
+        return np.abs(size_err) <= self._size_tol_mm
 
     def _ball_quality(self, image, centre_px, r_px, ok, outline):
         """Score ``(k,)`` of each fitted candidate and which ones are balls at all.
@@ -316,9 +318,7 @@ class Detector:
         k, m = outline.shape
         if k == 0:
             return np.zeros(0), ok
-        ang = np.arange(m) * (2 * np.pi / m)
-        u = np.stack([np.cos(ang), np.sin(ang)], 1)
-        pts = centre_px[:, None, :] + 0.6 * u[None] * r_px[:, None, None]  # (k, m, 2)
+        pts = centre_px[:, None, :] + 0.6 * self._ray_u[None] * r_px[:, None, None]  # (k, m, 2)
         w, h = self.model.size_px
         ix = np.clip(np.rint(pts[..., 0]).astype(int), 0, w - 1)
         iy = np.clip(np.rint(pts[..., 1]).astype(int), 0, h - 1)
@@ -344,7 +344,7 @@ class Detector:
         d = shaded_distance(pixels, self._colours, self.config.shading_range)
         cls = np.argmin(d, axis=1)
         size = np.linalg.norm(np.asarray(pixels, np.float32), axis=1)
-        ball = (d[:, _BALL] <= 0.12 * size + 12.0) & np.isin(cls, self._ball_classes)
+        ball = (d[:, _BALL] <= 0.12 * size + 12.0) & self._is_ball_class[cls]
         if len(self._ball_classes) > 1:  # twins: the ball's pixels count for its twin team
             cls = np.where(cls == _BALL, self._ball_classes[-1], cls)
         else:
