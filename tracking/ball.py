@@ -45,6 +45,8 @@ from numpy.typing import NDArray
 
 from vision.detections import Detections
 
+FIT_REACH_MM = 20.0  # the stop is dated from the last 20 mm of the roll
+
 
 class TimestampError(ValueError):
     """Frame timestamps went backwards."""
@@ -368,8 +370,10 @@ class BallTracker:
 
         Rolling to a stop under constant friction, the distance still to go is
         ``a / 2 * (t_stop - t) ** 2``: its square root falls linearly to zero at ``t_stop``.
-        A line fitted through it over the last few millimetres dates the stop to a fraction of
-        a frame without knowing the cloth's friction. Without enough points (the ball was
+        A line fitted through it over the last ``FIT_REACH_MM`` (weighted for the noise, which
+        weighs most near the stop) dates the stop to a fraction of a frame without knowing the
+        cloth's friction; the more of the roll it sees, the less a few noisy fits of the slow
+        last millimetres move it. Without enough points (the ball was
         stopped by a base) the first frame within ``stop_tolerance_mm`` of the final point is
         taken.
         """
@@ -383,9 +387,10 @@ class BallTracker:
         # Trailing run of frames already at the final point.
         first_near = len(d) - int(np.argmin(near[::-1])) if not near.all() else 0
         since = int(frames[min(first_near, len(d) - 1)])
-        fit = (d > 4 * tol) & (d < 8.0) & (np.arange(len(d)) < first_near)
+        fit = (d > 4 * tol) & (d < FIT_REACH_MM) & (np.arange(len(d)) < first_near)
         if fit.sum() >= 3:
-            slope, icpt = np.polyfit(t[fit], np.sqrt(d[fit]), 1)
+            # A position error e moves sqrt(d) by about e / (2 sqrt(d)): weigh by sqrt(d).
+            slope, icpt = np.polyfit(t[fit], np.sqrt(d[fit]), 1, w=np.sqrt(d[fit]))
             if slope < 0:
                 t_stop = -icpt / slope
                 # The first frame at or after the stop, as the flick's first moving frame is the
