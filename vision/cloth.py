@@ -5,19 +5,20 @@ every ``step``-th pixel. Redoing it on every frame costs a read of a quarter of 
 even when nothing moved, and the whole classification when one figure moved. ``ClothBlobs``
 keeps the blob table of the last pass and, each frame:
 
-- compares a sparse sample of the frame (every ``step``-th column of every ``2 step``-th row:
-  a base is crossed by at least two sampled rows) with the sample the table was made from; a
-  sample has changed when a channel differs by more than twice the foreground threshold, as in
-  ``vision/changes.py``. Asked to, it compares only inside *watched* boxes (around the ball a
-  figure may come to strike, around the figures already moving), and the rest of the cloth on
-  the detector's slower schedule for bases at rest;
+- compares every ``2 step``-th row of the frame (a base is crossed by at least two of them;
+  every pixel of a row, so that an outline moved by a fraction of a pixel shows) with the rows
+  the table was made from; a pixel has changed when a channel differs by more than twice the
+  foreground threshold, as in ``vision/changes.py``. Asked to, it compares only inside
+  *watched* boxes (around the ball a figure may come to strike, around the figures already
+  moving), and the rest of the cloth on the detector's slower schedule for bases at rest;
 - around each group of changed samples (the *core*, grown by the largest blob's radius, so it
   holds the centre of every blob that changed) searches a box one more blob radius wide at the
   full pass's sample grid, and replaces the table's blobs centred in the core by the box's;
-- redoes the whole pass every ``max_age`` frames, when the changes cover much of the cloth, or
-  when a blob found in a box runs into the box's edge (a hand or an arm larger than a figure).
+- redoes the whole pass every ``max_age`` frames (and marks all its blobs fresh, so the detector
+  fits every base again), when the changes cover much of the cloth, or when a blob found in a
+  box runs into the box's edge (a hand or an arm larger than a figure).
 
-The reference sample is renewed only inside the cores: a slow change below the threshold from
+The reference rows are renewed only inside the cores: a slow change below the threshold from
 one frame to the next still adds up until it shows.
 """
 
@@ -99,8 +100,8 @@ class ClothBlobs:
         self._t = 2.0 * float(threshold)
         self._max_age = max_age
         self._min_pixels = min_pixels
-        # Cores and boxes in whole samples of the sparse grid (rows 2 step apart).
-        self._grow = (int(np.ceil(blob_radius_px / step)), int(np.ceil(blob_radius_px / step / 2)))
+        # Cores grow by a blob's radius: in pixels across, in sampled rows (2 step apart) down.
+        self._grow = (int(np.ceil(blob_radius_px)), int(np.ceil(blob_radius_px / step / 2)))
         self._ref: NDArray[np.uint8] | None = None
         self._frame = 0
         self.table: BlobTable | None = None
@@ -111,10 +112,9 @@ class ClothBlobs:
         f = 1.0 / self._step  # the exact scale keeps samples at multiples of the step
         return cv2.resize(image, dsize=None, fx=f, fy=f, interpolation=cv2.INTER_NEAREST)
 
-    def _sparse(self, image: NDArray) -> NDArray:
-        """Every ``step``-th column of every ``2 step``-th row."""
-        f = 1.0 / self._step
-        return cv2.resize(image, dsize=None, fx=f, fy=0.5 * f, interpolation=cv2.INTER_NEAREST)
+    def _rows(self, image: NDArray) -> NDArray:
+        """Every ``2 step``-th row (a view)."""
+        return image[:: 2 * self._step]
 
     def update(
         self, image: NDArray[np.uint8], frame: int, watch: list[tuple] | None = None
@@ -134,31 +134,33 @@ class ClothBlobs:
         table = None if cores is None else self._patch(image, cores)
         if table is None:
             return self._full(image, frame), True
-        s = self._step
+        rows = self._rows(image)
         for x0, y0, x1, y1 in cores:  # renew the reference where the table was renewed
-            self._ref[y0:y1, x0:x1] = image[2 * s * y0 : 2 * s * y1 : 2 * s, s * x0 : s * x1 : s]
+            self._ref[y0:y1, x0:x1] = rows[y0:y1, x0:x1]
         self.table = table
         return table, True
 
     def _changes(self, image, watch) -> NDArray[np.uint8] | None:
-        """Mask of the changed sparse samples (255), or None when too few changed."""
-        t, s = self._t, self._step
+        """Mask ``(rows, w)`` of the changed pixels of the sampled rows (255), or None when
+        too few changed."""
+        t, rows = self._t, self._rows(image)
         if watch is None:
-            parts = [((0, 0), self._sparse(image), self._ref)]
+            parts = [((0, 0), rows, self._ref)]
         else:
             parts = []
             hs, ws = self._ref.shape[:2]
+            rs = 2 * self._step
             for x0, y0, x1, y1 in watch:
-                sx0, sy0 = max(0, int(x0) // s), max(0, int(y0) // (2 * s))
-                sx1, sy1 = min(ws, int(x1) // s + 1), min(hs, int(y1) // (2 * s) + 1)
+                sx0, sy0 = max(0, int(x0)), max(0, int(y0) // rs)
+                sx1, sy1 = min(ws, int(x1) + 1), min(hs, int(y1) // rs + 1)
                 if sx1 > sx0 and sy1 > sy0:
-                    sub = image[2 * s * sy0 : 2 * s * sy1 : 2 * s, s * sx0 : s * sx1 : s]
-                    parts.append(((sx0, sy0), sub, self._ref[sy0:sy1, sx0:sx1]))
+                    parts.append(((sx0, sy0), rows[sy0:sy1, sx0:sx1], self._ref[sy0:sy1, sx0:sx1]))
         changed, count = None, 0
         for (x0, y0), sub, ref in parts:
-            diff = cv2.absdiff(np.ascontiguousarray(sub), ref)
-            if cv2.norm(diff, normType=cv2.NORM_INF) <= t:
+            # Nearly always nothing changed: the largest difference says so in one pass.
+            if cv2.norm(sub, ref, normType=cv2.NORM_INF) <= t:
                 continue
+            diff = cv2.absdiff(sub, ref)
             here = cv2.bitwise_not(cv2.inRange(diff, lowerb=(0, 0, 0), upperb=(t, t, t)))
             if changed is None:
                 changed = np.zeros(self._ref.shape[:2], np.uint8)
@@ -170,14 +172,15 @@ class ClothBlobs:
     def _full(self, image, frame) -> BlobTable:
         small = self._grid(image)
         found = self._search(small, self._bg_small, self._roi_small, np.zeros(2), self._step)
-        self.table = BlobTable.of(found, fresh=False)
-        self._ref, self._frame = self._sparse(image), frame
+        self.table = BlobTable.of(found, fresh=True)
+        self._ref, self._frame = self._rows(image).copy(), frame
         self.full_passes += 1
         return self.table
 
     def _cores(self, changed: NDArray[np.uint8]) -> list[tuple[int, int, int, int]] | None:
-        """Cores ``(x0, y0, x1, y1)`` in sparse samples around groups of changed samples, or
-        None when they cover much of the cloth (the whole pass is then cheaper)."""
+        """Cores ``(x0, y0, x1, y1)`` around groups of changed pixels, in pixels across and
+        sampled rows down, or None when they cover much of the cloth (the whole pass is then
+        cheaper)."""
         gx, gy = self._grow
         kernel = np.ones((2 * gy + 1, 2 * gx + 1), np.uint8)
         grown = cv2.dilate(changed, kernel=kernel)
@@ -200,9 +203,10 @@ class ClothBlobs:
         old = self.table
         keep = np.ones(len(old.cls), bool)
         parts, done = [], []
+        gx = -(-gx // s)  # in the full pass's samples
         for x0, y0, x1, y1 in cores:
             # Core and box on the full pass's grid (every step-th pixel in x and y).
-            cx0, cx1, cy0, cy1 = x0, x1, 2 * y0, 2 * y1
+            cx0, cx1, cy0, cy1 = x0 // s, -(-x1 // s), 2 * y0, 2 * y1
             bx0, bx1 = max(0, cx0 - gx), min(ws, cx1 + gx)
             by0, by1 = max(0, cy0 - 2 * gy), min(hs, cy1 + 2 * gy)
             crop = np.ascontiguousarray(image[by0 * s : by1 * s : s, bx0 * s : bx1 * s : s])
@@ -227,7 +231,11 @@ class ClothBlobs:
             if (here & _on_edges(found[4], inner)).any():
                 return None
             parts.append(BlobTable.of(tuple(f[here] for f in found), fresh=True))
-        return BlobTable.join([old.select(keep), *parts])
+        kept = old.select(keep)
+        carried = BlobTable(
+            *(getattr(kept, f) for f in BlobTable.__slots__[:-1]), np.zeros(len(kept.cls), bool)
+        )
+        return BlobTable.join([carried, *parts])
 
 
 def _inside(xy: NDArray, lo: NDArray, hi: NDArray) -> NDArray[np.bool_]:

@@ -104,6 +104,28 @@ def test_position_at_rest_averages_noise():
     assert np.linalg.norm(tracks[-1].xy_mm[0] - [30.0, -40.0]) < 0.25
 
 
+def test_a_base_that_stops_is_where_it_stands():
+    """The last sighting while it moved is no part of where it rests."""
+    tracker = FigureTracker()
+    for i, x in enumerate([0.0, 5.0, 10.0, 15.0, 16.5, 17.3, 17.3, 17.3]):
+        last = tracker.update(Detections.build(base_xy_mm=[[x, 0.0]], base_team=[0]), i / FPS)
+    assert abs(last.xy_mm[0, 0] - 17.3) < 0.01
+
+
+def test_the_same_bases_again_leave_the_tracks_and_still_confirm_a_new_one():
+    tracker = FigureTracker()
+    still = Detections.build(base_xy_mm=[[10.0, 0.0], [50.0, 0.0]], base_team=[0, 1])
+    for i in range(5):
+        before = tracker.update(still, i / FPS)
+    arrived = Detections.build(
+        base_xy_mm=[[10.0, 0.0], [50.0, 0.0], [90.0, 5.0]], base_team=[0, 1, 1]
+    )
+    counts = [len(tracker.update(arrived, (5 + i) / FPS)) for i in range(4)]
+    assert counts == [2, 2, 3, 3]
+    after = tracker.update(arrived, 10 / FPS)
+    assert np.array_equal(after.xy_mm[:2], before.xy_mm)
+
+
 def test_teams_never_swap():
     seq = frames([[0.0, 0.0], [0.0, 30.0]], [[0.0, 0.0], [0.0, 0.0]], [0, 1], 20)
     tracker = FigureTracker()

@@ -108,3 +108,20 @@ def test_frame_of_another_size_is_a_clear_error(model):
 def test_learning_without_a_ball_asks_for_its_colour():
     with pytest.raises(LearningError, match="ball_bgr"):
         learn_model([draw(None)], CAMERA, PITCH)
+
+
+@pytest.mark.parametrize("ball_hint", [False, True])
+def test_base_pushed_a_little_at_a_time_is_followed(model, ball_hint):
+    """A figure pushed by hand into place moves less than the coarse search step per frame:
+    its fit must follow it, not stay where the base was first fitted."""
+    ball_xy = (60.0, 0.0)  # the pushed base stays within the watched reach of the ball
+    hint = CAMERA.project(np.array([[*ball_xy, 10.5]]))[0] if ball_hint else None
+    det = Detector(model)
+    away = AWAY_XY.copy()
+    for step in range(13):  # 1 mm a frame, 0.44 px at this size
+        away[2] = AWAY_XY[2] + (step, 0.0)
+        out = det.detect(draw(ball_xy, away=away), ball_hint_px=hint, search_bases=True)
+    fresh = Detector(model).detect(draw(ball_xy, away=away), search_bases=True)
+    moved = np.argmin(np.linalg.norm(out.base_xy_mm - away[2], axis=1))
+    truth = np.argmin(np.linalg.norm(fresh.base_xy_mm - away[2], axis=1))
+    assert np.linalg.norm(out.base_xy_mm[moved] - fresh.base_xy_mm[truth]) < 0.3
