@@ -3,7 +3,6 @@ live runner and served by waitress: the radar moves, the clock runs and stops wi
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +13,7 @@ from playwright.sync_api import Page, expect
 from hardware.sim_source import SimSource
 from tablevar.live import LiveOptions, LiveRunner
 from web.app import create_app, hub_of, set_recalibrate
-from web.serving import make_server, stop, url_of
+from web.serving import make_server, run_in_thread, stop, url_of
 
 PIN = "2468"
 TIMEOUT_MS = 60_000  # the simulated match takes several seconds on a busy machine
@@ -36,8 +35,7 @@ def live(tmp_path: Path) -> Iterator[tuple[str, LiveRunner]]:
     )
     set_recalibrate(app, runner.recalibrate)
     server = make_server(app, "127.0.0.1", 0, threads=8)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
+    thread = run_in_thread(server)
     yield url_of(server), runner
     runner.stop()
     stop(server, app)
@@ -68,6 +66,15 @@ def test_live_page_follows_the_simulated_match(live, page: Page):
     info = page.locator("#radar-info")
     first = info.text_content()
     expect(info).not_to_have_text(first, timeout=TIMEOUT_MS)
+    # Each disc keeps its circle from update to update, and glides to its new place over the
+    # time between the server's updates (a transition of cx and cy).
+    page.evaluate("() => { window.kept = document.querySelector('#radar circle.figure'); }")
+    page.wait_for_function(
+        "() => parseFloat(getComputedStyle(window.kept).getPropertyValue('--glide')) > 0",
+        timeout=TIMEOUT_MS,
+    )
+    assert page.evaluate("() => window.kept.isConnected")
+    assert "cx" in page.evaluate("() => getComputedStyle(window.kept).transitionProperty")
 
     # The scripted throw-in arrives with its evidence picture.
     # (The feed is redrawn as calls come, so look at whichever picture loaded.)

@@ -11,6 +11,8 @@
   let pitch = null;
   let objects = null;
   let lastFrame = null;
+  let lastFrameMs = null;
+  const GLIDE_MAX_MS = 250;  // a longer gap (a pause, a reconnect) jumps instead of gliding
 
   function halfLabel(half) {
     return half === 1 ? "1st half" : half === 2 ? "2nd half" : `Extra time ${half - 2}`;
@@ -78,7 +80,13 @@
   function showFrame(record) {
     lastFrame = record;
     if (!objects) return;
-    TV.drawObjects(objects, record, pitch);
+    // The server sends the radar ~15 times a second: glide each disc over the time since the
+    // last update, so it moves smoothly and arrives as the next one comes.
+    const now = performance.now();
+    const glide = lastFrameMs === null ? 0 : Math.min(now - lastFrameMs, GLIDE_MAX_MS);
+    lastFrameMs = now;
+    objects.style.setProperty("--glide", `${glide >= GLIDE_MAX_MS ? 0 : glide.toFixed(0)}ms`);
+    TV.moveObjects(objects, record, pitch);
     $("radar-info").textContent = `frame ${record.frame} · ${Number(record.t_s).toFixed(2)} s`;
   }
 

@@ -184,9 +184,34 @@ const TV = (() => {
     }
   }
 
+  /* Like drawObjects, but each figure (by id) and the ball keep their circle from record to
+     record, so a CSS transition on cx and cy glides them between the server's updates. */
+  function moveObjects(layer, record, pitch) {
+    const old = new Map([...layer.children].map((c) => [c.dataset.key, c]));
+    const place = (key, xy, r, cls, before) => {
+      let c = old.get(key);
+      old.delete(key);
+      if (!c) {
+        c = svg("circle", { "data-key": key });
+        layer.insertBefore(c, before);
+      }
+      c.setAttribute("cx", xy.x_mm);
+      c.setAttribute("cy", xy.y_mm);
+      c.setAttribute("r", r);
+      c.setAttribute("class", cls);
+    };
+    const ballEl = record && record.ball ? old.get("ball") || null : null;
+    (record ? record.figures || [] : []).forEach((fig, i) => place(
+      `f${fig.id ?? `#${i}`}`, fig, pitch.base_radius_mm, `figure ${fig.team}`, ballEl));
+    if (record && record.ball) {
+      place("ball", record.ball, pitch.ball_radius_mm, `ball${record.ball.moving ? " moving" : ""}`, null);
+    }
+    for (const gone of old.values()) gone.remove();
+  }
+
   document.addEventListener("DOMContentLoaded", initPin);
   return {
     el, svg, post, getJSON, toast, pin, fmtClock, fmtMm, kindLabel, callFacts, callBadges,
-    tooClose, drawPitch, drawObjects,
+    tooClose, drawPitch, drawObjects, moveObjects,
   };
 })();
