@@ -6,6 +6,7 @@ many pages can watch at once (plus a few for frames and API calls).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from flask import Flask
@@ -37,6 +38,24 @@ def url_of(server: BaseWSGIServer) -> str:
     host, port = server.effective_host, server.effective_port
     host = f"[{host}]" if ":" in str(host) else host
     return f"http://{host}:{port}/"
+
+
+def run_in_thread(server: BaseWSGIServer) -> threading.Thread:
+    """Run ``server`` in a daemon thread (tests, benchmarks); end it with ``stop``.
+
+    ``stop`` closes the sockets under the running loop, which may then fail on them: that is
+    how the loop ends, not an error.
+    """
+
+    def run() -> None:
+        try:
+            server.run()
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=run, name="tablevar-server", daemon=True)
+    thread.start()
+    return thread
 
 
 def serve(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -11,7 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from web.app import create_app, hub_of
-from web.serving import make_server, stop, url_of
+from web.serving import make_server, run_in_thread, stop, url_of
 
 PIN = "2468"  # conftest.PIN
 TIMEOUT_MS = 10_000
@@ -24,8 +23,7 @@ class Running:
         self.app = create_app(config)
         self.server = make_server(self.app, "127.0.0.1", 0, threads=8)
         self.url = url_of(self.server)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
+        self.thread = run_in_thread(self.server)
 
     @property
     def hub(self):
