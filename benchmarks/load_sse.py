@@ -10,23 +10,25 @@ The simulated match (a scene of ``hardware/scene_library.py``, at the size and r
 ``tablevar live``'s simulator) is rendered once and calibrated once, then replayed from memory:
 
 1. throughput: the clip goes through the live runner unpaced (as fast as the pipeline takes
-   frames), alternately with no client and with ``--clients`` clients (A B A B ...), so slow
-   drifts of a shared machine cancel. The pipeline's frame rate is taken from the frame after
-   the table was learned to the end of the clip. Each run is a new match (the referee's reset).
+   frames), in ``--pairs`` pairs of runs with no client (A) and with ``--clients`` clients (B),
+   ordered A B, B A, A B ... so slow drifts of a shared machine cancel. The pipeline's frame
+   rate is taken from the frame after the table was learned to the end of the clip. Each run
+   is a new match (the referee's reset).
 2. page load: the clip paced like a camera, the clients connected, and the live page loaded
    over HTTP and in Chromium (``/usr/bin/chromium``, when present) until the event stream is
    live and the radar shows the ball.
 
-Prints the pipeline's frame rate per run and the ratio with clients / without, both of the mean
-rates and of the summed per-frame times of each kind's best run (every run replays the same
-frames, so each frame's best drops the moments other programs had the cores; the 10 % bar is
-judged on this one); the calls pushed and those some client never received (must be 0: a client
-that falls behind is closed and resyncs from a full state, which lists the calls); the frames
-each client got (they coalesce by design, at most ``SSE_MAX_RATE_HZ`` a second); the CPU the
-client process took; and the page load times. Exit status 1 when a call was lost or the
-slowdown exceeds 10 %.
+Prints per pair the frame rates and the ratios B / A of the frame rate, of the typical (median)
+frame time and of the worker thread's own CPU time per frame (what the pipeline did, without
+the time it waited); over the pairs their median, quartiles and range, and whether the median
+frame-rate ratio meets the bar (at most 10 % slower); the ratio of the summed per-frame best of
+all runs of each kind (every run replays the same frames). Then the calls pushed and those some
+client never received (must be 0: a client that falls behind is closed and resyncs from a full
+state, which lists the calls); the frames each client got a second (coalesced by design, at most
+``SSE_MAX_RATE_HZ``); the CPU the client process took; and the page load times. Exit status 1
+when a call was lost or the bar is not met.
 
-Run: ``.venv/bin/python benchmarks/load_sse.py [--clients 50] [--pairs 2] [--scene demo]``.
+Run: ``.venv/bin/python benchmarks/load_sse.py [--clients 50] [--pairs 6] [--scene demo]``.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from calibration.calibrate import calibrate, clean_view
@@ -56,7 +59,7 @@ from tablevar.live import LiveOptions, LiveRunner
 from web.app import create_app, hub_of
 from web.chromium import CHROMIUM_PATH, launch_chromium
 from web.hub import MatchHub
-from web.serving import make_server, stop
+from web.serving import make_server, run_in_thread, stop
 
 HOST = "127.0.0.1"
 TABLE = "fistf"
@@ -101,6 +104,9 @@ class ReplaySource(SourceBase):
         self._clip, self.paced = clip, paced
         self.asked_s: list[float] = []  # perf_counter when frame i was asked for
         self.end_s: float | None = None  # ... and when the frame after the last was
+        # The worker thread's own CPU time at each ask (the generator runs in that thread):
+        # what the pipeline did, without the time it waited for the cores or the interpreter.
+        self.cpu_s: list[float] = []
 
     @property
     def size_px(self) -> tuple[int, int]:
@@ -116,8 +122,10 @@ class ReplaySource(SourceBase):
             if self.paced:
                 time.sleep(max(0.0, t0 + i / self.fps - time.perf_counter()))
             self.asked_s.append(time.perf_counter())
+            self.cpu_s.append(time.thread_time())
             yield Frame(i, round(i * 1e9 / self.fps), image)
         self.end_s = time.perf_counter()
+        self.cpu_s.append(time.thread_time())
 
     def close(self) -> None:
         """Nothing to release."""
@@ -126,6 +134,10 @@ class ReplaySource(SourceBase):
         """Time the worker spent on each frame from ``WARMUP_FRAMES`` on, s."""
         asked = np.array([*self.asked_s, self.end_s], np.float64)
         return np.diff(asked[WARMUP_FRAMES:])
+
+    def cpu_per_frame_s(self) -> float:
+        """The worker thread's CPU time per frame from ``WARMUP_FRAMES`` on, s."""
+        return (self.cpu_s[-1] - self.cpu_s[WARMUP_FRAMES]) / (len(self.cpu_s) - 1 - WARMUP_FRAMES)
 
     def frame_rate(self) -> float:
         """Frames per second from frame ``WARMUP_FRAMES`` to the end of what was taken."""
@@ -241,6 +253,7 @@ class Run:
     fps: float = 0.0
     frames: int = 0
     frame_s: np.ndarray | None = None  # the worker's time per frame, s
+    cpu_per_frame_s: float = 0.0  # the worker thread's own CPU time per frame, s
     wall_s: float = 0.0  # the whole run, connecting and draining included
     clients_cpu_s: float = 0.0
     calls: list[int] = field(default_factory=list)
@@ -298,6 +311,7 @@ def measured_run(hub: MatchHub, port: int, out: Path, clip: Clip, clients: int) 
         raise SystemExit(f"the run did not finish the clip within {RUN_TIMEOUT_S:.0f} s")
     run.fps, run.frames = source.frame_rate(), len(source.asked_s)
     run.frame_s = source.frame_times_s()
+    run.cpu_per_frame_s = source.cpu_per_frame_s()
     return run
 
 
@@ -359,29 +373,57 @@ def page_load(hub: MatchHub, port: int, out: Path, clip: Clip, clients: int) -> 
 
 
 # ---------------------------------------------------------------------- report
-def report(runs: list[Run], clients: int, loaded: dict) -> bool:
-    """Print the figures; True when no call was lost and the slowdown is within 10 %."""
-    alone = [r for r in runs if r.clients == 0]
-    crowded = [r for r in runs if r.clients]
-    mean_ratio = statistics.mean(r.fps for r in crowded) / statistics.mean(r.fps for r in alone)
+BAR_SLOWDOWN = 0.10  # the pipeline's frame rate with clients may be at most 10 % lower
+
+
+def spread(values: list[float]) -> str:
+    """Median, quartiles and range of ``values`` as one line."""
+    q1, q2, q3 = np.quantile(values, [0.25, 0.5, 0.75])
+    return (
+        f"median {q2:.3f}, quartiles {q1:.3f}-{q3:.3f}, range {min(values):.3f}-"
+        f"{max(values):.3f} ({len(values)} pairs)"
+    )
+
+
+def report_speed(pairs: list[tuple[Run, Run]], clients: int) -> bool:
+    """Print the throughput figures per pair and over pairs; True when within the bar."""
+    print(
+        f"clip                           {pairs[0][0].frames} frames, {SIM_SIZE_PX[0]}x"
+        f"{SIM_SIZE_PX[1]}, replayed unpaced through the live runner "
+        f"({cv2.getNumThreads()} OpenCV threads)"
+    )
+    print("pair  order  A: no client   B: clients    B/A frame rate  typical frame A/B  CPU A/B")
+    fps, typical, cpu = [], [], []
+    for k, (a, b) in enumerate(pairs, 1):
+        fps.append(b.fps / a.fps)
+        typical.append(float(np.median(a.frame_s) / np.median(b.frame_s)))
+        cpu.append(a.cpu_per_frame_s / b.cpu_per_frame_s)
+        order = "A B" if k % 2 else "B A"
+        print(
+            f"{k:>4}  {order}    {a.fps:6.1f} fps    {b.fps:6.1f} fps    {fps[-1]:6.3f}"
+            f"          {typical[-1]:6.3f}             {cpu[-1]:.3f}"
+        )
     # The same frames in every run: per frame, the best of the runs of each kind drops the
     # moments other programs took the cores; what the clients cost on every frame stays.
-    best_alone = np.min([r.frame_s for r in alone], axis=0).sum()
-    best_crowded = np.min([r.frame_s for r in crowded], axis=0).sum()
-    ratio = best_alone / best_crowded
+    best_a = np.min([a.frame_s for a, _ in pairs], axis=0).sum()
+    best_b = np.min([b.frame_s for _, b in pairs], axis=0).sum()
+    ratio = float(np.median(fps))
+    print(f"frame rate, {clients} clients / none  {spread(fps)}")
+    print(f"typical (median) frame time     {spread(typical)}")
+    print(f"worker CPU time per frame       {spread(cpu)} (the pipeline's own work)")
+    print(f"best run per frame, all pairs   {best_a / best_b:.3f}")
+    ok = ratio >= 1.0 - BAR_SLOWDOWN
     print(
-        f"clip                           {runs[0].frames} frames, {SIM_SIZE_PX[0]}x"
-        f"{SIM_SIZE_PX[1]}, replayed unpaced through the live runner"
+        f"bar: frame rate down < {BAR_SLOWDOWN:.0%}  median over pairs {(1 - ratio) * 100:+.1f} %"
+        f" slowdown: {'met' if ok else 'NOT met'}"
     )
-    print(
-        "runs (pipeline frame rate)     "
-        + ", ".join(f"{'B' if r.clients else 'A'} {r.fps:.0f} fps" for r in runs)
-    )
-    print(f"ratio of mean frame rates      {mean_ratio:.3f} ({clients} clients / none)")
-    print(
-        f"ratio, best run per frame      {ratio:.3f} ({(1 - ratio) * 100:+.1f} % slowdown, "
-        "must be <= 10 %)"
-    )
+    return ok
+
+
+def report(pairs: list[tuple[Run, Run]], clients: int, rate_hz: float, loaded: dict) -> bool:
+    """Print the figures; True when no call was lost and the slowdown is within the bar."""
+    ok = report_speed(pairs, clients)
+    crowded = [b for _, b in pairs]
     pushed = sum(len(r.calls) for r in crowded)
     lost = sum(r.lost() for r in crowded)
     tallies = [t for r in crowded for t in r.received.values()]
@@ -389,11 +431,12 @@ def report(runs: list[Run], clients: int, loaded: dict) -> bool:
         f"calls pushed / lost            {pushed} pushed in the runs with clients, "
         f"{lost} missing from some client ({len(tallies)} client tallies)"
     )
-    frames = [t["frames"] for t in tallies]
+    # Over the time the pipeline ran (the frames were pushed then); the drain adds one more.
+    per_s = [t["frames"] * r.fps / r.frames for r in crowded for t in r.received.values()]
     print(
-        f"frames per client and run      min {min(frames)}, median "
-        f"{statistics.median(frames):.0f}, of {crowded[0].frames} pushed "
-        "(coalesced: the newest, at most 30 a second)"
+        f"frames per client              median {statistics.median(per_s):.1f} a second, max "
+        f"{max(per_s):.1f} (coalesced: the newest, at most {rate_hz:g} a second; the pipeline "
+        f"made ~{statistics.median(r.fps for r in crowded):.0f})"
     )
     cpu = sum(r.clients_cpu_s for r in crowded) / sum(r.wall_s for r in crowded)
     print(
@@ -412,27 +455,32 @@ def report(runs: list[Run], clients: int, loaded: dict) -> bool:
         )
     else:
         print(f"live page load (Chromium)      not measured: no {CHROMIUM}")
-    return lost == 0 and ratio >= 0.90
-
-
-def _serve(server) -> None:
-    try:
-        server.run()
-    except OSError:
-        pass  # ``stop`` closes the sockets under the loop: that is how it ends
+    return lost == 0 and ok
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=50)
-    parser.add_argument("--pairs", type=int, default=2, help="A B pairs of unpaced runs")
+    parser.add_argument(
+        "--pairs", type=int, default=6, help="pairs of unpaced runs, without and with clients"
+    )
+    parser.add_argument(
+        "--cv-threads",
+        type=int,
+        default=1,
+        help="OpenCV threads of the pipeline (1: the pipeline on one core, the server threads "
+        "and the clients on the other, as the speed bar of DESIGN.md counts it)",
+    )
     parser.add_argument("--scene", default="demo")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-s", type=float, default=60.0, help="scene seconds to render")
     args = parser.parse_args()
-    if not (1 <= args.clients <= 200 and 1 <= args.pairs <= 5 and 1.0 <= args.max_s <= 120):
-        parser.error("--clients must be 1..200, --pairs 1..5 and --max-s 1..120")
+    if not (1 <= args.clients <= 200 and 1 <= args.pairs <= 20 and 1.0 <= args.max_s <= 120):
+        parser.error("--clients must be 1..200, --pairs 1..20 and --max-s 1..120")
 
+    # With more, OpenCV's helper threads wake on whichever core is idle, which is faster when
+    # the clients keep the other core awake: runs with clients came out 15 % *faster*.
+    cv2.setNumThreads(args.cv_threads)
     t0 = time.perf_counter()
     clip = render_clip(args.scene, args.seed, args.max_s)
     print(
@@ -447,16 +495,20 @@ def main() -> int:
         hub = hub_of(app)
         server = make_server(app, HOST, 0, threads=args.clients + 16)
         port = server.effective_port
-        threading.Thread(target=_serve, args=(server,), daemon=True).start()
+        run_in_thread(server)
         try:
-            runs = []
-            for _ in range(args.pairs):
-                for clients in (0, args.clients):
-                    runs.append(measured_run(hub, port, out, clip, clients))
+            pairs = []
+            for k in range(args.pairs):
+                # A B, B A, A B ...: a drift of the shared machine's load cancels over pairs.
+                order = (0, args.clients) if k % 2 == 0 else (args.clients, 0)
+                runs = {n: measured_run(hub, port, out, clip, n) for n in order}
+                pairs.append((runs[0], runs[args.clients]))
+                print(f"pair {k + 1} of {args.pairs} done", flush=True)
             loaded = page_load(hub, port, out, clip, args.clients)
         finally:
             stop(server, app)
-    return 0 if report(runs, args.clients, loaded) else 1
+    rate_hz = float(app.config["SSE_MAX_RATE_HZ"])
+    return 0 if report(pairs, args.clients, rate_hz, loaded) else 1
 
 
 if __name__ == "__main__":
