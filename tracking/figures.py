@@ -234,9 +234,15 @@ class FigureTracker:
         if self._pitch is None or len(xy) == 0:
             return np.zeros(len(xy), bool)
         last = self._keepers
-        if last is not None and np.array_equal(last[0], xy) and np.array_equal(last[1], team):
-            return last[2].copy()  # nobody moved (most frames): same answer
-        out = self._goalkeeper_now(xy, team)
+        if last is not None and last[0].shape == xy.shape and np.array_equal(last[1], team):
+            # The same figures: only those that moved can have come or gone (most frames,
+            # none; while a figure runs, one).
+            moved = (last[0] != xy).any(axis=1)
+            out = last[2].copy()
+            if moved.any():
+                out[moved] = self._goalkeeper_now(xy[moved], team[moved])
+        else:
+            out = self._goalkeeper_now(xy, team)
         self._keepers = (xy.copy(), team.copy(), out.copy())
         return out
 

@@ -14,9 +14,11 @@ keeps the blob table of the last pass and, each frame:
 - around each group of changed samples (the *core*, grown by the largest blob's radius, so it
   holds the centre of every blob that changed) searches a box one more blob radius wide at the
   full pass's sample grid, and replaces the table's blobs centred in the core by the box's;
-- redoes the whole pass every ``max_age`` frames (and marks all its blobs fresh, so the detector
-  fits every base again), when the changes cover much of the cloth, or when a blob found in a
-  box runs into the box's edge (a hand or an arm larger than a figure).
+- redoes the whole pass every ``max_age`` frames, when the changes cover much of the cloth, or
+  when a blob found in a box runs into the box's edge (a hand or an arm larger than a figure).
+
+A blob of a box is *fresh* when a changed pixel lies within its reach (the detector then fits
+it again); a blob that only stands in a box next to one that moved keeps its fit.
 
 The reference rows are renewed only inside the cores: a slow change below the threshold from
 one frame to the next still adds up until it shows.
@@ -45,7 +47,7 @@ class BlobTable:
         cls: (n,) int64 colour class (the detector's ``_BALL``, ``_HOME``, ``_AWAY``).
         area_mm2: (n,) float64 area on the cloth.
         elongation: (n,) float64 ratio of the principal spreads (>= 1).
-        fresh: (n,) bool, found in a changed part of this frame (not carried over).
+        fresh: (n,) bool, found again this frame with changed pixels within its reach.
     """
 
     centre_px: NDArray[np.float64]
@@ -70,6 +72,9 @@ class BlobTable:
             self.elongation[keep],
             self.fresh[keep],
         )
+
+    def with_fresh(self, fresh: NDArray[np.bool_]) -> BlobTable:
+        return BlobTable(self.centre_px, self.cls, self.area_mm2, self.elongation, fresh)
 
     @staticmethod
     def join(parts: list[BlobTable]) -> BlobTable:
@@ -102,6 +107,7 @@ class ClothBlobs:
         self._min_pixels = min_pixels
         # Cores grow by a blob's radius: in pixels across, in sampled rows (2 step apart) down.
         self._grow = (int(np.ceil(blob_radius_px)), int(np.ceil(blob_radius_px / step / 2)))
+        self._reach_px = 0.75 * blob_radius_px  # a blob's outline and what leans out of it
         self._ref: NDArray[np.uint8] | None = None
         self._frame = 0
         self.table: BlobTable | None = None
@@ -131,12 +137,12 @@ class ClothBlobs:
         if changed is None:
             return self.table, False  # nearly always: nothing at all changed
         cores = self._cores(changed)
-        table = None if cores is None else self._patch(image, cores)
+        table = None if cores is None else self._patch(image, cores, changed)
         if table is None:
             return self._full(image, frame), True
-        rows = self._rows(image)
+        rows, s = self._rows(image), self._step
         for x0, y0, x1, y1 in cores:  # renew the reference where the table was renewed
-            self._ref[y0:y1, x0:x1] = rows[y0:y1, x0:x1]
+            self._ref[y0:y1, s * x0 : s * x1] = rows[y0:y1, s * x0 : s * x1]
         self.table = table
         return table, True
 
@@ -172,18 +178,24 @@ class ClothBlobs:
     def _full(self, image, frame) -> BlobTable:
         small = self._grid(image)
         found = self._search(small, self._bg_small, self._roi_small, np.zeros(2), self._step)
-        self.table = BlobTable.of(found, fresh=True)
+        self.table = BlobTable.of(found, fresh=False)
         self._ref, self._frame = self._rows(image).copy(), frame
         self.full_passes += 1
         return self.table
 
     def _cores(self, changed: NDArray[np.uint8]) -> list[tuple[int, int, int, int]] | None:
-        """Cores ``(x0, y0, x1, y1)`` around groups of changed pixels, in pixels across and
-        sampled rows down, or None when they cover much of the cloth (the whole pass is then
-        cheaper)."""
-        gx, gy = self._grow
+        """Cores ``(x0, y0, x1, y1)`` around groups of changed pixels, in columns of the full
+        pass's grid (``step`` pixels) across and sampled rows down, or None when they cover
+        much of the cloth (the whole pass is then cheaper)."""
+        s = self._step
+        h, w = changed.shape
+        if w % s:
+            changed = cv2.copyMakeBorder(changed, 0, 0, 0, s - w % s, cv2.BORDER_CONSTANT)
+        # Changed anywhere in a grid column: the block mean is not 0 (255 / step rounds up).
+        pooled = cv2.resize(changed, dsize=(-(-w // s), h), interpolation=cv2.INTER_AREA)
+        gx, gy = -(-self._grow[0] // s), self._grow[1]
         kernel = np.ones((2 * gy + 1, 2 * gx + 1), np.uint8)
-        grown = cv2.dilate(changed, kernel=kernel)
+        grown = cv2.dilate(pooled, kernel=kernel)
         # The boxes of the outer outlines are those of the groups (and several times faster
         # to get than connected components with their statistics).
         outlines, _ = cv2.findContours(
@@ -194,19 +206,19 @@ class ClothBlobs:
             return None
         return [(x, y, x + w, y + h) for x, y, w, h in boxes]
 
-    def _patch(self, image, cores) -> BlobTable | None:
+    def _patch(self, image, cores, changed) -> BlobTable | None:
         """The table with the blobs centred in ``cores`` searched again; None when a blob
         found runs into the edge of its box (it may be larger than the box)."""
         s = self._step
+        moved = cv2.findNonZero(changed).reshape(-1, 2) * (1, 2 * s)  # changed pixels, px
         hs, ws = self._bg_small.shape[:2]
-        gx, gy = self._grow
+        gx, gy = -(-self._grow[0] // s), self._grow[1]
         old = self.table
         keep = np.ones(len(old.cls), bool)
         parts, done = [], []
-        gx = -(-gx // s)  # in the full pass's samples
         for x0, y0, x1, y1 in cores:
             # Core and box on the full pass's grid (every step-th pixel in x and y).
-            cx0, cx1, cy0, cy1 = x0 // s, -(-x1 // s), 2 * y0, 2 * y1
+            cx0, cx1, cy0, cy1 = x0, x1, 2 * y0, 2 * y1
             bx0, bx1 = max(0, cx0 - gx), min(ws, cx1 + gx)
             by0, by1 = max(0, cy0 - 2 * gy), min(hs, cy1 + 2 * gy)
             crop = np.ascontiguousarray(image[by0 * s : by1 * s : s, bx0 * s : bx1 * s : s])
@@ -230,12 +242,18 @@ class ClothBlobs:
             inner = (bx0 > 0, by0 > 0, bx1 < ws, by1 < hs)  # box edges that are not the frame's
             if (here & _on_edges(found[4], inner)).any():
                 return None
-            parts.append(BlobTable.of(tuple(f[here] for f in found), fresh=True))
+            part = BlobTable.of(tuple(f[here] for f in found), fresh=True)
+            parts.append(part.with_fresh(_within(part.centre_px, moved, self._reach_px)))
         kept = old.select(keep)
-        carried = BlobTable(
-            *(getattr(kept, f) for f in BlobTable.__slots__[:-1]), np.zeros(len(kept.cls), bool)
-        )
-        return BlobTable.join([carried, *parts])
+        return BlobTable.join([kept.with_fresh(np.zeros(len(kept.cls), bool)), *parts])
+
+
+def _within(xy: NDArray, points: NDArray, reach: float) -> NDArray[np.bool_]:
+    """Which of ``xy (n, 2)`` have one of ``points (k, 2)`` within ``reach``."""
+    if len(xy) == 0 or len(points) == 0:
+        return np.zeros(len(xy), bool)
+    d2 = ((xy[:, None, :] - points[None, :, :]) ** 2).sum(axis=2)
+    return d2.min(axis=1) <= reach * reach
 
 
 def _inside(xy: NDArray, lo: NDArray, hi: NDArray) -> NDArray[np.bool_]:
