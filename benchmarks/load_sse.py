@@ -254,6 +254,7 @@ class Run:
     frames: int = 0
     frame_s: np.ndarray | None = None  # the worker's time per frame, s
     cpu_per_frame_s: float = 0.0  # the worker thread's own CPU time per frame, s
+    others_cpu: float = 0.0  # CPU of this process's other threads (the server's), cores
     wall_s: float = 0.0  # the whole run, connecting and draining included
     clients_cpu_s: float = 0.0
     calls: list[int] = field(default_factory=list)
@@ -298,12 +299,20 @@ def live_run(
     return source, runner
 
 
+def _process_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def measured_run(hub: MatchHub, port: int, out: Path, clip: Clip, clients: int) -> Run:
     """One unpaced run of the whole clip with ``clients`` clients connected."""
     run = Run(clients)
     t0 = time.perf_counter()
     with Crowd(port, clients, hub) as crowd:
+        cpu0, wall0 = _process_cpu_s(), time.perf_counter()
         source, _ = live_run(hub, out, clip)
+        process_cpu_s, run_s = _process_cpu_s() - cpu0, time.perf_counter() - wall0
+        run.others_cpu = (process_cpu_s - (source.cpu_s[-1] - source.cpu_s[0])) / run_s
         run.calls = [c.id for c in hub.state.calls]
         run.received = crowd.finish()
     run.wall_s, run.clients_cpu_s = time.perf_counter() - t0, crowd.cpu_s
@@ -412,6 +421,12 @@ def report_speed(pairs: list[tuple[Run, Run]], clients: int) -> bool:
     print(f"typical (median) frame time     {spread(typical)}")
     print(f"worker CPU time per frame       {spread(cpu)} (the pipeline's own work)")
     print(f"best run per frame, all pairs   {best_a / best_b:.3f}")
+    others_a = statistics.median(a.others_cpu for a, _ in pairs)
+    others_b = statistics.median(b.others_cpu for _, b in pairs)
+    print(
+        f"server threads' CPU             {others_a * 100:.1f} % of a core without clients, "
+        f"{others_b * 100:.1f} % with (medians; this process less the pipeline's thread)"
+    )
     ok = ratio >= 1.0 - BAR_SLOWDOWN
     print(
         f"bar: frame rate down < {BAR_SLOWDOWN:.0%}  median over pairs {(1 - ratio) * 100:+.1f} %"
