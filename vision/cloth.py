@@ -123,17 +123,23 @@ class ClothBlobs:
         return image[:: 2 * self._step]
 
     def update(
-        self, image: NDArray[np.uint8], frame: int, watch: list[tuple] | None = None
+        self,
+        image: NDArray[np.uint8],
+        frame: int,
+        watch: list[tuple] | None = None,
+        ignore: list[tuple] | None = None,
     ) -> tuple[BlobTable, bool]:
         """The blob table for ``image`` and whether it differs from the last one.
 
         Args:
             watch: boxes ``(x0, y0, x1, y1)`` in pixels: compare only inside them (the rest of
                 the cloth keeps its blobs); None compares the whole cloth.
+            ignore: boxes whose changes are left for a later look (their reference stays as
+                it was, so nothing that changed there is lost).
         """
         if self._ref is None or self.table is None or frame - self._frame >= self._max_age:
             return self._full(image, frame), True
-        changed = self._changes(image, watch)
+        changed = self._changes(image, watch, ignore)
         if changed is None:
             return self.table, False  # nearly always: nothing at all changed
         cores = self._cores(changed)
@@ -146,7 +152,7 @@ class ClothBlobs:
         self.table = table
         return table, True
 
-    def _changes(self, image, watch) -> NDArray[np.uint8] | None:
+    def _changes(self, image, watch, ignore) -> NDArray[np.uint8] | None:
         """Mask ``(rows, w)`` of the changed pixels of the sampled rows (255), or None when
         too few changed."""
         t, rows = self._t, self._rows(image)
@@ -172,8 +178,13 @@ class ClothBlobs:
                 changed = np.zeros(self._ref.shape[:2], np.uint8)
             h, w = here.shape
             changed[y0 : y0 + h, x0 : x0 + w] |= here
-            count += cv2.countNonZero(here)
-        return changed if count >= self._min_pixels else None
+            count += 1
+        if changed is None:
+            return None
+        rs = 2 * self._step
+        for x0, y0, x1, y1 in ignore or ():
+            changed[-(-int(y0) // rs) : int(y1) // rs + 1, max(0, int(x0)) : int(x1) + 1] = 0
+        return changed if cv2.countNonZero(changed) >= self._min_pixels else None
 
     def _full(self, image, frame) -> BlobTable:
         small = self._grid(image)

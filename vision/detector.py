@@ -106,6 +106,7 @@ class Detector:
             max_age=cfg.coarse_refit_frames,
         )
         self._coarse: _Coarse | None = None
+        self._ball_box = (0, 0, 0, 0)  # the last ball window (x0, y0, x1, y1) px
         # (rough px when fitted, xy px, r px, mm, team) of the bases of the last coarse pass.
         self._last_bases = None
 
@@ -134,7 +135,8 @@ class Detector:
                 f"frame is {image.shape[1]}x{image.shape[0]} but the calibration is for "
                 f"{w}x{h}; calibrate again for this camera mode"
             )
-        if search_bases is None:
+        scheduled = search_bases is None  # a routine look (the ball rolls), not asked for
+        if scheduled:
             search_bases = self._frames % self.config.base_refresh_frames == 0
         self._frames += 1
         ball = None
@@ -145,7 +147,10 @@ class Detector:
             coarse = self._coarse_pass(image, None)
             ball = self._coarse_balls(image, coarse)
         elif search_bases:
-            coarse = self._coarse_pass(image, self._watch(ball_hint_px, base_hints_px))
+            # A routine look ignores the ball's own window: the rolling ball changes it on
+            # every frame and is tracked there already.
+            ignore = [self._ball_box] if scheduled else None
+            coarse = self._coarse_pass(image, self._watch(ball_hint_px, base_hints_px), ignore)
         bxy, br, bmm, scores, ok = ball
         if coarse is not None and search_bases:
             fxy, fr, fmm, fok, teams = self._coarse_bases(image, coarse, bxy[ok], br[ok])
@@ -212,6 +217,7 @@ class Detector:
         if x1 - x0 < 3 or y1 - y0 < 3:
             return None
         region = image[y0:y1, x0:x1]
+        self._ball_box = box
         known = self._ball_gate.lookup(box, region, self._frames)
         if known is not None:
             return known
@@ -221,7 +227,8 @@ class Detector:
         else:  # the predicted centre: usually within a pixel of the ball, moving or not
             start = hint[None]
         fit = self._fit_balls(image, start)
-        # Rays from a start off by more than a tenth of a radius see the ball askew: only a fit
+        # Rays from a start off by more than a tenth of a radius see the ball askew (and a
+        # second pass from the first one's centre can settle on the skewed answer): only a fit
         # that stayed near its start is taken as it is.
         near = np.hypot(*(fit[0][0] - start[0])) < 0.1 * fit[1][0]
         if near and fit[4].all() and fit[3][0] >= self.config.hint_min_score:
@@ -254,9 +261,9 @@ class Detector:
             boxes += [self._window(c, r) for c, r in zip(bases_px, half, strict=True)]
         return boxes
 
-    def _coarse_pass(self, image, watch: list[tuple] | None) -> _Coarse:
+    def _coarse_pass(self, image, watch: list[tuple] | None, ignore=None) -> _Coarse:
         """The whole-cloth pass, renewed where the frame changed (``vision/cloth.py``)."""
-        table, changed = self._cloth.update(image, self._frames, watch)
+        table, changed = self._cloth.update(image, self._frames, watch, ignore)
         if changed or self._coarse is None:
             self._coarse = self._coarse_of(table)
         return self._coarse
