@@ -162,8 +162,10 @@ class FigureTracker:
         keep = self._missing_s <= self.config.max_missing_s
         self._drop(~keep)
         if detections.bases_searched:
-            unmatched = np.setdiff1d(np.arange(detections.n_bases), cols)
-            self._add(z[unmatched], detections.base_team[unmatched])
+            unmatched = np.ones(detections.n_bases, bool)
+            unmatched[cols] = False
+            if unmatched.any():
+                self._add(z[unmatched], detections.base_team[unmatched])
         self._last = self._tracks()
         steady = (
             detections.bases_searched

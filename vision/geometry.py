@@ -40,9 +40,21 @@ class FastCamera:
 
     def back_project(self, xy_px: ArrayLike, z_mm: ArrayLike = 0.0) -> NDArray[np.float64]:
         """Pitch points ``(n, 2)`` mm where the rays through pixels ``(n, 2)`` meet z_mm."""
+        rays = self._rays(xy_px)
+        s = (np.asarray(z_mm, np.float64) - self.centre_mm[2]) / rays[:, 2]
+        return self.centre_mm[:2] + s[:, None] * rays[:, :2]
+
+    def back_project_planes(self, xy_px: ArrayLike, z_mm: tuple[float, ...]) -> NDArray:
+        """``back_project`` onto several planes ``(p,)``: points ``(p, n, 2)`` mm; the rays
+        (and the lens's undistortion) are worked out once."""
+        rays = self._rays(xy_px)
+        z = np.asarray(z_mm, np.float64)[:, None]
+        s = (z - self.centre_mm[2]) / rays[None, :, 2]  # (p, n)
+        return self.centre_mm[:2] + s[..., None] * rays[None, :, :2]
+
+    def _rays(self, xy_px: ArrayLike) -> NDArray[np.float64]:
+        """Directions ``(n, 3)`` in pitch axes of the rays through pixels ``(n, 2)``."""
         xn = (np.asarray(xy_px, np.float64).reshape(-1, 2) - self._c) / self._f
         if self._distorted:
             xn = self.camera.undistort(xn)
-        rays = xn @ self.rotation[:2] + self.rotation[2]
-        s = (np.asarray(z_mm, np.float64) - self.centre_mm[2]) / rays[:, 2]
-        return self.centre_mm[:2] + s[:, None] * rays[:, :2]
+        return xn @ self.rotation[:2] + self.rotation[2]

@@ -206,12 +206,12 @@ def refine_bases(
         min_level=model.threshold,
     )
     k, m = valid.shape
-    flat = edges.reshape(-1, 2)
-    low = cam.back_project(flat, 0.0).reshape(k, m, 2)
-    high = cam.back_project(flat, hb).reshape(k, m, 2)
-    c0 = cam.back_project(rough, 0.0)
+    # Edges onto the cloth and onto the rim's plane, and the rough centres, in one crossing.
+    low, high = cam.back_project_planes(np.concatenate([edges.reshape(-1, 2), rough]), (0.0, hb))
+    c0 = low[k * m :]
+    low, high = low[: k * m].reshape(k, m, 2), high[: k * m].reshape(k, m, 2)
     e, _, _, _ = _radial_frame(model, c0, 0.0)
-    inner = np.einsum("kmi,ki->km", low - c0[:, None, :], e) < 0
+    inner = ((low - c0[:, None, :]) * e[:, None, :]).sum(axis=2) < 0
     pts = np.where(inner[..., None], low, high)
     centre, ok, _ = fit_circles(pts, valid, np.full(k, rb), trims=(4.0, 1.5, 1.0))
     rim_px = cam.project(np.concatenate([centre, np.full((k, 1), hb)], 1))

@@ -34,6 +34,16 @@ def test_same_mapping_as_the_camera_model(camera, z_mm):
     assert np.allclose(fast.centre_mm, camera.centre_mm)
 
 
+@pytest.mark.parametrize("camera", CAMERAS)
+def test_several_planes_at_once_as_one_by_one(camera):
+    fast = FastCamera(camera)
+    px = np.random.default_rng(2).uniform([0, 0], camera.size_px, (40, 2))
+    planes = fast.back_project_planes(px, (0.0, 6.0, 10.5))
+    assert planes.shape == (3, 40, 2)
+    for got, z_mm in zip(planes, (0.0, 6.0, 10.5), strict=True):
+        assert np.allclose(got, camera.back_project(px, z_mm), rtol=0, atol=1e-9)
+
+
 def test_points_behind_the_camera_are_an_error():
     with pytest.raises(ValueError, match="behind the camera"):
         FastCamera(CAMERAS[0]).project([[0.0, 0.0, 5000.0]])
