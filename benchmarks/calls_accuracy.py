@@ -20,7 +20,7 @@ the truth. Prints:
 - call latency: frames from the decisive frame to the record on which the rules emitted it.
 
 Usage: ``.venv/bin/python benchmarks/calls_accuracy.py [--clips 66] [--size 800x600] [--fps 30]
-[--dump results.json]``
+[--dump results.json] [--rescore results.json]``
 """
 
 from __future__ import annotations
@@ -150,10 +150,10 @@ def _match(truth: dict, calls: list[dict], kinds=None) -> dict | None:
 
 
 def _line_outcome(margin_mm: float, calls: list[dict]) -> str:
-    """``right``, ``too_close`` or ``wrong``: the first call on a boundary line against the truth.
+    """``right``, ``too_close``, ``wrong`` (a confident wrong reading) or ``missed``.
 
-    No call at all is right only for a ball resting 3 mm or more inside (outside the close-call
-    band); otherwise it is wrong (a missed call).
+    The first call on a boundary line against the truth. No call at all is right only for a
+    ball resting 3 mm or more inside (outside the close-call band); otherwise it is missed.
     """
     said = [
         c
@@ -161,7 +161,7 @@ def _line_outcome(margin_mm: float, calls: list[dict]) -> str:
         if c["line"] in ("touchline", "goal_line") and c["kind"] in ("ball_out", "close_call")
     ]
     if not said:
-        return "right" if margin_mm <= -3.0 else "wrong"
+        return "right" if margin_mm <= -3.0 else "missed"
     c = said[0]
     if c["margin_mm"] is not None and abs(c["margin_mm"]) <= c["uncertainty_mm"]:
         return "too_close"
@@ -169,8 +169,11 @@ def _line_outcome(margin_mm: float, calls: list[dict]) -> str:
 
 
 def score(results: list[dict[str, Any]]) -> dict[str, Any]:
-    line = {b: {"right": 0, "too_close": 0, "wrong": 0, "n": 0} for b in ("ge1", "mid", "lt025")}
-    too_close = confident_wrong = 0
+    line = {
+        b: {"right": 0, "too_close": 0, "wrong": 0, "missed": 0, "n": 0}
+        for b in ("ge1", "mid", "lt025")
+    }
+    too_close = confident_wrong = missed = 0
     goals = [0, 0]
     offside = [0, 0]
     restarts = [0, 0]
@@ -185,6 +188,7 @@ def score(results: list[dict[str, Any]]) -> dict[str, Any]:
             line[b]["n"] += 1
             too_close += outcome == "too_close"
             confident_wrong += outcome == "wrong"
+            missed += outcome == "missed"
         for t in r["truth"]:
             got = _match(t, calls)
             if t["kind"] in ("goal", "goal_disallowed"):
@@ -211,6 +215,7 @@ def score(results: list[dict[str, Any]]) -> dict[str, Any]:
         "line": line,
         "too_close": too_close,
         "confident_wrong": confident_wrong,
+        "missed": missed,
         "goals": goals,
         "offside": offside,
         "restarts": restarts,
@@ -227,7 +232,7 @@ def _pct(pair) -> str:
 def _bin(b: dict[str, int]) -> str:
     return (
         f"{_pct((b['right'], b['n']))} right, {b['too_close']} too close to call, "
-        f"{b['wrong']} wrong"
+        f"{b['wrong']} confidently wrong, {b['missed']} missed"
     )
 
 
@@ -238,22 +243,33 @@ def main_benchmark() -> None:
     parser.add_argument("--fps", type=float, default=30.0)
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--dump", type=Path, metavar="FILE", help="write every clip's result")
+    parser.add_argument(
+        "--rescore", type=Path, metavar="FILE", help="score the results of an earlier --dump"
+    )
     args = parser.parse_args()
     w, h = (int(v) for v in args.size.split("x"))
-    jobs = plan(args.clips)
     start = time.perf_counter()
-    with Pool(min(2, args.processes)) as pool:
-        results = pool.starmap(run_clip, [(j, (w, h), args.fps) for j in jobs])
+    if args.rescore is not None:
+        results = json.loads(args.rescore.read_text(encoding="utf-8"))
+    else:
+        jobs = plan(args.clips)
+        with Pool(min(2, args.processes)) as pool:
+            results = pool.starmap(run_clip, [(j, (w, h), args.fps) for j in jobs])
     took = time.perf_counter() - start
     if args.dump is not None:
         args.dump.write_text(json.dumps(results), encoding="utf-8")
     s = score(results)
     lat = np.array(s["latency"]) if s["latency"] else np.zeros(1)
-    print(f"clips: {len(jobs)} at {w}x{h}, {args.fps:g} fps; analyze failures: {s['failed_runs']}")
+    print(
+        f"clips: {len(results)} at {w}x{h}, {args.fps:g} fps; analyze failures: {s['failed_runs']}"
+    )
     print(f"line calls, |margin| >= 1 mm: {_bin(s['line']['ge1'])}  (bar: all right)")
     print(f"line calls, 0.25-1 mm:        {_bin(s['line']['mid'])}  (bar: >= 90 % right)")
     print(f"line calls, < 0.25 mm:        {_bin(s['line']['lt025'])}")
-    print(f"too close to call: {s['too_close']}; confident wrong calls: {s['confident_wrong']}")
+    print(
+        f"too close to call: {s['too_close']}; confident wrong calls: {s['confident_wrong']}; "
+        f"line calls missed: {s['missed']}"
+    )
     print(f"goal validity: {_pct(s['goals'])}; offside: {_pct(s['offside'])}")
     print(f"restarts (team and kind): {_pct(s['restarts'])}")
     print(f"clock error: {s['clock_pct']:.2f} % of the true moving time (bar: <= 1 %)")
