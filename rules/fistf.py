@@ -11,7 +11,8 @@ Each step applies the rules in this order (when several can fire on one frame):
 1. **Clock** (FISTF 3, DESIGN.md 6): advance by this frame's timestamp (corrected once the
    frame is judged: play resumed or stopped between the last frame and this one, or an offside
    stopped it at the pass; see ``rules.clock``).
-2. **Ball track**: remember where the ball was last seen and how fast it went.
+2. **Ball track**: remember where the ball was last seen and how fast it went (a ball placed
+   only to within more than its radius, a prediction through an occlusion, is not seen).
 3. **Dead ball**: while a restart is pending, wait for its taking flick and check the set-up
    (4.2, 11.2, 12.2, 14.2, 15.2, 16.2, distances of the general guidelines).
 4. **Play** (ball in play): this frame's contacts: possession (5.1, 6.1), the attacker's foul
@@ -45,6 +46,7 @@ def step(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
     """Apply one observation; return the new state and the calls it produced (in order)."""
     if state.finished:
         return state, []
+    obs = _sighting(obs)
     in_play = state.restart is None
     before, play = state.clock, state.pending_play
     state = replace(
@@ -79,6 +81,15 @@ def step(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
     calls += new
     state, new = _period_end(state, obs, calls)
     return state, calls + new
+
+
+def _sighting(obs: Observation) -> Observation:
+    """The observation as the rules may use it: a ball placed only to within more than its
+    radius (a prediction through an occlusion, such as a ball rolling under a goal's net) is
+    no sighting, so the rules treat it as hidden (DESIGN.md 3: decide from what is seen)."""
+    if obs.ball_xy_mm is None or obs.ball_uncertainty_mm <= obs.ball_radius_mm:
+        return obs
+    return replace(obs, ball_xy_mm=None)
 
 
 def _stopped(
