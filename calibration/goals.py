@@ -41,6 +41,13 @@ _BLUR_PX = 0.8
 _MIN_PROMINENCE = 1.8  # peak score over the median score of the search
 _MIN_EDGE = 1.5  # each edge's gradient over the window's median gradient
 _REFINE_PX = 1.5  # the far edge is looked for this near the bar's best fit
+# The far edge's refinement (``_refine``): profiles this long either side of the edge,
+# sampled this finely; the gradient's peak is sought this near the search's edge.
+_PEAK_REACH_PX = 2.5
+_PEAK_STEP_PX = 0.25
+_PEAK_SEEK_PX = 1.0
+# Less blur than the search: a net string or a shadow beside the edge pulls its peak less.
+_REFINE_BLUR_PX = 0.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,16 +171,62 @@ def _search(image_bgr, camera: CameraModel, bar: _Bar) -> tuple[float, float, fl
     # merges with the face's own upper edge, pulling it outward.
     near = np.abs(scales - scales[i]) <= _REFINE_PX / lever
     j = int(np.argmax(np.where(near, _mid_mean(g_out), -np.inf)))
-    return float(scales[j] + step * _parabola_offset(_mid_mean(g_out), j)), lever, prominence
+    scale = _refine(image_bgr, camera, bar.outer_mm, float(scales[j]))
+    return scale, lever, prominence
 
 
-def _parabola_offset(curve: NDArray, i: int) -> float:
-    """Sub-step offset (-0.5..0.5) of a curve's peak at ``i`` (0 at the ends)."""
-    if not 0 < i < len(curve) - 1:
-        return 0.0
-    a, b, c = curve[i - 1], curve[i], curve[i + 1]
+def _refine(image_bgr, camera: CameraModel, edge_mm: NDArray, scale: float) -> float:
+    """The scale that puts the bar's far edge on the peak of the image gradient across it.
+
+    The search reads the gradient image bilinearly, and a bilinear interpolant peaks only on
+    whole pixels: where the bar lies along the pixel rows or columns (every sample at the same
+    fraction of a pixel) the search locks to them, off by up to half a pixel, a few percent of
+    the scale. Here profiles across the edge are read from the blurred picture by bicubic
+    interpolation (smooth between pixels) every quarter pixel, and the peak of their gradient
+    is found nearest the search's edge; the robust mean of the peaks' offsets, over how far
+    the edge moves across itself per unit of scale, corrects the scale.
+    """
+    pts = edge_mm.copy()
+    pts[:, 2] *= scale
+    moved = edge_mm.copy()
+    moved[:, 2] *= scale + 0.01
+    try:
+        px = camera.project(pts)
+        velocity = (camera.project(moved) - px) / 0.01
+    except ValueError:
+        return scale
+    tangent = np.gradient(px, axis=0)
+    normal = np.stack([tangent[:, 1], -tangent[:, 0]], axis=1)
+    normal /= np.maximum(np.hypot(*normal.T), 1e-9)[:, None]
+    normal *= np.sign(np.sum(normal * velocity, axis=1))[:, None]
+    rate = np.sum(normal * velocity, axis=1)  # px across the edge per unit of scale
+    s = np.arange(-_PEAK_REACH_PX, _PEAK_REACH_PX + 1e-9, _PEAK_STEP_PX)
+    xy = px[:, None, :] + s[None, :, None] * normal[:, None, :]
+    lo = np.floor(xy.reshape(-1, 2).min(axis=0)).astype(int) - 6
+    hi = np.ceil(xy.reshape(-1, 2).max(axis=0)).astype(int) + 6
+    h, w = image_bgr.shape[:2]
+    if (lo < 0).any() or hi[0] >= w or hi[1] >= h:
+        return scale
+    window = image_bgr[lo[1] : hi[1] + 1, lo[0] : hi[0] + 1].astype(np.float32)
+    window = cv2.GaussianBlur(window, ksize=(0, 0), sigmaX=_REFINE_BLUR_PX)
+    rel = (xy - lo).astype(np.float32)
+    values = cv2.remap(
+        window, map1=rel[..., 0], map2=rel[..., 1], interpolation=cv2.INTER_CUBIC
+    ).astype(np.float64)
+    grad = np.sqrt(np.sum(np.square(np.gradient(values, _PEAK_STEP_PX, axis=1)), axis=2))
+    seek = np.abs(s) <= _PEAK_SEEK_PX
+    i = np.argmax(np.where(seek[None], grad, -np.inf), axis=1)
+    inner = (i > 0) & (i < len(s) - 1) & (rate > 1.0)
+    i = np.clip(i, 1, len(s) - 2)
+    rows = np.arange(len(px))
+    a, b, c = grad[rows, i - 1], grad[rows, i], grad[rows, i + 1]
     den = a - 2.0 * b + c
-    return float(np.clip(0.5 * (a - c) / den, -0.5, 0.5)) if den < 0 else 0.0
+    with np.errstate(all="ignore"):
+        sub = np.where(den < 0, np.clip(0.5 * (a - c) / den, -0.5, 0.5), 0.0)
+    offset = s[i] + _PEAK_STEP_PX * sub
+    if inner.sum() < max(4, len(px) // 4):
+        return scale
+    return scale + float(_mid_mean((offset[inner] / rate[inner])[None])[0])
 
 
 def _at_scales(points_mm: NDArray, scales: NDArray) -> NDArray:

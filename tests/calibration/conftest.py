@@ -113,15 +113,22 @@ def goal_camera(pitch: Pitch, size_px: tuple[int, int], **kwargs) -> CameraModel
 
 
 @functools.cache
-def goal_view(table: str, height_mm: float, seed: int) -> tuple[CameraModel, np.ndarray]:
+def goal_view(
+    table: str,
+    height_mm: float,
+    seed: int,
+    yaw_deg: float = 4.0,
+    size_px: tuple[int, int] = (1280, 960),
+) -> tuple[CameraModel, np.ndarray]:
     """A straight-down view with the goals in it, random look and figures (cached).
 
-    Turned 4 degrees: the renderer places an edge to a third of a pixel, so a crossbar lying
-    exactly along the pixel rows carries the same sub-pixel error all along it.
+    Turned ``yaw_deg``: at 0 (or 90) the crossbars lie along the pixel columns (rows), every
+    point of a bar at the same fraction of a pixel, so an edge finder that locks to whole
+    pixels is off by the same amount all along it.
     """
     pitch = load_pitch(table)
     camera = goal_camera(
-        pitch, (1280, 960), height_mm=height_mm, dist=(-0.1, 0, 0, 0, 0), yaw_deg=4.0
+        pitch, size_px, height_mm=height_mm, dist=(-0.1, 0, 0, 0, 0), yaw_deg=yaw_deg
     )
     look = Look.random(np.random.default_rng(seed))
     return camera, Renderer(camera, pitch, look, seed=seed).render(figures_on_lines(pitch, seed))
@@ -152,5 +159,6 @@ def mapping_error_mm(found: CameraModel, true: CameraModel, pitch: Pitch) -> np.
 
 @pytest.fixture(scope="session")
 def straight_view():
-    """``straight_view(table, height_mm, seed) -> (true camera, picture)``, see ``goal_view``."""
+    """``straight_view(table, height_mm, seed, yaw_deg=4, size_px=(1280, 960)) -> (true
+    camera, picture)``, see ``goal_view``."""
     return goal_view
