@@ -66,15 +66,7 @@ def find_cloth(image_bgr: NDArray[np.uint8]) -> Cloth:
         )
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
     chroma = lab[:, 1:]
-    _, labels, centres = cv2.kmeans(
-        data=chroma,
-        K=4,
-        bestLabels=None,
-        criteria=(cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.5),
-        attempts=2,
-        flags=cv2.KMEANS_PP_CENTERS,
-    )
-    labels = labels.ravel()
+    centres, labels = chroma_clusters(chroma)
     green = _green_clusters(centres, float(np.median(lab[:, 0])))
     # The camera looks at the table: the cloth is the green that fills the picture's centre
     # (a greenish floor or wall around the table may cover more of the picture).
@@ -98,6 +90,34 @@ def find_cloth(image_bgr: NDArray[np.uint8]) -> Cloth:
     mask = cv2.resize(mask_small.astype(np.uint8), dsize=(w, h), interpolation=cv2.INTER_NEAREST)
     colour = np.median(small.reshape(-1, 3)[(labels == best)], axis=0).astype(np.float64)
     return Cloth(mask.astype(bool), colour, paint_weights(colour))
+
+
+def chroma_clusters(chroma: NDArray[np.float32], k: int = 4) -> tuple[NDArray, NDArray]:
+    """k-means of chroma points (n, 2): centres (k, 2) and labels (n,), the same every call.
+
+    OpenCV's own seeding draws on the process-wide random generator, which moves on with
+    every call: the same picture gave a slightly different cloth (and outline) each time. So
+    the k-means++ seeds are drawn here, from a generator of our own on every eighth point, and
+    OpenCV only refines them (one attempt from those labels draws nothing).
+    """
+    rng = np.random.default_rng(0)
+    some = chroma[::8].astype(np.float64)
+    centres = [some[rng.integers(len(some))]]
+    d2 = np.sum(np.square(some - centres[0]), axis=1)
+    for _ in range(k - 1):
+        centres.append(some[rng.choice(len(some), p=d2 / d2.sum())] if d2.sum() > 0 else some[0])
+        d2 = np.minimum(d2, np.sum(np.square(some - centres[-1]), axis=1))
+    seeds = np.asarray(centres, np.float32)
+    labels = np.argmin(np.sum(np.square(chroma[:, None, :] - seeds[None]), axis=2), axis=1)
+    _, labels, centres_out = cv2.kmeans(
+        data=np.ascontiguousarray(chroma, np.float32),
+        K=k,
+        bestLabels=labels.astype(np.int32).reshape(-1, 1),
+        criteria=(cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.5),
+        attempts=1,
+        flags=cv2.KMEANS_USE_INITIAL_LABELS,
+    )
+    return centres_out, labels.ravel()
 
 
 def paint_weights(cloth_bgr: NDArray) -> NDArray[np.float64]:
