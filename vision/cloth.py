@@ -146,11 +146,21 @@ class ClothBlobs:
         table = None if cores is None else self._patch(image, cores, changed)
         if table is None:
             return self._full(image, frame), True
-        rows, s = self._rows(image), self._step
-        for x0, y0, x1, y1 in cores:  # renew the reference where the table was renewed
-            self._ref[y0:y1, s * x0 : s * x1] = rows[y0:y1, s * x0 : s * x1]
+        if watch is not None and not _same_kinds(self.table, table):
+            # A blob came into or left the watched boxes: where it came from or went to,
+            # outside them, is looked at now, not on the next whole look.
+            self._renew(image, cores)
+            self.table = table
+            return self.update(image, frame, None, ignore)[0], True
+        self._renew(image, cores)
         self.table = table
         return table, True
+
+    def _renew(self, image, cores) -> None:
+        """Renew the reference where the table was renewed."""
+        rows, s = self._rows(image), self._step
+        for x0, y0, x1, y1 in cores:
+            self._ref[y0:y1, s * x0 : s * x1] = rows[y0:y1, s * x0 : s * x1]
 
     def _changes(self, image, watch, ignore) -> NDArray[np.uint8] | None:
         """Mask ``(rows, w)`` of the changed pixels of the sampled rows (255), or None when
@@ -257,6 +267,12 @@ class ClothBlobs:
             parts.append(part.with_fresh(_within(part.centre_px, moved, self._reach_px)))
         kept = old.select(keep)
         return BlobTable.join([kept.with_fresh(np.zeros(len(kept.cls), bool)), *parts])
+
+
+def _same_kinds(a: BlobTable, b: BlobTable) -> bool:
+    """Both tables hold as many blobs of each class."""
+    n = int(max(a.cls.max(initial=0), b.cls.max(initial=0))) + 1
+    return np.array_equal(np.bincount(a.cls, minlength=n), np.bincount(b.cls, minlength=n))
 
 
 def _within(xy: NDArray, points: NDArray, reach: float) -> NDArray[np.bool_]:

@@ -5,9 +5,11 @@ returns ``Detections``. The cost is kept down by looking only where it matters:
 
 - While the ball is tracked, only a window around its predicted position is searched, at full
   resolution. When it is lost, the whole cloth is searched on every ``search_step``-th pixel.
-- Bases at rest are found by the same coarse whole-cloth pass, every ``base_refresh_frames``
-  frames (or when asked); moving bases are refined every frame in windows at their predicted
-  positions (``base_hints_px``).
+- Bases are found by the same coarse whole-cloth pass, kept up to date only where the frame
+  changed (``vision/cloth.py``): asked to search bases, the detector compares the whole cloth
+  every ``base_refresh_frames`` frames and in between only within ``watch_radius_mm`` of the
+  ball and around the moving bases (``base_hints_px``); a base is fitted again only where its
+  pixels changed. Not asked, moving bases are refined in windows at their predicted positions.
 - Foreground is a colour difference against the learnt background (``cv2.absdiff`` and
   ``cv2.inRange``); only foreground pixels are classified (ball / home / away, shading
   tolerant), and only candidates reach the sub-pixel fits of ``vision/refine.py``.
@@ -136,8 +138,9 @@ class Detector:
                 f"{w}x{h}; calibrate again for this camera mode"
             )
         scheduled = search_bases is None  # a routine look (the ball rolls), not asked for
+        due = self._frames % self.config.base_refresh_frames == 0  # the whole cloth's turn
         if scheduled:
-            search_bases = self._frames % self.config.base_refresh_frames == 0
+            search_bases = due
         self._frames += 1
         ball = None
         if ball_hint_px is not None:
@@ -150,7 +153,8 @@ class Detector:
             # A routine look ignores the ball's own window: the rolling ball changes it on
             # every frame and is tracked there already.
             ignore = [self._ball_box] if scheduled else None
-            coarse = self._coarse_pass(image, self._watch(ball_hint_px, base_hints_px), ignore)
+            watch = None if due else self._watch(ball_hint_px, base_hints_px)
+            coarse = self._coarse_pass(image, watch, ignore)
         bxy, br, bmm, scores, ok = ball
         if coarse is not None and search_bases:
             fxy, fr, fmm, fok, teams = self._coarse_bases(image, coarse, bxy[ok], br[ok])
@@ -249,7 +253,7 @@ class Detector:
         box within ``watch_radius_mm`` of the ball (a figure about to strike it is there) and
         a box around each moving base.
         """
-        if ball_px is None or self._frames % self.config.base_refresh_frames == 0:
+        if ball_px is None:
             return None
         ball_px = np.asarray(ball_px, np.float64)
         p = self.model.pitch.profile

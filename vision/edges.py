@@ -112,13 +112,14 @@ def fit_circles(
             dist = np.maximum(np.abs(v), 1e-9)
             j = v / dist  # unit vectors, minus d res / d c
             wj = w * j
-            # Normal equations [[a, b], [b, d]] from sum w j j^T: a + d = sum w (|j| = 1),
-            # a - d + 2ib = sum w j^2; gradient gx + i gy = sum w j res.
+            # Normal equations M st = g with M = sum w j j^T and g = sum w j res. In complex
+            # numbers M g = (sw g + j2 conj(g)) / 2 with sw = sum w (|j| = 1) and j2 = sum w j^2,
+            # so the 2x2 system is solved in closed form: st = (sw g - j2 conj(g)) / (2 det M),
+            # det M = (sw^2 - |j2|^2) / 4.
             j2 = (wj * j).sum(1)
             g = (wj * (dist - rad[:, None])).sum(1)
-            a, d, b = 0.5 * (sw + j2.real), 0.5 * (sw - j2.real), 0.5 * j2.imag
-            det = np.maximum(a * d - b * b, 1e-12)  # 2x2 normal equations, solved in closed form
-            st = ((d * g.real - b * g.imag) + 1j * (a * g.imag - b * g.real)) / det
+            det = np.maximum(0.25 * (sw * sw - (j2 * j2.conj()).real), 1e-12)
+            st = (sw * g - j2 * g.conj()) / (2.0 * det)
             # Points on a short arc (or on one line) leave the normal equations nearly
             # singular: never jump farther than a radius in one step.
             st = st * np.minimum(1.0, rad / np.maximum(np.abs(st), 1e-12))

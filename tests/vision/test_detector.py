@@ -125,3 +125,19 @@ def test_base_pushed_a_little_at_a_time_is_followed(model, ball_hint):
     moved = np.argmin(np.linalg.norm(out.base_xy_mm - away[2], axis=1))
     truth = np.argmin(np.linalg.norm(fresh.base_xy_mm - away[2], axis=1))
     assert np.linalg.norm(out.base_xy_mm[moved] - fresh.base_xy_mm[truth]) < 0.3
+
+
+def test_base_coming_near_the_ball_leaves_no_copy_where_it_stood(model):
+    """Between whole looks only the cloth near the ball is compared: a figure that comes
+    there from farther away is at once gone from where it stood."""
+    ball_xy = (60.0, 0.0)
+    hint = CAMERA.project(np.array([[*ball_xy, 10.5]]))[0]
+    det = Detector(model)
+    home = HOME_XY.copy()
+    for _ in range(2):  # the first frame looks at the whole cloth, the next near the ball
+        det.detect(draw(ball_xy, home=home), ball_hint_px=hint, search_bases=True)
+    home[2] = (-40.0, 0.0)  # from (-150, 0), 210 mm from the ball, to 100 mm from it
+    out = det.detect(draw(ball_xy, home=home), ball_hint_px=hint, search_bases=True)
+    assert out.n_bases == len(HOME_XY) + len(AWAY_XY)
+    d = np.linalg.norm(out.base_xy_mm[:, None] - np.array([HOME_XY[2], home[2]])[None], axis=2)
+    assert d[:, 0].min() > 20.0 and d[:, 1].min() < 2.0
