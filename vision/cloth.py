@@ -123,23 +123,17 @@ class ClothBlobs:
         return image[:: 2 * self._step]
 
     def update(
-        self,
-        image: NDArray[np.uint8],
-        frame: int,
-        watch: list[tuple] | None = None,
-        ignore: list[tuple] | None = None,
+        self, image: NDArray[np.uint8], frame: int, watch: list[tuple] | None = None
     ) -> tuple[BlobTable, bool]:
         """The blob table for ``image`` and whether it differs from the last one.
 
         Args:
             watch: boxes ``(x0, y0, x1, y1)`` in pixels: compare only inside them (the rest of
                 the cloth keeps its blobs); None compares the whole cloth.
-            ignore: boxes whose changes are left for a later look (their reference stays as
-                it was, so nothing that changed there is lost).
         """
         if self._ref is None or self.table is None or frame - self._frame >= self._max_age:
             return self._full(image, frame), True
-        changed = self._changes(image, watch, ignore)
+        changed = self._changes(image, watch)
         if changed is None:
             return self.table, False  # nearly always: nothing at all changed
         cores = self._cores(changed)
@@ -151,7 +145,7 @@ class ClothBlobs:
             # outside them, is looked at now, not on the next whole look.
             self._renew(image, cores)
             self.table = table
-            return self.update(image, frame, None, ignore)[0], True
+            return self.update(image, frame, None)[0], True
         self._renew(image, cores)
         self.table = table
         return table, True
@@ -162,7 +156,7 @@ class ClothBlobs:
         for x0, y0, x1, y1 in cores:
             self._ref[y0:y1, s * x0 : s * x1] = rows[y0:y1, s * x0 : s * x1]
 
-    def _changes(self, image, watch, ignore) -> NDArray[np.uint8] | None:
+    def _changes(self, image, watch) -> NDArray[np.uint8] | None:
         """Mask ``(rows, w)`` of the changed pixels of the sampled rows (255), or None when
         too few changed."""
         t, rows = self._t, self._rows(image)
@@ -188,13 +182,8 @@ class ClothBlobs:
                 changed = np.zeros(self._ref.shape[:2], np.uint8)
             h, w = here.shape
             changed[y0 : y0 + h, x0 : x0 + w] |= here
-            count += 1
-        if changed is None:
-            return None
-        rs = 2 * self._step
-        for x0, y0, x1, y1 in ignore or ():
-            changed[-(-int(y0) // rs) : int(y1) // rs + 1, max(0, int(x0)) : int(x1) + 1] = 0
-        return changed if cv2.countNonZero(changed) >= self._min_pixels else None
+            count += cv2.countNonZero(here)
+        return changed if count >= self._min_pixels else None
 
     def _full(self, image, frame) -> BlobTable:
         small = self._grid(image)

@@ -108,7 +108,6 @@ class Detector:
             max_age=cfg.coarse_refit_frames,
         )
         self._coarse: _Coarse | None = None
-        self._ball_box = (0, 0, 0, 0)  # the last ball window (x0, y0, x1, y1) px
         # (rough px when fitted, xy px, r px, mm, team) of the bases of the last coarse pass.
         self._last_bases = None
 
@@ -137,9 +136,8 @@ class Detector:
                 f"frame is {image.shape[1]}x{image.shape[0]} but the calibration is for "
                 f"{w}x{h}; calibrate again for this camera mode"
             )
-        scheduled = search_bases is None  # a routine look (the ball rolls), not asked for
         due = self._frames % self.config.base_refresh_frames == 0  # the whole cloth's turn
-        if scheduled:
+        if search_bases is None:
             search_bases = due
         self._frames += 1
         ball = None
@@ -150,11 +148,8 @@ class Detector:
             coarse = self._coarse_pass(image, None)
             ball = self._coarse_balls(image, coarse)
         elif search_bases:
-            # A routine look ignores the ball's own window: the rolling ball changes it on
-            # every frame and is tracked there already.
-            ignore = [self._ball_box] if scheduled else None
             watch = None if due else self._watch(ball_hint_px, base_hints_px)
-            coarse = self._coarse_pass(image, watch, ignore)
+            coarse = self._coarse_pass(image, watch)
         bxy, br, bmm, scores, ok = ball
         if coarse is not None and search_bases:
             fxy, fr, fmm, fok, teams = self._coarse_bases(image, coarse, bxy[ok], br[ok])
@@ -221,7 +216,6 @@ class Detector:
         if x1 - x0 < 3 or y1 - y0 < 3:
             return None
         region = image[y0:y1, x0:x1]
-        self._ball_box = box
         known = self._ball_gate.lookup(box, region, self._frames)
         if known is not None:
             return known
@@ -265,9 +259,9 @@ class Detector:
             boxes += [self._window(c, r) for c, r in zip(bases_px, half, strict=True)]
         return boxes
 
-    def _coarse_pass(self, image, watch: list[tuple] | None, ignore=None) -> _Coarse:
+    def _coarse_pass(self, image, watch: list[tuple] | None) -> _Coarse:
         """The whole-cloth pass, renewed where the frame changed (``vision/cloth.py``)."""
-        table, changed = self._cloth.update(image, self._frames, watch, ignore)
+        table, changed = self._cloth.update(image, self._frames, watch)
         if changed or self._coarse is None:
             self._coarse = self._coarse_of(table)
         return self._coarse
