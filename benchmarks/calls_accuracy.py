@@ -93,9 +93,13 @@ def run_clip(job: dict[str, Any], size: tuple[int, int], fps: float) -> dict[str
         simulate(scene, clip, camera=camera, look=look, fps=fps, seed=seed, progress=False)
         _TimedRules.emitted = []
         analyze_cmd.FistfRules = _TimedRules
-        status = main(
-            ["analyze", str(clip), "--out", str(out), "--table", job["table"], "--no-progress"]
-        )
+        try:
+            status = main(
+                ["analyze", str(clip), "--out", str(out), "--table", job["table"], "--no-progress"]
+            )
+        except Exception as exc:  # one crashing clip must not lose the whole run
+            print(f"clip {job['seed']} ({job['kind']}, {job['table']}): {exc!r}", flush=True)
+            status = -1
         truth = _lines(clip / "truth_calls.jsonl")
         calls = _lines(out / "calls.jsonl") if (out / "calls.jsonl").exists() else []
         summary = json.loads((out / "summary.json").read_text()) if status == 0 else {}
