@@ -325,8 +325,8 @@ class Detector:
             return np.zeros(0), ok
         pts = centre_px[:, None, :] + 0.6 * self._ray_u[None] * r_px[:, None, None]  # (k, m, 2)
         w, h = self.model.size_px
-        ix = np.clip(np.rint(pts[..., 0]).astype(int), 0, w - 1)
-        iy = np.clip(np.rint(pts[..., 1]).astype(int), 0, h - 1)
+        ix = np.minimum(np.maximum(np.rint(pts[..., 0]).astype(np.intp), 0), w - 1)
+        iy = np.minimum(np.maximum(np.rint(pts[..., 1]).astype(np.intp), 0), h - 1)
         _, ball = self._classes(image[iy.ravel(), ix.ravel()])
         seen = outline.sum(1)
         share = (ball.reshape(k, m) & outline).sum(1) / np.maximum(seen, 1)

@@ -70,7 +70,7 @@ def radial_edges(
     row = np.arange(n * rays)
     d0 = flat[row, last.ravel()].reshape(n, rays)
     d1 = flat[row, np.minimum(last + 1, samples - 1).ravel()].reshape(n, rays)
-    t = np.clip((d0 - level) / np.maximum(d0 - d1, 1e-6), 0.0, 1.0)
+    t = np.minimum(np.maximum((d0 - level) / np.maximum(d0 - d1, 1e-6), 0.0), 1.0)
     radius = (frac[last] + t * (frac[1] - frac[0])) * r[:, None]
     valid = (
         (d0 >= level)
