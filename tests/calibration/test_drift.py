@@ -37,25 +37,36 @@ def calibrated(render, fistf):
     return true, calibrate(image, fistf)
 
 
+# Another light on the same table: a stronger gradient from another side, more sensor noise.
+RELIT = replace(Look(), light_gradient=0.4, light_angle_deg=120.0, noise_sigma=4.0)
+
+
 @pytest.mark.parametrize(
-    ("shift_mm", "turn_deg", "moved"),
+    ("shift_mm", "turn_deg", "look", "moved"),
     [
-        ((0.0, 0.0), 0.0, False),
-        ((0.25, -0.15), 0.0, False),
-        ((0.9, 0.0), 0.0, True),
-        ((0.0, -0.7), 0.0, True),
-        ((0.0, 0.0), 0.06, True),  # 0.06 degrees turn 0.7 mm at the corners
+        ((0.0, 0.0), 0.0, Look(), False),
+        ((0.0, 0.0), 0.0, RELIT, False),
+        ((0.15, -0.1), 0.0, RELIT, False),
+        # Half a millimetre, the movement the check must not miss, in every direction.
+        ((0.5, 0.0), 0.0, Look(), True),
+        ((0.0, -0.5), 0.0, RELIT, True),
+        ((-0.36, 0.36), 0.0, Look(), True),
+        ((0.0, 0.0), 0.04, Look(), True),  # 0.04 degrees turn 0.49 mm at the corners
+        ((0.9, 0.0), 0.0, RELIT, True),
     ],
 )
-def test_notices_a_moved_table_and_measures_the_shift(calibrated, fistf, shift_mm, turn_deg, moved):
+def test_notices_a_moved_table_and_measures_the_shift(
+    calibrated, fistf, shift_mm, turn_deg, look, moved
+):
     true, cal = calibrated
     camera = _moved_table(true, shift_mm, turn_deg)
-    image = Renderer(camera, fistf, Look(), seed=5).background()
+    image = Renderer(camera, fistf, look, seed=5).background()
     report = DriftMonitor(cal, fistf).check(image, t_s=12.0)
     assert report.moved is moved
     assert report.samples >= 30
-    np.testing.assert_allclose(report.shift_mm, shift_mm, atol=0.12)
-    assert report.turn_deg == pytest.approx(turn_deg, abs=0.01)
+    assert 0.1 <= report.margin_mm <= 0.3
+    np.testing.assert_allclose(report.shift_mm, shift_mm, atol=0.06)
+    assert report.turn_deg == pytest.approx(turn_deg, abs=0.004)
 
 
 def test_checks_only_every_interval(render, calibrated, fistf):
