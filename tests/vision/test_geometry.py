@@ -44,6 +44,17 @@ def test_several_planes_at_once_as_one_by_one(camera):
         assert np.allclose(got, camera.back_project(px, z_mm), rtol=0, atol=1e-9)
 
 
+@pytest.mark.parametrize("dist", [(-0.12, 0.05, 0.0, 0.0, 0.0), (-0.25, 0.1, 0.002, -0.002, 0.01)])
+def test_undistortion_from_the_table_is_the_camera_models(dist):
+    """Pixels over the whole image, its corners and beyond its edges (the table's margin and
+    past it)."""
+    camera = CameraModel.overhead((1280, 960), 1150.0, 1500.0, dist=dist, tilt_x_deg=3.0)
+    px = np.random.default_rng(3).uniform([-150, -150], [1430, 1110], (2000, 2))
+    px = np.concatenate([px, [[0, 0], [1279, 959], [0, 959], [1279, 0]]])
+    got = FastCamera(camera).back_project(px, 10.5)
+    assert np.allclose(got, camera.back_project(px, 10.5), rtol=0, atol=1e-9)
+
+
 def test_points_behind_the_camera_are_an_error():
     with pytest.raises(ValueError, match="behind the camera"):
         FastCamera(CAMERAS[0]).project([[0.0, 0.0, 5000.0]])
