@@ -28,7 +28,8 @@ class VisionConfig:
             to strike it from farther is seen moving on the next whole search).
         rest_refit_frames: a ball window that shows nothing new reuses its last fit, but
             is fitted again after this many frames (the rest point averages the fits).
-        coarse_refit_frames: likewise for the whole-cloth pass (``vision/changes.py``).
+        coarse_refit_frames: the whole-cloth pass, otherwise renewed only where the frame
+            changed, is done afresh after this many frames (``vision/cloth.py``).
         window_radii: half size of the ball's search window, in ball radii beyond its
             predicted travel.
         rays: edge profiles cast from a candidate's centre for the sub-pixel fit.
