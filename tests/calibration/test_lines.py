@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy.special import erf
 
 from calibration import lines
 from calibration.calibration_file import CalibrationError
@@ -84,3 +85,29 @@ def test_ridges_keep_thin_lines_and_drop_wide_blobs():
     ridges = lines.ridge_mask(white, mask, kernel_px=9)
     assert ridges[100, 101]
     assert not ridges[70, 220]
+
+
+def _blurred_band(lo: float, hi: float, sigma: float, rows: int = 24) -> np.ndarray:
+    """Vertical paint band [lo, hi] blurred by a Gaussian of ``sigma`` px, on a gentle ramp."""
+    x = np.arange(80.0)
+    k = 1.0 / (np.sqrt(2.0) * sigma)
+    row = CLOTH + 0.2 * (x - 40) + (PAINT - CLOTH) * 0.5 * (erf((x - lo) * k) - erf((x - hi) * k))
+    noise = np.random.default_rng(1).normal(0.0, 1.5, (rows, len(x)))
+    return (np.tile(row, (rows, 1)) + noise).astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    ("width", "sigma"), [(2.0, 0.6), (2.4, 0.8), (2.8, 0.7), (3.0, 0.5), (5.0, 0.9)]
+)
+def test_the_blurred_bar_fit_measures_narrow_lines_true_to_width(width, sigma):
+    # The derivative's extremes repel on a line narrower than about four blur sigmas: a
+    # 2.4 px line under a 0.8 px blur read 0.25 px too wide; the bar fit reads it true.
+    lo = 36.3
+    white = _blurred_band(lo, lo + width, sigma)
+    centre = np.stack([np.full(10, 37.0), np.arange(10) * 2.0 + 2.0], axis=1)
+    normal = np.tile([1.0, 0.0], (10, 1))
+    prof = lines.measure_profiles(white, centre, normal, 6.0, np.full(10, width), fit_bar=True)
+    assert prof.valid.all()
+    assert np.mean(prof.hi_px - prof.lo_px) == pytest.approx(width, abs=0.1)
+    np.testing.assert_allclose(37.0 + prof.lo_px, lo, atol=0.1)
+    np.testing.assert_allclose(37.0 + prof.hi_px, lo + width, atol=0.1)
