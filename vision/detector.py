@@ -108,6 +108,7 @@ class Detector:
             max_age=cfg.coarse_refit_frames,
         )
         self._coarse: _Coarse | None = None
+        self._scale_key, self._scale = b"", 1.0  # ``_scale_at``'s last point and answer
         # (rough px when fitted, xy px, r px, mm, team) of the bases of the last coarse pass.
         self._last_bases = None
 
@@ -210,7 +211,7 @@ class Detector:
         The fit starts from the prediction (or the last fit); only when that finds no
         convincing ball are the window's blobs searched.
         """
-        r_px = float(self.model.pitch.profile.ball_radius_mm * self.model.px_per_mm(hint)[0])
+        r_px = self.model.pitch.profile.ball_radius_mm * self._scale_at(hint)
         box = self._window(hint, self.config.window_radii * r_px + travel_px)
         x0, y0, x1, y1 = box
         if x1 - x0 < 3 or y1 - y0 < 3:
@@ -240,6 +241,14 @@ class Detector:
         self._ball_gate.store(box, region, fit, self._frames)
         return fit
 
+    def _scale_at(self, xy_px: NDArray) -> float:
+        """Pixels per mm at one point (the ball's: the same point frame after frame while it
+        rests, so the last answer is kept)."""
+        key = xy_px.tobytes()
+        if key != self._scale_key:
+            self._scale_key, self._scale = key, float(self.model.px_per_mm(xy_px)[0])
+        return self._scale
+
     def _watch(self, ball_px, bases_px) -> list[tuple] | None:
         """Boxes where the cloth is compared on this frame, or None for the whole cloth.
 
@@ -251,7 +260,7 @@ class Detector:
             return None
         ball_px = np.asarray(ball_px, np.float64)
         p = self.model.pitch.profile
-        scale = self.model.px_per_mm(ball_px)[0]
+        scale = self._scale_at(ball_px)
         boxes = [self._window(ball_px, self.config.watch_radius_mm * scale)]
         if bases_px is not None and len(bases_px):
             bases_px = np.asarray(bases_px, np.float64).reshape(-1, 2)
