@@ -250,11 +250,10 @@ class Detector:
         return self._scale
 
     def _watch(self, ball_px, bases_px) -> list[tuple] | None:
-        """Boxes where the cloth is compared on this frame, or None for the whole cloth.
-
-        The whole cloth every ``base_refresh_frames`` frames (bases at rest); in between the
-        box within ``watch_radius_mm`` of the ball (a figure about to strike it is there) and
-        a box around each moving base.
+        """Boxes where the cloth is compared between whole looks (every
+        ``base_refresh_frames`` frames), or None (no ball: the whole cloth): the box within
+        ``watch_radius_mm`` of the ball (a figure about to strike it is there) and a box
+        around each moving base.
         """
         if ball_px is None:
             return None
