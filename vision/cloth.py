@@ -199,11 +199,16 @@ class ClothBlobs:
         much of the cloth (the whole pass is then cheaper)."""
         s = self._step
         h, w = changed.shape
-        if w % s:
-            changed = cv2.copyMakeBorder(changed, 0, 0, 0, s - w % s, cv2.BORDER_CONSTANT)
-        # Changed anywhere in a grid column: the block mean is not 0 (255 / step rounds up).
-        pooled = cv2.resize(changed, dsize=(-(-w // s), h), interpolation=cv2.INTER_AREA)
         gx, gy = -(-self._grow[0] // s), self._grow[1]
+        # Only the part around the changes (grown by a core's margin) is looked at.
+        bx, by, bw, bh = cv2.boundingRect(changed)
+        x0, x1 = max(0, bx // s - gx - 1) * s, min(-(-w // s), -(-(bx + bw) // s) + gx + 1) * s
+        y0, y1 = max(0, by - gy - 1), min(h, by + bh + gy + 1)
+        part = changed[y0:y1, x0 : min(x1, w)]
+        if part.shape[1] < x1 - x0:  # the grid's last column reaches past the image
+            part = cv2.copyMakeBorder(part, 0, 0, 0, x1 - x0 - part.shape[1], cv2.BORDER_CONSTANT)
+        # Changed anywhere in a grid column: the block mean is not 0 (255 / step rounds up).
+        pooled = cv2.resize(part, dsize=((x1 - x0) // s, y1 - y0), interpolation=cv2.INTER_AREA)
         kernel = np.ones((2 * gy + 1, 2 * gx + 1), np.uint8)
         grown = cv2.dilate(pooled, kernel=kernel)
         # The boxes of the outer outlines are those of the groups (and several times faster
@@ -212,9 +217,10 @@ class ClothBlobs:
             grown, mode=cv2.RETR_EXTERNAL, method=cv2.CHAIN_APPROX_SIMPLE
         )
         boxes = [cv2.boundingRect(c) for c in outlines]
-        if sum(w * h for _, _, w, h in boxes) > 0.25 * grown.size:
+        if sum(bw * bh for _, _, bw, bh in boxes) > 0.25 * h * -(-w // s):
             return None
-        return [(x, y, x + w, y + h) for x, y, w, h in boxes]
+        cx, cy = x0 // s, y0
+        return [(cx + x, cy + y, cx + x + bw, cy + y + bh) for x, y, bw, bh in boxes]
 
     def _patch(self, image, cores, changed) -> BlobTable | None:
         """The table with the blobs centred in ``cores`` searched again; None when a blob

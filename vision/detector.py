@@ -382,7 +382,10 @@ class Detector:
         pts = pts.reshape(-1, 2)
         xs, ys = pts[:, 0], pts[:, 1]
         cls, ball = self._classes(image[ys, xs])
-        out = []
+        # Labels per class (connectivity within a class); then the moments of all classes'
+        # blobs at once, their labels offset class by class.
+        labs, xs_in, ys_in, kinds, touches = [], [], [], [], []
+        count = 0
         mask = np.zeros(fg.shape, np.uint8)
         for c in classes or (_BALL, _HOME, _AWAY):
             sel = ball if c == _BALL else cls == c
@@ -391,23 +394,30 @@ class Detector:
             mask[:] = 0
             x, y = xs[sel], ys[sel]
             mask[y, x] = 255
-            # Labels only (fast); areas, centroids and second moments by bincount.
             n, labels = cv2.connectedComponents(mask, connectivity=8, ltype=cv2.CV_32S)
-            lab = labels[y, x] - 1
-            area, cx, cy, vxx, vyy, vxy = _moments(lab, x.astype(np.float64), y, n - 1)
-            half = 0.5 * (vxx + vyy)
-            disc = np.sqrt(0.25 * (vxx - vyy) ** 2 + vxy**2)
-            pixel = 1.0 / 12.0  # a single pixel's own spread
-            elong = np.sqrt((half + disc + pixel) / np.maximum(half - disc + pixel, pixel))
-            centre = origin + np.stack([cx, cy], 1) * step
-            scale = scale_px_per_mm(centre)
+            labs.append(labels[y, x] - 1 + count)
+            xs_in.append(x)
+            ys_in.append(y)
+            kinds.append(np.full(n - 1, c))
             touch = np.zeros((n - 1, 4), bool)
             for k, edge in enumerate((labels[:, 0], labels[0], labels[:, -1], labels[-1])):
                 touch[edge[edge > 0] - 1, k] = True
-            out.append((centre, np.full(n - 1, c), area * step * step / scale**2, elong, touch))
-        if not out:
+            touches.append(touch)
+            count += n - 1
+        if count == 0:
             return None
-        return tuple(np.concatenate(parts) for parts in zip(*out, strict=True))
+        x = np.concatenate(xs_in).astype(np.float64)
+        area, cx, cy, vxx, vyy, vxy = _moments(
+            np.concatenate(labs), x, np.concatenate(ys_in), count
+        )
+        half = 0.5 * (vxx + vyy)
+        disc = np.sqrt(0.25 * (vxx - vyy) ** 2 + vxy**2)
+        pixel = 1.0 / 12.0  # a single pixel's own spread
+        elong = np.sqrt((half + disc + pixel) / np.maximum(half - disc + pixel, pixel))
+        centre = origin + np.stack([cx, cy], 1) * step
+        scale = scale_px_per_mm(centre)
+        area_mm2 = area * step * step / scale**2
+        return centre, np.concatenate(kinds), area_mm2, elong, np.concatenate(touches)
 
     def _ball_candidates(self, blobs) -> tuple[NDArray, NDArray]:
         """Ball-coloured blobs of a ball's size (a streak may be longer), best first.
