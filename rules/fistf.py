@@ -39,6 +39,8 @@ from rules.fistf_state import BallTrack, MatchConfig, MatchState, PendingPlay, R
 from rules.geometry import boundary_margins_mm, other_end
 from rules.observation import Observation, other_team
 
+MAX_BACK_FRAMES = 4  # a crossing is dated at most this many frame intervals back
+
 __all__ = ["MatchConfig", "MatchState", "add_time", "referee_decision", "step"]
 
 
@@ -102,9 +104,10 @@ def _stopped(
     """The clock stopped at the moment play stopped, which may lie before this frame.
 
     An offside (13.1) stops play at the pass: the clock goes back to its reading on the pass's
-    frame. A ball wholly over a line stopped play when it crossed, between the last frame and
-    this one: the margins on both frames date the crossing (linearly), and only the interval up
-    to it counts. Anything else stops the clock at this frame.
+    frame. A ball wholly over a line stopped play when it crossed: the margins on this frame
+    and the one before date the crossing (linearly, back to a margin of 0, which may lie a few
+    frames back when the margin first had to exceed its uncertainty), and the time after it
+    is taken back. Anything else stops the clock at this frame.
     """
     clock = state.clock
     if play is not None and play.elapsed_s is not None:
@@ -119,10 +122,13 @@ def _stopped(
     line = max(now, key=now.__getitem__)
     m1 = now[line]
     m0 = boundary_margins_mm(state.pitch, prev.xy_mm, prev.radius_mm)[line]
-    if not m1 > 0:  # decided on something else than this frame's crossing
+    dt = obs.t_s - before.last_t_s
+    if not (m1 > 0 and m1 > m0 and dt > 0):  # decided on something else than a crossing
         return clk.stop(clock)
-    fraction = 1.0 if m0 >= m1 else min(max(-m0 / (m1 - m0), 0.0), 1.0)
-    return clk.stop(clock, before.elapsed_s + fraction * (obs.t_s - before.last_t_s))
+    # Back along the ball's last step to where the margin was 0: within this interval, or a
+    # few frames earlier when the margin had to grow past its uncertainty first.
+    back_s = min(m1 / ((m1 - m0) / dt), MAX_BACK_FRAMES * dt)
+    return clk.stop(clock, clock.elapsed_s - back_s)
 
 
 def _date_pending_play(state: MatchState, obs: Observation) -> MatchState:

@@ -189,3 +189,20 @@ def test_a_restart_taken_between_frames_counts_half_the_interval(fistf_pitch):
         state, _ = step(state, Observation(i / FPS, i, xy, 10.5, 0.3, moving, home, contacts))
     assert state.clock.started
     assert state.clock.elapsed_s == pytest.approx(4.5 / FPS)
+
+
+def test_a_crossing_called_late_for_its_uncertainty_stops_the_clock_when_it_happened(
+    fistf_pitch,
+):
+    """FISTF 14.1 and DESIGN.md 6: a slow ball (100 mm/s) over the top touchline with a 3 mm
+    bound is called two frames after it crossed (t = 0.855 s); the clock still stops then."""
+    state = MatchState.new(MatchConfig(fistf_pitch))
+    state = replace(state, restart=None, possession=0, clock=clk.start(state.clock))
+    outs = []
+    for i in range(50):
+        t = i / FPS
+        obs = Observation(t, i, (50.0, 300.0 + 100.0 * t), 10.5, 3.0, True)
+        state, calls = step(state, obs)
+        outs += [c.frame for c in calls if c.kind == "ball_out"]
+    assert outs == [45]
+    assert state.clock.elapsed_s == pytest.approx(0.855, abs=1e-6)
