@@ -445,8 +445,29 @@ class Detector:
         balls, _ = self._ball_candidates(blobs if len(table.cls) else None)
         ratio = table.area_mm2 / self._base_area_mm2
         base = (table.cls != _BALL) & (ratio > 0.3) & (ratio < 3.0)
+        base[base] = self._one_per_base(table.centre_px[base], table.area_mm2[base])
         teams = (table.cls[base] - _HOME).astype(np.int8)
         return _Coarse(balls, table.centre_px[base], teams, table.fresh[base])
+
+    def _one_per_base(self, centre_px: NDArray, area_mm2: NDArray) -> NDArray[np.bool_]:
+        """Which base blobs ``(n,)`` to keep: of blobs closer than a base radius, the largest.
+
+        Bases never overlap, so two such blobs are one base whose pixels split between the
+        two teams' colours (a shaded rim, a shirt nearer the other team); the team with more
+        of it is the base's.
+        """
+        n = len(area_mm2)
+        keep = np.ones(n, bool)
+        if n < 2:
+            return keep
+        r_px = self.model.pitch.profile.base_radius_mm * self.model.px_per_mm(centre_px)
+        d = np.hypot(*(centre_px[:, None, :] - centre_px[None, :, :]).transpose(2, 0, 1))
+        close = d < np.minimum(r_px[:, None], r_px[None, :])
+        smaller = (area_mm2[:, None] < area_mm2[None, :]) | (
+            (area_mm2[:, None] == area_mm2[None, :]) & (np.arange(n)[:, None] > np.arange(n))
+        )
+        keep &= ~(close & smaller).any(axis=1)
+        return keep
 
     def _window(self, centre: NDArray, half: float):
         w, h = self.model.size_px

@@ -31,6 +31,8 @@ from rules.pitch import Pitch
 from vision.config import VisionConfig
 from vision.geometry import FastCamera
 
+EDGE_SLACK_PX = 0.75  # how far a line's seen edge may be from its measured one
+
 
 class LearningError(ValueError):
     """The first frames do not show what detection needs to learn (teams, ball)."""
@@ -207,7 +209,8 @@ def _background(image, cloth, roi, camera, pitch, thr, ball_px):
     px = np.stack([xs, ys], 1).astype(np.float64)
     ground = camera.back_project(px, 0.0)
     mm_px = camera.mm_per_px(ground)
-    coverage = np.clip(0.5 - pitch.paint_distance_mm(ground) / mm_px, 0.0, 1.0)
+    paint_mm = pitch.paint_distance_mm(ground)
+    coverage = np.clip(0.5 - paint_mm / mm_px, 0.0, 1.0)
     on_line = coverage > 0.95
     line_bgr = (
         np.median(image[ys[on_line], xs[on_line]], axis=0)
@@ -216,6 +219,20 @@ def _background(image, cloth, roi, camera, pitch, thr, ball_px):
     )
     synth_at = cloth[ys, xs] * (1 - coverage[:, None]) + line_bgr * coverage[:, None]
     resid = np.sqrt(((image[ys, xs] - synth_at) ** 2).sum(axis=1))
+    # The paint's blur and a measured edge a fraction of a pixel off change how much of a
+    # line an edge pixel shows: a mix of cloth and paint within EDGE_SLACK_PX of the
+    # predicted one is the line, not an object (a ball of the paint's colour beside the line
+    # is still far more paint than that).
+    near = np.abs(paint_mm) < (0.5 + EDGE_SLACK_PX) * mm_px
+    if near.any():
+        c, pix = cloth[ys[near], xs[near]], image[ys[near], xs[near]]
+        span = line_bgr[None, :] - c
+        share = ((pix - c) * span).sum(1) / np.maximum((span * span).sum(1), 1.0)
+        slack = EDGE_SLACK_PX * mm_px[near]
+        lo = np.clip(0.5 - (paint_mm[near] + slack) / mm_px[near], 0.0, 1.0)
+        hi = np.clip(0.5 - (paint_mm[near] - slack) / mm_px[near], 0.0, 1.0)
+        mix = c + np.clip(share, lo, hi)[:, None] * span
+        resid[near] = np.minimum(resid[near], np.sqrt(((pix - mix) ** 2).sum(axis=1)))
     h, w = image.shape[:2]
     objects = np.zeros((h, w), np.uint8)
     objects[ys, xs] = resid > thr

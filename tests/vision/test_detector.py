@@ -141,3 +141,23 @@ def test_base_coming_near_the_ball_leaves_no_copy_where_it_stood(model):
     assert out.n_bases == len(HOME_XY) + len(AWAY_XY)
     d = np.linalg.norm(out.base_xy_mm[:, None] - np.array([HOME_XY[2], home[2]])[None], axis=2)
     assert d[:, 0].min() > 20.0 and d[:, 1].min() < 2.0
+
+
+def test_base_showing_both_teams_colours_is_one_base(model):
+    """Bases never overlap: a base whose part looks like the other team (a shaded rim, a
+    shirt of the other colour) is one base where it stands, not two."""
+    img = draw()
+    xy = HOME_XY[2]
+    c = CAMERA.project(np.array([[*xy, 0.0]]))[0]
+    r_px = 12.0 / float(CAMERA.mm_per_px([xy])[0])
+    # The lower 44 % of the disc in the away colour: two blobs of half a base each.
+    x0, x1 = int(c[0] - r_px - 1), int(c[0] + r_px + 2)
+    y0, y1 = int(c[1] + 0.1 * r_px), int(c[1] + r_px + 2)
+    part = img[y0:y1, x0:x1]
+    red = (part[..., 2] > 120) & (part[..., 0] < 120)
+    part[red] = (190, 90, 30)
+    out = Detector(model).detect(img, search_bases=True)
+    near = np.linalg.norm(out.base_xy_mm - xy, axis=1) < 12.0
+    assert near.sum() == 1
+    assert np.linalg.norm(out.base_xy_mm[near][0] - xy) < 3.0  # a quarter of its radius
+    assert out.n_bases == len(HOME_XY) + len(AWAY_XY)
