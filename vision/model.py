@@ -115,7 +115,7 @@ def learn_model(
         )
     roi = _cloth_roi(camera, pitch)
     grid_step = 16
-    scale = _scale_grid(camera, grid_step)
+    scale = _scale_grid(camera, grid_step, roi)
     r_px = pitch.profile.ball_radius_mm * float(np.median(scale))  # a typical ball radius
     cloth = _smooth_cloth(image, r_px)
     diff = image.astype(np.float32) - cloth
@@ -180,12 +180,21 @@ def _goals_mask(camera: CameraModel, pitch: Pitch, margin_mm: float = 5.0) -> ND
     return mask.astype(bool)
 
 
-def _scale_grid(camera: CameraModel, step: int) -> NDArray[np.float32]:
+def _scale_grid(camera: CameraModel, step: int, roi: NDArray[np.bool_]) -> NDArray[np.float32]:
+    """Pixels per mm every ``step`` px, held to the range seen over the cloth ``roi``.
+
+    A strong barrel lens folds back beyond the image circle it was fitted on: the corners'
+    back-projections there are meaningless and their scales can be thousands of px per mm.
+    """
     w, h = camera.size_px
     gx, gy = np.meshgrid(np.arange(0, w + step, step), np.arange(0, h + step, step))
     px = np.stack([gx.ravel(), gy.ravel()], 1).astype(np.float64)
     xy = camera.back_project(px, 0.0)
-    return (1.0 / camera.mm_per_px(xy)).reshape(gx.shape).astype(np.float32)
+    scale = (1.0 / camera.mm_per_px(xy)).reshape(gx.shape)
+    on_cloth = roi[np.minimum(gy, h - 1), np.minimum(gx, w - 1)] & np.isfinite(scale)
+    if on_cloth.any():
+        scale = np.clip(np.nan_to_num(scale), scale[on_cloth].min(), scale[on_cloth].max())
+    return scale.astype(np.float32)
 
 
 def _smooth_cloth(image: NDArray[np.uint8], ball_px: float) -> NDArray[np.float32]:

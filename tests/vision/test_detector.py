@@ -13,7 +13,7 @@ import pytest
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
 from vision.detector import Detector, FrameSizeError
-from vision.model import LearningError, learn_model
+from vision.model import LearningError, _cloth_roi, _scale_grid, learn_model
 
 PITCH = load_pitch("fistf")
 CAMERA = CameraModel.overhead((640, 420), 1300.0, 1450.0)
@@ -161,3 +161,15 @@ def test_base_showing_both_teams_colours_is_one_base(model):
     assert near.sum() == 1
     assert np.linalg.norm(out.base_xy_mm[near][0] - xy) < 3.0  # a quarter of its radius
     assert out.n_bases == len(HOME_XY) + len(AWAY_XY)
+
+
+def test_scales_of_a_strong_barrel_lens_stay_those_of_the_cloth():
+    """Beyond the image circle a barrel lens was fitted on, its polynomial folds back: the
+    corners' back-projections are meaningless. Window and blob sizes come from the scale,
+    so it must stay within what the cloth shows (not thousands of px per mm)."""
+    cam = CameraModel.overhead((800, 600), 1300.0, 1800.0, dist=(-0.3, 0.0, 0.0, 0.0, 0.0))
+    roi = _cloth_roi(cam, PITCH)
+    ys, xs = np.nonzero(roi)
+    on_cloth = 1.0 / cam.mm_per_px(cam.back_project(np.stack([xs, ys], 1)[::97], 0.0))
+    grid = _scale_grid(cam, 16, roi)
+    assert on_cloth.min() - 1e-6 <= grid.min() and grid.max() <= on_cloth.max() + 0.02
