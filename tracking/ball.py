@@ -182,6 +182,7 @@ class BallTracker:
         self._since = 0
         self._kf: _Kalman | None = None
         self._rest: deque[NDArray] = deque(maxlen=self.config.rest_window)
+        self._rest_sigma: float | None = None  # of ``_rest``, worked out when first asked
         self._anchor = np.zeros(2)
         self._displaced = 0
         self._missing_s = 0.0
@@ -294,6 +295,7 @@ class BallTracker:
             if not self._rest or not np.array_equal(z, self._rest[-1]):
                 self._rest.append(z)
         self._anchor = np.mean(self._rest, axis=0)
+        self._rest_sigma = None
         self._displaced = 0
         self._kf = None
 
@@ -308,6 +310,7 @@ class BallTracker:
             if not np.array_equal(z, self._rest[-1]):  # a repeated fit is no new measurement
                 self._rest.append(z)
                 self._anchor = np.mean(self._rest, axis=0)
+                self._rest_sigma = None
             return None
         self._displaced += 1
         if self._displaced < cfg.start_frames:
@@ -407,6 +410,8 @@ class BallTracker:
 
     def _rest_sigma_mm(self) -> float:
         """Standard error of the rest point (see the module docstring), mm."""
+        if self._rest_sigma is not None:  # a ball at rest: most frames add no new fit
+            return self._rest_sigma
         cfg = self.config
         pts = np.asarray(self._rest)
         n = len(pts)
@@ -414,7 +419,8 @@ class BallTracker:
         scatter = d.T @ d  # (n - 1) times the sample covariance
         prior = cfg.prior_frames * cfg.measurement_sigma_mm**2
         pooled = (scatter + prior * np.eye(2)) / (n - 1 + cfg.prior_frames)
-        return max(math.sqrt(_largest_eigenvalue(pooled) / n), cfg.rest_floor_mm)
+        self._rest_sigma = max(math.sqrt(_largest_eigenvalue(pooled) / n), cfg.rest_floor_mm)
+        return self._rest_sigma
 
     def _sigma_mm(self) -> float:
         if self._state == _MOVING:
