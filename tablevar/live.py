@@ -342,8 +342,9 @@ class LiveRunner:
         self._source_state(True)
 
     def _new_rules(self) -> None:
-        pitch = self.calibration.measured_pitch(self.pitch) if self.calibration else self.pitch
-        self._rules = FistfRules(pitch)
+        cal = self.calibration
+        pitch = cal.measured_pitch(self.pitch) if cal else self.pitch
+        self._rules = FistfRules(pitch, calibration_rms_mm=cal.rms_mm if cal else 0.0)
         self._clock = ClockView()
 
     def _rules_stage(
