@@ -32,6 +32,8 @@ from vision.model import SceneModel
 from vision.refine import refine_balls, refine_bases
 
 _BALL, _HOME, _AWAY = 0, 1, 2
+# A ball at rest is fitted again from its last fit until the centre moves less than this.
+REST_REFIT_PX = 0.05
 
 
 def _moments(lab: NDArray, x: NDArray, y: NDArray, n: int):
@@ -197,9 +199,11 @@ class Detector:
         d = np.linalg.norm(bases_px[:, None, :] - balls_px[None], axis=2)
         return ~(d < balls_r_px[None, :]).any(axis=1)
 
-    def _fit_balls(self, image, rough_px):
+    def _fit_balls(self, image, rough_px, again_px: float = 0.5):
         """Sub-pixel fits and checks of rough ball centres: (xy px, r px, mm, score, ok)."""
-        bxy, br, bmm, ok, outline, size_err = refine_balls(image, self.model, rough_px, self.config)
+        bxy, br, bmm, ok, outline, size_err = refine_balls(
+            image, self.model, rough_px, self.config, again_px=again_px
+        )
         scores, ok = self._ball_quality(image, bxy, br, ok & self._ball_sized(size_err), outline)
         return bxy, br, bmm, scores, ok
 
@@ -222,10 +226,11 @@ class Detector:
             return known
         last = self._ball_gate.stale(box, region)
         if last is not None and last[4].any():  # the same still ball, due for a new fit
-            start = last[0][last[4]][:1]
+            # It may have crept since (too little to show as a change): fit it afresh.
+            start, again_px = last[0][last[4]][:1], REST_REFIT_PX
         else:  # the predicted centre: usually within a pixel of the ball, moving or not
-            start = hint[None]
-        fit = self._fit_balls(image, start)
+            start, again_px = hint[None], 0.5
+        fit = self._fit_balls(image, start, again_px)
         # Rays from a start off by more than a tenth of a radius see the ball askew (and a
         # second pass from the first one's centre can settle on the skewed answer): only a fit
         # that stayed near its start is taken as it is.
@@ -271,7 +276,7 @@ class Detector:
         """The whole-cloth pass, renewed where the frame changed (``vision/cloth.py``)."""
         table, changed = self._cloth.update(image, self._frames, watch)
         if changed or self._coarse is None:
-            self._coarse = self._coarse_of(table)
+            self._coarse = self._coarse_of(image, table)
         return self._coarse
 
     def _coarse_balls(self, image, coarse: _Coarse):
@@ -440,21 +445,23 @@ class Detector:
         """``_blobs`` of a sub-sampled part of the cloth (``vision/cloth.py`` searches)."""
         return self._blobs(image, background, roi, self.model.px_per_mm, origin, step)
 
-    def _coarse_of(self, table: BlobTable) -> _Coarse:
+    def _coarse_of(self, image, table: BlobTable) -> _Coarse:
         blobs = (table.centre_px, table.cls, table.area_mm2, table.elongation)
         balls, _ = self._ball_candidates(blobs if len(table.cls) else None)
         ratio = table.area_mm2 / self._base_area_mm2
         base = (table.cls != _BALL) & (ratio > 0.3) & (ratio < 3.0)
-        base[base] = self._one_per_base(table.centre_px[base], table.area_mm2[base])
+        base[base] = self._one_per_base(
+            image, table.centre_px[base], table.area_mm2[base], table.cls[base]
+        )
         teams = (table.cls[base] - _HOME).astype(np.int8)
         return _Coarse(balls, table.centre_px[base], teams, table.fresh[base])
 
-    def _one_per_base(self, centre_px: NDArray, area_mm2: NDArray) -> NDArray[np.bool_]:
-        """Which base blobs ``(n,)`` to keep: of blobs closer than a base radius, the largest.
+    def _one_per_base(self, image, centre_px, area_mm2, cls) -> NDArray[np.bool_]:
+        """Which base blobs ``(n,)`` to keep: one of any two closer than a base radius.
 
-        Bases never overlap, so two such blobs are one base whose pixels split between the
-        two teams' colours (a shaded rim, a shirt nearer the other team); the team with more
-        of it is the base's.
+        Bases never overlap, so two such blobs are one figure seen in both teams' colours
+        (a shirt of the other team's colour on its base, a shaded rim). The base is the
+        figure's outer ring: the blob of the colour most of that ring shows is kept.
         """
         n = len(area_mm2)
         keep = np.ones(n, bool)
@@ -462,11 +469,20 @@ class Detector:
             return keep
         r_px = self.model.pitch.profile.base_radius_mm * self.model.px_per_mm(centre_px)
         d = np.hypot(*(centre_px[:, None, :] - centre_px[None, :, :]).transpose(2, 0, 1))
-        close = d < np.minimum(r_px[:, None], r_px[None, :])
-        smaller = (area_mm2[:, None] < area_mm2[None, :]) | (
-            (area_mm2[:, None] == area_mm2[None, :]) & (np.arange(n)[:, None] > np.arange(n))
-        )
-        keep &= ~(close & smaller).any(axis=1)
+        close = np.triu(d < np.minimum(r_px[:, None], r_px[None, :]), k=1)
+        w, h = self.model.size_px
+        for i, j in zip(*np.nonzero(close), strict=True):  # a few figures at most
+            if not (keep[i] and keep[j]):
+                continue
+            a = area_mm2[[i, j]]
+            mid = (a[0] * centre_px[i] + a[1] * centre_px[j]) / a.sum()
+            ring = mid + 0.8 * 0.5 * (r_px[i] + r_px[j]) * self._ray_u
+            ix = np.clip(np.rint(ring[:, 0]).astype(np.intp), 0, w - 1)
+            iy = np.clip(np.rint(ring[:, 1]).astype(np.intp), 0, h - 1)
+            ring_cls, _ = self._classes(image[iy, ix])
+            votes = (ring_cls == cls[i]).sum(), (ring_cls == cls[j]).sum()
+            lose = j if (votes[0], a[0]) >= (votes[1], a[1]) else i
+            keep[lose] = False
         return keep
 
     def _window(self, centre: NDArray, half: float):

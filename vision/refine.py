@@ -45,12 +45,19 @@ def _radial_frame(model: SceneModel, c_mm: NDArray, z_mm: float):
 
 
 def refine_balls(
-    image: NDArray[np.uint8], model: SceneModel, rough_px: NDArray, config: VisionConfig
+    image: NDArray[np.uint8],
+    model: SceneModel,
+    rough_px: NDArray,
+    config: VisionConfig,
+    *,
+    again_px: float = 0.5,
 ) -> tuple[NDArray, NDArray, NDArray, NDArray[np.bool_]]:
     """Ball ground points for rough centres ``(k, 2)`` px.
 
     A second pass, with rays from the first pass's centre, runs when that centre moved by
-    half a pixel or more, so the result does not depend on how rough the first guess was.
+    ``again_px`` or more, so the result does not depend on how rough the first guess was
+    (rays from a start a fraction of a pixel off still see the ball a little askew: a ball
+    at rest, placed to a tenth of a millimetre, asks for a small ``again_px``).
 
     Returns:
         centre_px (k, 2) of the silhouette, r_px (k,), xy_mm (k, 2) ground points, ok (k,),
@@ -72,7 +79,7 @@ def refine_balls(
             np.zeros(0),
         )
     first = _refine_balls_once(image, model, rough, config)
-    if np.all(np.hypot(*(first[0] - rough).T) < 0.5):
+    if np.all(np.hypot(*(first[0] - rough).T) < again_px):
         return first  # the rays already started at the centre
     again = _refine_balls_once(image, model, first[0], config)
     use = again[3]
