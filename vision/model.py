@@ -31,7 +31,7 @@ from rules.pitch import Pitch
 from vision.config import VisionConfig
 from vision.geometry import FastCamera
 
-EDGE_SLACK_PX = 0.75  # how far a line's seen edge may be from its measured one
+EDGE_SLACK_PX = 0.4  # how far a line's seen edge may be from its measured one
 
 
 class LearningError(ValueError):
