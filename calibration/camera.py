@@ -197,24 +197,9 @@ class CameraModel:
 
     def undistort(self, xd: NDArray[np.float64]) -> NDArray[np.float64]:
         """Invert ``distort`` by Newton's method; exact to ~1e-12 inside the image."""
-        k1, k2, p1, p2, k3 = self.dist
         if not any(self.dist):
             return xd.copy()
-        x, y = xd[:, 0].copy(), xd[:, 1].copy()
-        for _ in range(_NEWTON_STEPS):
-            r2 = x * x + y * y
-            radial = 1.0 + r2 * (k1 + r2 * (k2 + r2 * k3))
-            dradial = k1 + r2 * (2.0 * k2 + 3.0 * k3 * r2)  # d radial / d r2
-            fx = x * radial + 2.0 * p1 * x * y + p2 * (r2 + 2.0 * x * x) - xd[:, 0]
-            fy = y * radial + p1 * (r2 + 2.0 * y * y) + 2.0 * p2 * x * y - xd[:, 1]
-            a = radial + 2.0 * x * x * dradial + 2.0 * p1 * y + 6.0 * p2 * x
-            b = 2.0 * x * y * dradial + 2.0 * p1 * x + 2.0 * p2 * y
-            c = 2.0 * x * y * dradial + 2.0 * p1 * x + 2.0 * p2 * y
-            d = radial + 2.0 * y * y * dradial + 6.0 * p1 * y + 2.0 * p2 * x
-            det = a * d - b * c
-            x = x - (d * fx - b * fy) / det
-            y = y - (a * fy - c * fx) / det
-        return np.stack([x, y], axis=1)
+        return undistort_newton(self.dist, xd, xd, _NEWTON_STEPS)
 
     def mm_per_px(self, xy_mm: ArrayLike, z_mm: float = 0.0) -> NDArray[np.float64]:
         """Local scale ``(n,)``: millimetres on the plane z = ``z_mm`` covered by one pixel."""
@@ -268,3 +253,23 @@ def rodrigues_from_matrix(r: NDArray[np.float64]) -> NDArray[np.float64]:
         return axis * theta
     w = np.array([r[2, 1] - r[1, 2], r[0, 2] - r[2, 0], r[1, 0] - r[0, 1]])
     return w * theta / (2.0 * math.sin(theta))
+
+
+def undistort_newton(dist, xd: NDArray, start: NDArray, steps: int) -> NDArray[np.float64]:
+    """``steps`` Newton steps from ``start (n, 2)`` toward the normalized points whose
+    distortion (k1, k2, p1, p2, k3 as OpenCV) is ``xd (n, 2)``."""
+    k1, k2, p1, p2, k3 = dist
+    x, y = start[:, 0].copy(), start[:, 1].copy()
+    for _ in range(steps):
+        r2 = x * x + y * y
+        radial = 1.0 + r2 * (k1 + r2 * (k2 + r2 * k3))
+        dradial = k1 + r2 * (2.0 * k2 + 3.0 * k3 * r2)  # d radial / d r2
+        fx = x * radial + 2.0 * p1 * x * y + p2 * (r2 + 2.0 * x * x) - xd[:, 0]
+        fy = y * radial + p1 * (r2 + 2.0 * y * y) + 2.0 * p2 * x * y - xd[:, 1]
+        # The Jacobian is symmetric: d fx / d y == d fy / d x.
+        a = radial + 2.0 * x * x * dradial + 2.0 * p1 * y + 6.0 * p2 * x
+        b = 2.0 * x * y * dradial + 2.0 * p1 * x + 2.0 * p2 * y
+        d = radial + 2.0 * y * y * dradial + 6.0 * p1 * y + 2.0 * p2 * x
+        det = a * d - b * b
+        x, y = x - (d * fx - b * fy) / det, y - (a * fy - b * fx) / det
+    return np.stack([x, y], axis=1)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from calibration.camera import CameraModel
+from calibration.camera import CameraModel, undistort_newton
 
 _GRID_PX = 16  # spacing of the undistortion table
 _GRID_MARGIN_PX = 64  # the table reaches this far beyond the image (rays leave it a little)
@@ -97,22 +97,4 @@ class FastCamera:
         top = tab[iy, ix] * (1.0 - t[:, 0]) + tab[iy, ix + 1] * t[:, 0]
         bottom = tab[iy + 1, ix] * (1.0 - t[:, 0]) + tab[iy + 1, ix + 1] * t[:, 0]
         start = top * (1.0 - t[:, 1]) + bottom * t[:, 1]
-        return _newton(self.camera.dist, xd, start)
-
-
-def _newton(dist, xd: NDArray, start: NDArray) -> NDArray[np.float64]:
-    """``_NEWTON_STEPS`` steps of the camera model's Newton iteration for ``undistort``."""
-    k1, k2, p1, p2, k3 = dist
-    x, y = start[:, 0].copy(), start[:, 1].copy()
-    for _ in range(_NEWTON_STEPS):
-        r2 = x * x + y * y
-        radial = 1.0 + r2 * (k1 + r2 * (k2 + r2 * k3))
-        dradial = k1 + r2 * (2.0 * k2 + 3.0 * k3 * r2)  # d radial / d r2
-        fx = x * radial + 2.0 * p1 * x * y + p2 * (r2 + 2.0 * x * x) - xd[:, 0]
-        fy = y * radial + p1 * (r2 + 2.0 * y * y) + 2.0 * p2 * x * y - xd[:, 1]
-        a = radial + 2.0 * x * x * dradial + 2.0 * p1 * y + 6.0 * p2 * x
-        b = 2.0 * x * y * dradial + 2.0 * p1 * x + 2.0 * p2 * y
-        d = radial + 2.0 * y * y * dradial + 6.0 * p1 * y + 2.0 * p2 * x
-        det = a * d - b * b
-        x, y = x - (d * fx - b * fy) / det, y - (a * fy - b * fx) / det
-    return np.stack([x, y], axis=1)
+        return undistort_newton(self.camera.dist, xd, start, _NEWTON_STEPS)
