@@ -186,7 +186,8 @@ class Detector:
             return coarse.base_fits[1]
         teams = coarse.teams[keep]
         rough, fresh = coarse.bases_px[keep], coarse.fresh[keep]
-        fits = (*self._refine_bases(image, rough, teams, True, fresh), teams)
+        xy, r, mm, ok = self._refine_bases(image, rough, teams, True, fresh)
+        fits = (xy, r, mm, self._one_per_place(image, xy, r, mm, ok, teams), teams)
         coarse.base_fits = (key, fits)
         return fits
 
@@ -276,7 +277,7 @@ class Detector:
         """The whole-cloth pass, renewed where the frame changed (``vision/cloth.py``)."""
         table, changed = self._cloth.update(image, self._frames, watch)
         if changed or self._coarse is None:
-            self._coarse = self._coarse_of(image, table)
+            self._coarse = self._coarse_of(table)
         return self._coarse
 
     def _coarse_balls(self, image, coarse: _Coarse):
@@ -445,45 +446,35 @@ class Detector:
         """``_blobs`` of a sub-sampled part of the cloth (``vision/cloth.py`` searches)."""
         return self._blobs(image, background, roi, self.model.px_per_mm, origin, step)
 
-    def _coarse_of(self, image, table: BlobTable) -> _Coarse:
+    def _coarse_of(self, table: BlobTable) -> _Coarse:
         blobs = (table.centre_px, table.cls, table.area_mm2, table.elongation)
         balls, _ = self._ball_candidates(blobs if len(table.cls) else None)
         ratio = table.area_mm2 / self._base_area_mm2
         base = (table.cls != _BALL) & (ratio > 0.3) & (ratio < 3.0)
-        base[base] = self._one_per_base(
-            image, table.centre_px[base], table.area_mm2[base], table.cls[base]
-        )
         teams = (table.cls[base] - _HOME).astype(np.int8)
         return _Coarse(balls, table.centre_px[base], teams, table.fresh[base])
 
-    def _one_per_base(self, image, centre_px, area_mm2, cls) -> NDArray[np.bool_]:
-        """Which base blobs ``(n,)`` to keep: one of any two closer than a base radius.
+    def _one_per_place(self, image, xy_px, r_px, xy_mm, ok, teams) -> NDArray[np.bool_]:
+        """``ok`` without the second of any two fitted bases closer than a base radius.
 
-        Bases never overlap, so two such blobs are one figure seen in both teams' colours
-        (a shirt of the other team's colour on its base, a shaded rim). The base is the
-        figure's outer ring: the blob of the colour most of that ring shows is kept.
+        Bases never overlap, so two such fits are one figure whose blob split between two
+        colours (a shirt of the other team's colour on its base, a shaded rim, a line beside
+        it). A base is a ring of its team's colour: the team more of the ring shows is kept.
         """
-        n = len(area_mm2)
-        keep = np.ones(n, bool)
-        if n < 2:
-            return keep
-        r_px = self.model.pitch.profile.base_radius_mm * self.model.px_per_mm(centre_px)
-        d = np.hypot(*(centre_px[:, None, :] - centre_px[None, :, :]).transpose(2, 0, 1))
-        close = np.triu(d < np.minimum(r_px[:, None], r_px[None, :]), k=1)
+        ok = ok.copy()
+        d = np.hypot(*(xy_mm[:, None, :] - xy_mm[None, :, :]).transpose(2, 0, 1))
+        same = np.triu(d < self.model.pitch.profile.base_radius_mm, k=1)
+        same &= ok[:, None] & ok[None, :]
         w, h = self.model.size_px
-        for i, j in zip(*np.nonzero(close), strict=True):  # a few figures at most
-            if not (keep[i] and keep[j]):
+        for i, j in zip(*np.nonzero(same), strict=True):  # a few figures at most
+            if not (ok[i] and ok[j]):
                 continue
-            a = area_mm2[[i, j]]
-            mid = (a[0] * centre_px[i] + a[1] * centre_px[j]) / a.sum()
-            ring = mid + 0.8 * 0.5 * (r_px[i] + r_px[j]) * self._ray_u
+            ring = xy_px[i] + 0.8 * r_px[i] * self._ray_u
             ix = np.clip(np.rint(ring[:, 0]).astype(np.intp), 0, w - 1)
             iy = np.clip(np.rint(ring[:, 1]).astype(np.intp), 0, h - 1)
-            ring_cls, _ = self._classes(image[iy, ix])
-            votes = (ring_cls == cls[i]).sum(), (ring_cls == cls[j]).sum()
-            lose = j if (votes[0], a[0]) >= (votes[1], a[1]) else i
-            keep[lose] = False
-        return keep
+            ring_team = self._classes(image[iy, ix])[0] - _HOME
+            ok[j if (ring_team == teams[i]).sum() >= (ring_team == teams[j]).sum() else i] = False
+        return ok
 
     def _window(self, centre: NDArray, half: float):
         w, h = self.model.size_px
