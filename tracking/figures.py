@@ -43,6 +43,9 @@ class FigureTrackerConfig:
         moving_step_mm: a base that moved farther than this since the last frame is moving
             (no smoothing then, and a velocity); below it the step is noise. A base already
             moving keeps moving while its steps exceed half of this.
+        same_place_mm: a base seen in the other team's colour this close to a resting track
+            is that figure (a figure never changes team; its colours can read wrong for a
+            while: a shirt of the other team's colour, a hand over the base).
     """
 
     gate_mm: float = 20.0
@@ -51,6 +54,7 @@ class FigureTrackerConfig:
     confirm_hits: int = 3
     smoothing: float = 0.03
     moving_step_mm: float = 2.0
+    same_place_mm: float = 3.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,8 +196,12 @@ class FigureTracker:
         d = np.linalg.norm(pred[:, None, :] - det.base_xy_mm[None, :, :], axis=2)
         speed = np.maximum(np.linalg.norm(self._v, axis=1), self.config.flick_speed_mm_s)
         gate = self.config.gate_mm + speed * max(dt, 1e-3)
-        bad = (d > gate[:, None]) | (self._team[:, None] != det.base_team[None, :])
-        cost = np.where(bad, 1e6, d)
+        other = self._team[:, None] != det.base_team[None, :]
+        resting = ~self._v.any(axis=1)
+        other &= ~(resting[:, None] & (d < self.config.same_place_mm))
+        bad = (d > gate[:, None]) | other
+        # A base of its own colour is preferred to one read in the other's.
+        cost = np.where(bad, 1e6, d + (self._team[:, None] != det.base_team[None, :]) * gate.max())
         rows, cols = linear_sum_assignment(cost)
         ok = ~bad[rows, cols]
         return rows[ok], cols[ok]

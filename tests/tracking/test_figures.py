@@ -142,6 +142,21 @@ def test_teams_never_swap():
     assert sorted(tracks.team.tolist()) == [0, 1]
 
 
+def test_a_resting_base_read_in_the_other_colour_stays_its_figure():
+    """A figure never changes team: a resting base whose colours read as the other team's
+    for a while (a shirt of that colour, a hand over it) keeps its id and team, and no
+    second figure appears where it stands."""
+    seq = frames([[0.0, 0.0], [200.0, 0.0]], [[0.0, 0.0], [0.0, 0.0]], [0, 1], 20)
+    tracker = FigureTracker()
+    before = run(seq, tracker)[-1]
+    for i in range(10):
+        misread = Detections.build(base_xy_mm=[[0.4, -0.3], [200.0, 0.0]], base_team=[1, 1])
+        tracks = tracker.update(misread, (21 + i) / FPS)
+    assert tracks.id.tolist() == before.id.tolist()
+    assert tracks.team.tolist() == before.team.tolist()
+    assert tracks.seen.all()
+
+
 @pytest.mark.parametrize(
     ("xy", "team", "keeper"),
     [
