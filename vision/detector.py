@@ -161,6 +161,8 @@ class Detector:
             teams = np.zeros(0, np.int8)
             if base_hints_px is not None and len(base_hints_px):
                 bases, teams = self._bases_in_windows(image, np.asarray(base_hints_px))
+                apart = self._not_the_ball(bases, bxy[ok], br[ok])
+                bases, teams = bases[apart], teams[apart]
             fxy, fr, fmm, fok = self._refine_bases(image, bases, teams, coarse is not None)
         return Detections(
             ball_xy_px=bxy[ok],
@@ -187,15 +189,19 @@ class Detector:
         teams = coarse.teams[keep]
         rough, fresh = coarse.bases_px[keep], coarse.fresh[keep]
         xy, r, mm, ok = self._refine_bases(image, rough, teams, True, fresh)
-        fits = (xy, r, mm, self._one_per_place(image, xy, r, mm, ok, teams), teams)
+        ok = self._one_per_place(image, xy, r, mm, ok, teams)
+        # A blob of the ball's shaded side and a figure beside it can centre off the ball
+        # and still fit on it: a fit centred on the ball is the ball.
+        fits = (xy, r, mm, ok & self._not_the_ball(xy, balls_px, balls_r_px), teams)
         coarse.base_fits = (key, fits)
         return fits
 
     def _not_the_ball(self, bases_px, balls_px, balls_r_px) -> NDArray[np.bool_]:
-        """Which bases ``(n,)`` are not the ball: with a team of the ball's colour, the ball
-        is also a ball-sized blob of that team; a base centred within a ball radius of a ball
-        is it."""
-        if len(self._ball_classes) == 1 or len(balls_px) == 0 or len(bases_px) == 0:
+        """Which bases ``(n,)`` are not the ball: a base centred within a ball radius of a
+        ball is it (a base never overlaps the ball). With a team of the ball's colour the ball
+        is also a blob of that team, and the shaded side of a ball can read as a team whose
+        colour is near the ball's."""
+        if len(balls_px) == 0 or len(bases_px) == 0:
             return np.ones(len(bases_px), bool)
         d = np.linalg.norm(bases_px[:, None, :] - balls_px[None], axis=2)
         return ~(d < balls_r_px[None, :]).any(axis=1)
