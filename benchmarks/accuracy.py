@@ -34,10 +34,10 @@ import cv2
 import numpy as np
 
 from calibration.calibrate import calibrate, clean_view
-from calibration.camera import CameraModel
 from calibration.tables import load_pitch
 from hardware.look import Look
 from hardware.render import Renderer
+from hardware.scene_camera import mild_camera
 from hardware.scene_library import build_scene
 from hardware.truth import frame_truth
 from tablevar.pipeline import Pipeline
@@ -53,18 +53,7 @@ def clip_setup(i: int, size: tuple[int, int]):
     rng = np.random.default_rng(1000 + i)
     table = TABLES[i % 2]
     pitch = load_pitch(table)
-    hx, hy = pitch.cloth_half_extent_mm
-    w, h = size
-    view = max(2 * hx + 60, (2 * hy + 60) * w / h) * float(rng.uniform(1.0, 1.08))
-    camera = CameraModel.overhead(
-        size,
-        float(rng.uniform(1150.0, 1450.0)),
-        view,
-        dist=(float(rng.uniform(-0.12, 0.02)), float(rng.uniform(-0.02, 0.05)), 0.0, 0.0, 0.0),
-        tilt_x_deg=float(rng.uniform(-3, 3)),
-        tilt_y_deg=float(rng.uniform(-3, 3)),
-        yaw_deg=float(rng.uniform(-2, 2)),
-    )
+    camera = mild_camera(rng, pitch, size)
     return table, pitch, camera, Look.random(rng)
 
 

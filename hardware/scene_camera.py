@@ -89,6 +89,23 @@ def clip_camera(
     raise ValueError(f"no camera view of {size_px} px holds the whole cloth")
 
 
+def mild_camera(rng: np.random.Generator, pitch: Pitch, size_px: tuple[int, int]) -> CameraModel:
+    """A camera with a little of everything: 1.15-1.45 m up, tilted and turned up to 3 and 2
+    degrees, a mild lens (k1 -0.12 to 0.02), the cloth with a random margin in view."""
+    hx, hy = pitch.cloth_half_extent_mm
+    w, h = size_px
+    view = max(2 * hx + 60, (2 * hy + 60) * w / h) * float(rng.uniform(1.0, 1.08))
+    return CameraModel.overhead(
+        size_px,
+        float(rng.uniform(1150.0, 1450.0)),
+        view,
+        dist=(float(rng.uniform(-0.12, 0.02)), float(rng.uniform(-0.02, 0.05)), 0.0, 0.0, 0.0),
+        tilt_x_deg=float(rng.uniform(-3, 3)),
+        tilt_y_deg=float(rng.uniform(-3, 3)),
+        yaw_deg=float(rng.uniform(-2, 2)),
+    )
+
+
 def clip_look(rng: np.random.Generator, *, default: bool = False) -> Look:
     """The look of a clip: the demo's plain look, or one drawn from ``rng``."""
     return DEMO_LOOK if default else Look.random(rng)

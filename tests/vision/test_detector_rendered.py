@@ -10,6 +10,7 @@ from calibration.tables import load_pitch
 from hardware.look import Look
 from hardware.render import Renderer
 from hardware.scene import Figures, Finger, SceneFrame
+from hardware.scene_camera import mild_camera
 from hardware.scene_library import build_scene
 from vision.detector import Detector
 from vision.model import learn_model
@@ -132,17 +133,7 @@ def pale_team_clip():
     """A white ball, a pale grey team and a tilted wide-angle camera (the goal_line_close
     clip of seed 1002): its first frame, the model learnt from it, and the scene."""
     rng = np.random.default_rng(1002)
-    size = (1280, 960)
-    view = max(2 * 700.0 + 60, (2 * 475.0 + 60) * 4 / 3) * float(rng.uniform(1.0, 1.08))
-    camera = CameraModel.overhead(
-        size,
-        float(rng.uniform(1150.0, 1450.0)),
-        view,
-        dist=(float(rng.uniform(-0.12, 0.02)), float(rng.uniform(-0.02, 0.05)), 0.0, 0.0, 0.0),
-        tilt_x_deg=float(rng.uniform(-3, 3)),
-        tilt_y_deg=float(rng.uniform(-3, 3)),
-        yaw_deg=float(rng.uniform(-2, 2)),
-    )
+    camera = mild_camera(rng, PITCH, (1280, 960))
     scene = build_scene("goal_line_close", seed=1002)
     renderer = Renderer(camera, PITCH, Look.random(rng), seed=1002)
     model = learn_model([renderer.render(scene.frame(0.0))], camera, PITCH)
