@@ -60,6 +60,7 @@ class FistfRules:
         self._state = MatchState.new(MatchConfig(pitch, home_end=home_end))
         self._pitch = pitch
         self._calibration_rms_mm = float(calibration_rms_mm)
+        self._last_figures: tuple | None = None  # (record list, ends, Figures, ids)
 
     def __call__(
         self,
@@ -68,19 +69,10 @@ class FistfRules:
         ball_sigma_mm: float | None = None,
     ) -> list[dict[str, Any]]:
         from rules.fistf import step
-        from rules.observation import Contact, Figures, Observation
+        from rules.observation import Contact, Observation
 
         p = self._pitch.profile
-        figs = record["figures"]
-        figures = Figures.build(
-            [f["id"] for f in figs],
-            [f["team"] for f in figs],
-            [False] * len(figs),
-            [(f["x_mm"], f["y_mm"]) for f in figs],
-            p.base_radius_mm,
-        )
-        figures = replace(figures, goalkeeper=self._goalkeepers(figures))
-        ids = set(figures.id.tolist())
+        figures, ids = self._figures(record["figures"])
         ball = record["ball"]
         unc = {}
         if ball_sigma_mm is not None:
@@ -101,6 +93,27 @@ class FistfRules:
         )
         self._state, calls = step(self._state, obs)
         return [c.to_record() for c in calls]
+
+    def _figures(self, figs: list[dict[str, Any]]):
+        """The observation's figures and their ids. The pipeline hands on the same list while
+        no figure moves: it is built again only for a new list or after a change of ends."""
+        from rules.observation import Figures
+
+        ends = (self._state.defended_end(0), self._state.defended_end(1))
+        last = self._last_figures
+        if last is not None and last[0] is figs and last[1] == ends:
+            return last[2], last[3]
+        figures = Figures.build(
+            [f["id"] for f in figs],
+            [f["team"] for f in figs],
+            [False] * len(figs),
+            [(f["x_mm"], f["y_mm"]) for f in figs],
+            self._pitch.profile.base_radius_mm,
+        )
+        figures = replace(figures, goalkeeper=self._goalkeepers(figures))
+        ids = set(figures.id.tolist())
+        self._last_figures = (figs, ends, figures, ids)
+        return figures, ids
 
     def _goalkeepers(self, figures) -> np.ndarray:
         """The rod goalkeeper of each team: its figure deepest in its own goal area.
