@@ -29,7 +29,7 @@ from vision.colour import shaded_distance
 from vision.config import VisionConfig
 from vision.detections import Detections
 from vision.model import SceneModel
-from vision.refine import refine_balls, refine_bases
+from vision.refine import near_rim_px, refine_balls, refine_bases
 
 _BALL, _HOME, _AWAY = 0, 1, 2
 # A ball at rest is fitted again from its last fit until the centre moves less than this.
@@ -189,7 +189,7 @@ class Detector:
         teams = coarse.teams[keep]
         rough, fresh = coarse.bases_px[keep], coarse.fresh[keep]
         xy, r, mm, ok = self._refine_bases(image, rough, teams, True, fresh)
-        ok = self._one_per_place(image, xy, r, mm, ok, teams)
+        ok = self._one_per_place(image, mm, ok, teams)
         # A blob of the ball's shaded side and a figure beside it can centre off the ball
         # and still fit on it: a fit centred on the ball is the ball.
         fits = (xy, r, mm, ok & self._not_the_ball(xy, balls_px, balls_r_px), teams)
@@ -460,12 +460,13 @@ class Detector:
         teams = (table.cls[base] - _HOME).astype(np.int8)
         return _Coarse(balls, table.centre_px[base], teams, table.fresh[base])
 
-    def _one_per_place(self, image, xy_px, r_px, xy_mm, ok, teams) -> NDArray[np.bool_]:
+    def _one_per_place(self, image, xy_mm, ok, teams) -> NDArray[np.bool_]:
         """``ok`` without the second of any two fitted bases closer than a base radius.
 
         Bases never overlap, so two such fits are one figure whose blob split between two
         colours (a shirt of the other team's colour on its base, a shaded rim, a line beside
-        it). A base is a ring of its team's colour: the team more of the ring shows is kept.
+        it). A base is a ring of its team's colour: the team more of its ring shows, on the
+        side its body never covers, is kept.
         """
         ok = ok.copy()
         d = np.hypot(*(xy_mm[:, None, :] - xy_mm[None, :, :]).transpose(2, 0, 1))
@@ -475,7 +476,7 @@ class Detector:
         for i, j in zip(*np.nonzero(same), strict=True):  # a few figures at most
             if not (ok[i] and ok[j]):
                 continue
-            ring = xy_px[i] + 0.8 * r_px[i] * self._ray_u
+            ring = near_rim_px(self.model, xy_mm[i])[0]
             ix = np.clip(np.rint(ring[:, 0]).astype(np.intp), 0, w - 1)
             iy = np.clip(np.rint(ring[:, 1]).astype(np.intp), 0, h - 1)
             ring_team = self._classes(image[iy, ix])[0] - _HOME

@@ -44,6 +44,9 @@ def radial_edges(
         r_ref_px: (n,) expected silhouette radius; rays run from 0.3 r to ``reach`` r and the
             reference contrast is the weakest one inside 0.85 r.
         rays: number of directions.
+        min_level: least contrast inside (a colour distance, grey levels): a ray whose
+            weakest contrast inside 0.85 r is below it does not stand on foreground there
+            and gives no edge.
 
     Returns:
         edges_px (n, rays, 2), valid (n, rays), and the unit directions (rays, 2).
@@ -75,7 +78,7 @@ def radial_edges(
     valid = (
         (d0 >= level)
         & (last < samples - 3)
-        & (level >= min_level)
+        & (2.0 * level >= min_level)
         & (d[:, :, -1] < 0.5 * level)  # the ray ends on the background
     )
     edges = c[:, None, :] + u[None] * radius[..., None]

@@ -223,3 +223,24 @@ def refine_bases(
     centre, ok, _ = fit_circles(pts, valid, np.full(k, rb), trims=(4.0, 1.5, 1.0))
     rim_px = cam.project(np.concatenate([centre, np.full((k, 1), hb)], 1))
     return rim_px, r_px, centre, ok
+
+
+def near_rim_px(model: SceneModel, xy_mm: NDArray, points: int = 12) -> NDArray[np.float64]:
+    """Points ``(n, points, 2)`` px on the top of each base, inside its rim, on the side that
+    faces the nadir (within 60 degrees of it).
+
+    A figure leans away from the nadir in the image (parallax), so its body, whose colours
+    may be anything (a goalkeeper's shirt of the other team's colour), never covers that side:
+    what shows there is the base's own colour.
+    """
+    p = model.pitch.profile
+    xy = np.asarray(xy_mm, np.float64).reshape(-1, 2)
+    e, across, _, _ = _radial_frame(model, xy, p.base_height_mm)
+    ang = np.linspace(-np.pi / 3, np.pi / 3, points)
+    u = (
+        -e[:, None, :] * np.cos(ang)[None, :, None]
+        + across[:, None, :] * np.sin(ang)[None, :, None]
+    )
+    pts = (xy[:, None, :] + 0.8 * p.base_radius_mm * u).reshape(-1, 2)
+    top = np.concatenate([pts, np.full((len(pts), 1), p.base_height_mm)], 1)
+    return model.lens.project(top).reshape(len(xy), points, 2)

@@ -160,3 +160,28 @@ def test_no_phantom_ball_with_a_pale_team(pale_team_clip, t_s, hint_xy):
         assert out.n_balls == 0
     else:
         assert np.all(np.linalg.norm(out.ball_xy_mm - truth.ball_xy_mm, axis=1) < 1.0)
+
+
+def test_goalkeepers_in_the_other_teams_colours_are_read_by_their_bases():
+    """Each goalkeeper wears the other team's base colour, seen by a low wide-angle camera:
+    the shirt leans out over the base by parallax, but the side of the base facing the
+    nadir shows the team, and every base is found."""
+    base = Look()
+    look = Look(
+        home_goalkeeper_shirt_bgr=base.away_base_bgr, away_goalkeeper_shirt_bgr=base.home_base_bgr
+    )
+    camera = CameraModel.overhead((800, 600), 1000.0, 1450.0, dist=(-0.15, 0.0, 0.0, 0.0, 0.0))
+    xy = np.array([[-300.0, -150.0], [-300.0, 150.0], [-585.0, 0.0], [300.0, -150.0]])
+    xy = np.concatenate([xy, [[300.0, 150.0], [585.0, 0.0]]])
+    keeper = np.array([0, 0, 1, 0, 0, 1], bool)
+    figs = Figures(
+        np.arange(6), np.array([0, 0, 0, 1, 1, 1], np.int8), keeper, xy, np.zeros((6, 2))
+    )
+    image = Renderer(camera, PITCH, look, seed=3).render(
+        SceneFrame(0.0, np.zeros(2), np.zeros(2), figs, ())
+    )
+    out = Detector(learn_model([image], camera, PITCH)).detect(image, search_bases=True)
+    d = np.linalg.norm(xy[:, None] - out.base_xy_mm[None], axis=2)
+    assert out.n_bases == 6
+    assert d.min(axis=1).max() < 3.0
+    assert out.base_team[d.argmin(axis=1)].tolist() == figs.team.tolist()
