@@ -2,14 +2,25 @@
 
 ``FigureTracker(config, pitch).update(detections, t_s) -> FigureTracks``, once per frame. Bases
 are matched to tracks by ``scipy.optimize.linear_sum_assignment`` on the distance from each
-track's predicted position, never across teams; a track that misses frames is kept for
-``max_missing_s`` (a hand over a figure), a new base becomes a track after ``confirm_hits``
-sightings. When a frame skipped the whole-table base search (``Detections.bases_searched`` is
-False) its bases (the moving ones, looked for where they were predicted) update their tracks,
-and the other tracks neither age nor get new company. A frame whose bases are exactly those of
-the last frame (the detector gave its fits again: that part of the image showed nothing new)
-adds nothing when every base and track matched then and nothing moves: the tracks stand. Ids are
-owned by the instance and never reused.
+track's predicted position; a track may also stay unmatched rather than push another off its
+own base.
+
+A figure never changes team, but its colours can read wrong for a frame or a while (blurred as
+it runs, a shirt of the other team's colour, a hand over it): a base read in the other team's
+colour continues the nearest track within reach when no track of its own colour claims it, so
+a misread neither breaks a track nor starts a second figure. A track's team is the one its base
+reads most often at rest (a blurred base reads least reliably, and a track may start on one).
+
+A track that misses frames is kept for ``max_missing_s`` (a hand over a figure), one last seen
+moving only for ``max_missing_moving_s`` (a flicked figure is wherever it went: a new track
+takes it up when it is seen again, where a track left behind would be a figure where there is
+none). A new base becomes a track after ``confirm_hits`` sightings. When a frame skipped the
+whole-table base search (``Detections.bases_searched`` is False) its bases (the moving ones,
+looked for where they were predicted) update their tracks, and the other tracks neither age nor
+get new company. A frame whose bases are exactly those of the last frame (the detector gave its
+fits again: that part of the image showed nothing new) adds nothing when every base and track
+matched then and nothing moves: the tracks stand. Ids are owned by the instance and never
+reused.
 """
 
 from __future__ import annotations
@@ -36,6 +47,7 @@ class FigureTrackerConfig:
             this speed times the frame time (at 24 fps a flicked base moves 25 mm or more in
             its first frame; a narrow gate leaves a ghost where it stood).
         max_missing_s: a track unseen this long is dropped.
+        max_missing_moving_s: a track last seen moving is dropped when unseen this long.
         confirm_hits: sightings before a new track is reported.
         smoothing: least weight of a new measurement of a base at rest: a base at rest is
             the running mean of its sightings since it stopped (the last sighting while it
@@ -43,18 +55,15 @@ class FigureTrackerConfig:
         moving_step_mm: a base that moved farther than this since the last frame is moving
             (no smoothing then, and a velocity); below it the step is noise. A base already
             moving keeps moving while its steps exceed half of this.
-        same_place_mm: a base seen in the other team's colour this close to a resting track
-            is that figure (a figure never changes team; its colours can read wrong for a
-            while: a shirt of the other team's colour, a hand over the base).
     """
 
     gate_mm: float = 20.0
     flick_speed_mm_s: float = 1000.0
     max_missing_s: float = 2.0
+    max_missing_moving_s: float = 0.2
     confirm_hits: int = 3
     smoothing: float = 0.03
     moving_step_mm: float = 2.0
-    same_place_mm: float = 3.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +117,19 @@ class FigureTracks:
 class FigureTracker:
     """Keeps ids of the figures stable from frame to frame; see the module docstring."""
 
+    _PER_TRACK = (
+        "_id",
+        "_team",
+        "_xy",
+        "_v",
+        "_hits",
+        "_rest_n",
+        "_missing_s",
+        "_seen",
+        "_was_moving",
+        "_votes",
+    )
+
     def __init__(self, config: FigureTrackerConfig | None = None, pitch: Pitch | None = None):
         self.config = config or FigureTrackerConfig()
         self._pitch = pitch
@@ -121,6 +143,8 @@ class FigureTracker:
         self._rest_n = np.zeros(0, np.int64)  # sightings at rest since the base last moved
         self._missing_s = np.zeros(0)
         self._seen = np.zeros(0, bool)
+        self._was_moving = np.zeros(0, bool)  # moving at its last sighting
+        self._votes = np.zeros((0, 2), np.int64)  # sightings at rest read as each team
         self._keepers: tuple[NDArray, NDArray, NDArray] | None = None
         self._last: FigureTracks | None = None
         # The bases (xy mm, team) of the last searched frame, when every base and every
@@ -163,7 +187,12 @@ class FigureTracker:
             self._v = np.where((self._seen & moved)[:, None], (new_xy - self._xy) / dt, 0.0)
         self._xy = new_xy
         self._hits[rows] += 1
-        keep = self._missing_s <= self.config.max_missing_s
+        self._was_moving[rows] = self._v[rows].any(axis=1)
+        self._vote(rows, detections.base_team[cols])
+        cfg = self.config
+        keep = self._missing_s <= np.where(
+            self._was_moving, cfg.max_missing_moving_s, cfg.max_missing_s
+        )
         self._drop(~keep)
         if detections.bases_searched:
             unmatched = np.ones(detections.n_bases, bool)
@@ -195,15 +224,22 @@ class FigureTracker:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         d = np.linalg.norm(pred[:, None, :] - det.base_xy_mm[None, :, :], axis=2)
         speed = np.maximum(np.linalg.norm(self._v, axis=1), self.config.flick_speed_mm_s)
-        gate = self.config.gate_mm + speed * max(dt, 1e-3)
+        # The reach grows with the time since the track was last seen (a few frames at most:
+        # the first blurred steps of a flick may go unseen).
+        unseen_s = np.minimum(self._missing_s, self.config.max_missing_moving_s)
+        gate = self.config.gate_mm + speed * np.maximum(dt + unseen_s, 1e-3)
+        bad = d > gate[:, None]
+        # A base of its own colour is preferred to one read in the other's (see the module
+        # docstring): the other's costs more than any base within reach of its own.
         other = self._team[:, None] != det.base_team[None, :]
-        resting = ~self._v.any(axis=1)
-        other &= ~(resting[:, None] & (d < self.config.same_place_mm))
-        bad = (d > gate[:, None]) | other
-        # A base of its own colour is preferred to one read in the other's.
-        cost = np.where(bad, 1e6, d + (self._team[:, None] != det.base_team[None, :]) * gate.max())
-        rows, cols = linear_sum_assignment(cost)
-        ok = ~bad[rows, cols]
+        cost = np.where(bad, 1e9, d + other * gate.max())
+        # Each track may also stay unmatched, at one cost above any base a track may take: a
+        # track is never pushed onto a far base so that another can have its own.
+        n = len(pred)
+        spare = np.full((n, n), 1e9)
+        np.fill_diagonal(spare, 2.0 * gate.max() + 1.0)
+        rows, cols = linear_sum_assignment(np.concatenate([cost, spare], axis=1))
+        ok = (cols < det.n_bases) & ~bad[rows, np.minimum(cols, det.n_bases - 1)]
         return rows[ok], cols[ok]
 
     def _blend(self, pred: NDArray, z: NDArray, dt: float, rows: NDArray) -> NDArray:
@@ -219,11 +255,17 @@ class FigureTracker:
         w = np.where(moving, 1.0, w)
         return prev + w[:, None] * (z - prev)
 
+    def _vote(self, rows: NDArray, team: NDArray) -> None:
+        at_rest = self._rest_n[rows] > 0
+        np.add.at(self._votes, (rows[at_rest], team[at_rest].astype(np.intp)), 1)
+        voted = self._votes[rows].sum(axis=1) > 0
+        self._team[rows[voted]] = np.argmax(self._votes[rows[voted]], axis=1)
+
     def _drop(self, gone: NDArray) -> None:
         if not gone.any():
             return
         keep = ~gone
-        for name in ("_id", "_team", "_xy", "_v", "_hits", "_rest_n", "_missing_s", "_seen"):
+        for name in self._PER_TRACK:
             setattr(self, name, getattr(self, name)[keep])
 
     def _add(self, xy: NDArray, team: NDArray) -> None:
@@ -239,6 +281,8 @@ class FigureTracker:
         self._rest_n = np.concatenate([self._rest_n, np.ones(n, np.int64)])
         self._missing_s = np.concatenate([self._missing_s, np.zeros(n)])
         self._seen = np.concatenate([self._seen, np.ones(n, bool)])
+        self._was_moving = np.concatenate([self._was_moving, np.zeros(n, bool)])
+        self._votes = np.concatenate([self._votes, np.zeros((n, 2), np.int64)])
 
     def _goalkeeper(self, xy: NDArray, team: NDArray) -> NDArray[np.bool_]:
         if self._pitch is None or len(xy) == 0:

@@ -157,6 +157,61 @@ def test_a_resting_base_read_in_the_other_colour_stays_its_figure():
     assert tracks.seen.all()
 
 
+def test_a_running_base_read_in_the_other_colour_stays_one_figure():
+    """A blurred base can read in the other team's colour on some frames of its run: it stays
+    the one track of its team, and no figure of the other team appears beside it."""
+    seq = frames([[0.0, 0.0], [0.0, 200.0]], [[900.0, 0.0], [0.0, 0.0]], [0, 1], 40)
+    tracker = FigureTracker()
+    first = run(seq[:5], tracker)[-1]
+    for i, (xy, team, order) in enumerate(seq[5:], start=5):
+        misread = np.where(order == 0, i % 3 == 0, team)  # the runner, every third frame
+        tracks = tracker.update(Detections.build(base_xy_mm=xy, base_team=misread), i / FPS)
+        assert tracks.id.tolist() == first.id.tolist() and tracks.seen.all()
+    assert tracks.team.tolist() == first.team.tolist()
+
+
+def test_a_track_takes_the_team_its_base_reads_at_rest():
+    """A track born on a running base read in the wrong colour takes its team once the base
+    stands and reads true."""
+    tracker = FigureTracker()
+    for i in range(6):  # running, read as the away team
+        det = Detections.build(base_xy_mm=[[15.0 * i, 0.0]], base_team=[1])
+        tracker.update(det, i / FPS)
+    for i in range(6, 16):  # at rest, read as the home team
+        tracks = tracker.update(Detections.build(base_xy_mm=[[75.0, 0.0]], base_team=[0]), i / FPS)
+    assert len(tracks) == 1 and tracks.team.tolist() == [0]
+
+
+def test_a_lost_track_does_not_take_another_tracks_base():
+    """A track unseen for a few frames reaches farther, but never takes a base from the track
+    standing on it."""
+    tracker = FigureTracker()
+    both = Detections.build(base_xy_mm=[[0.0, 0.0], [60.0, 0.0]], base_team=[0, 0])
+    for i in range(10):
+        before = tracker.update(both, i / FPS)
+    one = Detections.build(base_xy_mm=[[0.0, 0.0]], base_team=[0])
+    for i in range(10, 16):
+        tracks = tracker.update(one, i / FPS)
+    standing = int(np.argmin(np.abs(before.xy_mm[:, 0])))
+    assert tracks.seen.tolist() == [i == standing for i in range(2)]
+    assert np.allclose(tracks.xy_mm, before.xy_mm, atol=1e-9)
+
+
+def test_a_track_lost_while_moving_is_dropped_sooner_than_one_at_rest():
+    """A flicked figure that vanishes is wherever it went: its track goes after
+    ``max_missing_moving_s``, while a resting figure hidden by a hand is kept."""
+    tracker = FigureTracker()
+    for i in range(10):  # one base runs, one stands
+        det = Detections.build(base_xy_mm=[[15.0 * i, 0.0], [0.0, 200.0]], base_team=[0, 1])
+        tracker.update(det, i / FPS)
+    t0 = 9 / FPS
+    limit = tracker.config.max_missing_moving_s
+    kept = tracker.update(Detections.empty(), t0 + 0.5 * limit)
+    assert len(kept) == 2
+    tracks = tracker.update(Detections.empty(), t0 + 2.0 * limit)
+    assert len(tracks) == 1 and tracks.team.tolist() == [1]
+
+
 @pytest.mark.parametrize(
     ("xy", "team", "keeper"),
     [
