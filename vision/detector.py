@@ -164,6 +164,7 @@ class Detector:
                 apart = self._not_the_ball(bases, bxy[ok], br[ok])
                 bases, teams = bases[apart], teams[apart]
             fxy, fr, fmm, fok = self._refine_bases(image, bases, teams, coarse is not None)
+            teams, _ = self._ring_teams(image, fmm, fok, teams)
         return Detections(
             ball_xy_px=bxy[ok],
             ball_r_px=br[ok],
@@ -189,7 +190,8 @@ class Detector:
         teams = coarse.teams[keep]
         rough, fresh = coarse.bases_px[keep], coarse.fresh[keep]
         xy, r, mm, ok = self._refine_bases(image, rough, teams, True, fresh)
-        ok = self._one_per_place(image, mm, ok, teams)
+        teams, support = self._ring_teams(image, mm, ok, teams)
+        ok = self._one_per_place(mm, ok, support)
         # A blob of the ball's shaded side and a figure beside it can centre off the ball
         # and still fit on it: a fit centred on the ball is the ball.
         fits = (xy, r, mm, ok & self._not_the_ball(xy, balls_px, balls_r_px), teams)
@@ -460,27 +462,43 @@ class Detector:
         teams = (table.cls[base] - _HOME).astype(np.int8)
         return _Coarse(balls, table.centre_px[base], teams, table.fresh[base])
 
-    def _one_per_place(self, image, xy_mm, ok, teams) -> NDArray[np.bool_]:
-        """``ok`` without the second of any two fitted bases closer than a base radius.
+    def _ring_teams(self, image, xy_mm, ok, teams) -> tuple[NDArray, NDArray]:
+        """The team each fitted base shows ``(n,)``, and how well it shows it ``(n,)``.
+
+        A base is a ring of its team's colour; its body may be any colour (a goalkeeper's
+        shirt of the other team's) and leans away from the nadir, so the ring is read on the
+        side facing the nadir. Where it shows neither team the blob's colour stands. A fit
+        shows its team better when its blob was of that colour (a fit started from a shirt
+        sits less well on the base), then the more ring points show it.
+        """
+        teams, support = teams.astype(np.int8), np.zeros(len(teams), np.int64)
+        if not ok.any():
+            return teams, support
+        ring = near_rim_px(self.model, xy_mm[ok])  # (k, points, 2)
+        w, h = self.model.size_px
+        ix = np.clip(np.rint(ring[..., 0]).astype(np.intp), 0, w - 1)
+        iy = np.clip(np.rint(ring[..., 1]).astype(np.intp), 0, h - 1)
+        shown = self._classes(image[iy, ix].reshape(-1, 3))[0].reshape(ix.shape) - _HOME
+        home, away = (shown == 0).sum(axis=1), (shown == 1).sum(axis=1)
+        read = np.where(home > away, 0, np.where(away > home, 1, teams[ok]))
+        support[ok] = np.where(read == 0, home, away) + ix.shape[1] * (read == teams[ok])
+        teams[ok] = read
+        return teams, support
+
+    def _one_per_place(self, xy_mm, ok, support) -> NDArray[np.bool_]:
+        """``ok`` without the lesser of any two fitted bases closer than a base radius.
 
         Bases never overlap, so two such fits are one figure whose blob split between two
         colours (a shirt of the other team's colour on its base, a shaded rim, a line beside
-        it). A base is a ring of its team's colour: the team more of its ring shows, on the
-        side its body never covers, is kept.
+        it): the fit that shows its team better (``_ring_teams``) is kept.
         """
         ok = ok.copy()
         d = np.hypot(*(xy_mm[:, None, :] - xy_mm[None, :, :]).transpose(2, 0, 1))
         same = np.triu(d < self.model.pitch.profile.base_radius_mm, k=1)
         same &= ok[:, None] & ok[None, :]
-        w, h = self.model.size_px
         for i, j in zip(*np.nonzero(same), strict=True):  # a few figures at most
-            if not (ok[i] and ok[j]):
-                continue
-            ring = near_rim_px(self.model, xy_mm[i])[0]
-            ix = np.clip(np.rint(ring[:, 0]).astype(np.intp), 0, w - 1)
-            iy = np.clip(np.rint(ring[:, 1]).astype(np.intp), 0, h - 1)
-            ring_team = self._classes(image[iy, ix])[0] - _HOME
-            ok[j if (ring_team == teams[i]).sum() >= (ring_team == teams[j]).sum() else i] = False
+            if ok[i] and ok[j]:
+                ok[j if support[i] >= support[j] else i] = False
         return ok
 
     def _window(self, centre: NDArray, half: float):

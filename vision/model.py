@@ -331,8 +331,10 @@ def _split_blobs(
         size = np.clip(
             1.0 - np.abs(r_eq - r_ball_px - excess) / (r_base_px - r_ball_px + 0.5), 0, 1
         )
-        # A match starts with the ball on the centre spot (FISTF 4.2): a tie-breaker.
-        fit = size + 2.0 * blobs.uniformity + 0.5 * blobs.roundness + 1.0 * on_spot
+        # A match starts with the ball on the centre spot (FISTF 4.2), which outweighs size:
+        # a ball of the lines' colour there loses its pixels over the halfway line and spot
+        # and reads small, while a figure in a plain kit is as round and even as a ball.
+        fit = size + 2.0 * blobs.uniformity + 0.5 * blobs.roundness + 2.0 * on_spot
         ball = int(np.argmax(np.where(ball_like, fit, -9.0)))
         if blobs.uniformity[ball] < 0.93 and not on_spot[ball]:
             ball = None  # the best looks like a figure: the ball is not on the table yet

@@ -13,7 +13,7 @@ import pytest
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
 from vision.detector import Detector, FrameSizeError
-from vision.model import LearningError, _cloth_roi, _scale_grid, learn_model
+from vision.model import LearningError, _Blobs, _cloth_roi, _scale_grid, _split_blobs, learn_model
 
 PITCH = load_pitch("fistf")
 CAMERA = CameraModel.overhead((640, 420), 1300.0, 1450.0)
@@ -108,6 +108,26 @@ def test_frame_of_another_size_is_a_clear_error(model):
 def test_learning_without_a_ball_asks_for_its_colour():
     with pytest.raises(LearningError, match="ball_bgr"):
         learn_model([draw(None)], CAMERA, PITCH)
+
+
+def test_learning_takes_a_ball_of_the_lines_colour_on_the_centre_spot():
+    """A white ball on the centre spot loses its pixels over the white halfway line and spot
+    and reads smaller than it is; a figure in a plain kit is as even and round as a ball and
+    of about its size: the blob on the spot is the ball (FISTF 4.2: play starts there)."""
+    r_eq = np.array([6.3, 6.4, 5.85, 4.4, 6.5])  # figures; the ball on the spot is the 4th
+    n = len(r_eq)
+    blobs = _Blobs(
+        area=np.pi * r_eq**2,
+        centre_px=np.zeros((n, 2)),
+        ring_bgr=np.zeros((n, 3)),
+        roundness=np.array([0.87, 0.83, 0.96, 0.65, 0.9]),
+        uniformity=np.array([0.98, 0.91, 0.98, 1.0, 0.92]),
+        labels=np.zeros((1, 1), np.int32),
+    )
+    on_spot = np.arange(n) == 3
+    ball, figures = _split_blobs(blobs, np.full(n, 5.4), np.full(n, 5.9), on_spot)
+    assert ball == 3
+    assert figures.tolist() == [True, True, True, False, True]
 
 
 @pytest.mark.parametrize("ball_hint", [False, True])
