@@ -76,8 +76,8 @@ class _TimedRules(FistfRules):
 
     emitted: ClassVar[list[tuple[int, int]]] = []  # (call frame, record frame), per process
 
-    def __call__(self, record, contacts, ball_sigma_mm=None):
-        calls = super().__call__(record, contacts, ball_sigma_mm)
+    def __call__(self, record, contacts, *ball):
+        calls = super().__call__(record, contacts, *ball)
         _TimedRules.emitted += [(c["frame"], record["frame"]) for c in calls]
         return calls
 

@@ -2,9 +2,11 @@
 
 Two modes:
 
-- ``ball-moving`` (default): the clock runs only while the ball rolls in play. The time of an
-  interval between two frames counts by the trapezoid rule (half when only one end rolls), so a
-  start or stop between frames costs half a frame on average instead of a whole one. Play
+- ``ball-moving`` (default): the clock runs only while the ball rolls in play. When tracking
+  dates a start or stop between two frames (the strike traced back along the first roll, the
+  stop from the roll's deceleration) the clock counts from or to that moment; otherwise the
+  interval counts by the trapezoid rule (half when only one end rolls), so an undated start or
+  stop costs half a frame on average instead of a whole one. Play
   resumed between two frames (a restart's taking flick) counts the same way; play that stopped
   between two frames (the ball wholly over a line, an offside pass) stops the clock at that
   moment (``stop``), not at the frame that showed it. Once the time is up, the period ends
@@ -67,7 +69,9 @@ class Clock:
         return max(0.0, self.length_s + self.added_s - self.elapsed_s)
 
 
-def tick(clock: Clock, t_s: float, ball_in_play_moving: bool) -> Clock:
+def tick(
+    clock: Clock, t_s: float, ball_in_play_moving: bool, switch_before_s: float | None = None
+) -> Clock:
     """Advance to the observation at ``t_s``.
 
     Args:
@@ -75,6 +79,8 @@ def tick(clock: Clock, t_s: float, ball_in_play_moving: bool) -> Clock:
         t_s: this observation's timestamp (s); must not go backwards.
         ball_in_play_moving: the ball rolls and is in play at this observation (ignored in
             ``running`` mode once started).
+        switch_before_s: how long before ``t_s`` the ball started or stopped rolling, when
+            that happened since the previous observation; None when not dated.
 
     Raises:
         ValueError: ``t_s`` is earlier than the previous timestamp.
@@ -86,8 +92,17 @@ def tick(clock: Clock, t_s: float, ball_in_play_moving: bool) -> Clock:
     if clock.last_t_s is not None:
         dt = t_s - clock.last_t_s
         if dt <= clock.max_gap_s:
-            elapsed += dt * 0.5 * (float(clock.last_running) + float(running))
+            elapsed += _counted_s(dt, clock.last_running, running, switch_before_s)
     return replace(clock, elapsed_s=elapsed, last_t_s=t_s, last_running=running)
+
+
+def _counted_s(dt: float, was: bool, now: bool, switch_before_s: float | None) -> float:
+    """The part of an interval of ``dt`` the clock ran, from its state at both ends."""
+    if was == now:
+        return dt if now else 0.0
+    if switch_before_s is None or not 0.0 <= switch_before_s <= dt:
+        return 0.5 * dt
+    return switch_before_s if now else dt - switch_before_s
 
 
 def start(clock: Clock) -> Clock:

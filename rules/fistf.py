@@ -53,7 +53,7 @@ def step(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
     before, play = state.clock, state.pending_play
     state = replace(
         state,
-        clock=clk.tick(before, obs.t_s, in_play and obs.ball_moving),
+        clock=clk.tick(before, obs.t_s, in_play and obs.ball_moving, obs.ball_switch_before_s),
         ball_went_out=False,
     )
     calls: list[Call] = []
@@ -62,7 +62,8 @@ def step(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
         calls += new
         if state.restart is None:  # play resumed between the last frame and this one
             clock = replace(before, started=state.clock.started)
-            state = replace(state, clock=clk.tick(clock, obs.t_s, obs.ball_moving))
+            switch = obs.ball_switch_before_s
+            state = replace(state, clock=clk.tick(clock, obs.t_s, obs.ball_moving, switch))
     else:
         state, new = apply_contacts(state, obs)
         calls += new

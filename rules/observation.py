@@ -160,6 +160,9 @@ class Observation:
         figures: the figures seen this frame.
         contacts: the contacts that happened this frame.
         figure_uncertainty_mm: bound on the base position error, in mm.
+        ball_switch_before_s: how long before ``t_s`` the ball started or stopped rolling,
+            when it did so since the previous observation and tracking dated it between the
+            two frames; None otherwise.
     """
 
     t_s: float
@@ -171,6 +174,7 @@ class Observation:
     figures: Figures = field(default_factory=Figures.empty)
     contacts: tuple[Contact, ...] = ()
     figure_uncertainty_mm: float = 1.0
+    ball_switch_before_s: float | None = None
 
     def __post_init__(self) -> None:
         if self.ball_xy_mm is not None:
@@ -181,6 +185,10 @@ class Observation:
             raise ObservationError(f"ball_radius_mm must be > 0, got {self.ball_radius_mm}")
         if self.ball_uncertainty_mm < 0 or self.figure_uncertainty_mm < 0:
             raise ObservationError("uncertainties must be >= 0 mm")
+        if self.ball_switch_before_s is not None and not self.ball_switch_before_s >= 0:
+            raise ObservationError(
+                f"ball_switch_before_s must be >= 0 s or None, got {self.ball_switch_before_s}"
+            )
         ids = set(self.figures.id.tolist())
         for c in self.contacts:
             for fid in (c.figure_id, c.target_id):

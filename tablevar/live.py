@@ -348,13 +348,17 @@ class LiveRunner:
         self._clock = ClockView()
 
     def _rules_stage(
-        self, record: dict[str, Any], contacts: list, ball_sigma_mm: float | None = None
+        self,
+        record: dict[str, Any],
+        contacts: list,
+        ball_sigma_mm: float | None = None,
+        ball_switch_before_s: float | None = None,
     ) -> list[dict[str, Any]]:
         """The rules see the runner's numbering, which outlives a pipeline (recalibration)."""
         frame0, t0 = self._offset
         shifted = {**record, "frame": record["frame"] + frame0, "t_s": record["t_s"] + t0}
         contacts = [(fid, kind, onset + frame0) for fid, kind, onset in contacts]
-        return self._rules(shifted, contacts, ball_sigma_mm)
+        return self._rules(shifted, contacts, ball_sigma_mm, ball_switch_before_s)
 
     def _publish(self, pipeline: Pipeline, records: list, frame0: int, t0: float) -> None:
         for record in records:

@@ -31,10 +31,13 @@ from vision.model import SceneModel
 TEAM_NAMES = ("home", "away")
 
 # A rules stage takes the finished record of a frame, the contacts of that frame (as
-# ``(figure_id, kind, onset_frame)``) and the standard uncertainty of the record's ball
-# position in mm (None: unknown), and returns the calls it made, as calls.jsonl records.
+# ``(figure_id, kind, onset_frame)``), the standard uncertainty of the record's ball position in
+# mm and how long before the record the ball started or stopped rolling, when it did so since
+# the record before (each None when not known), and returns the calls it made, as calls.jsonl
+# records.
 RulesStage = Callable[
-    [dict[str, Any], list[tuple[int, str, int]], float | None], list[dict[str, Any]]
+    [dict[str, Any], list[tuple[int, str, int]], float | None, float | None],
+    list[dict[str, Any]],
 ]
 
 
@@ -58,6 +61,7 @@ class _Pending:
     record: dict[str, Any]
     contacts: list[tuple[int, str, int]]
     ball_sigma_mm: float | None = None
+    ball_switch_before_s: float | None = None  # the ball started or stopped that long before
 
 
 class Pipeline:
@@ -217,6 +221,9 @@ class Pipeline:
         for p in self._pending:
             if p.record["frame"] < since:
                 continue
+            p.ball_switch_before_s = None
+            if p.record["frame"] == since and ball.state_since_s is not None:
+                p.ball_switch_before_s = max(p.record["t_s"] - ball.state_since_s, 0.0)
             rec = p.record["ball"]
             if rec is None:
                 if rest is None:
@@ -249,6 +256,8 @@ class Pipeline:
                 self.moving_s += p.record["t_s"] - self._prev_t
             self._prev_t = p.record["t_s"]
             if self.rules is not None:
-                self.calls.extend(self.rules(p.record, p.contacts, p.ball_sigma_mm))
+                self.calls.extend(
+                    self.rules(p.record, p.contacts, p.ball_sigma_mm, p.ball_switch_before_s)
+                )
             out.append(p.record)
         return out

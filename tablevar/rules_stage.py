@@ -67,6 +67,7 @@ class FistfRules:
         record: dict[str, Any],
         contacts: list[tuple[int, str, int]],
         ball_sigma_mm: float | None = None,
+        ball_switch_before_s: float | None = None,
     ) -> list[dict[str, Any]]:
         from rules.fistf import step
         from rules.observation import Contact, Observation
@@ -85,6 +86,7 @@ class FistfRules:
             ball_xy_mm=None if ball is None else (ball["x_mm"], ball["y_mm"]),
             ball_radius_mm=p.ball_radius_mm,
             ball_moving=bool(ball and ball["moving"]),
+            ball_switch_before_s=ball_switch_before_s,
             **unc,
             figures=figures,
             contacts=tuple(

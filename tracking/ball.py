@@ -117,6 +117,9 @@ class BallTrack:
         moving: True while the ball rolls.
         state_since_frame: first frame of the current moving / at-rest state (revised back
             in time when a switch is confirmed).
+        state_since_s: when the current state began, between the frame before
+            ``state_since_frame`` and that frame: a strike traced back along the first roll, a
+            stop from the roll's deceleration; None when it could not be dated.
         measured: True when a detection was used this frame (False while coasting).
         onset_frame: set on the frame a movement is confirmed: the last frame at rest before
             it (the flick onset); otherwise None.
@@ -136,6 +139,7 @@ class BallTrack:
     onset_frame: int | None = None
     rest_xy_mm: NDArray[np.float64] | None = None
     sigma_mm: float | None = None
+    state_since_s: float | None = None
 
 
 class _Kalman:
@@ -180,6 +184,7 @@ class BallTracker:
         self._t_s: float | None = None
         self._state = _LOST
         self._since = 0
+        self._since_s: float | None = None  # see ``BallTrack.state_since_s``
         self._kf: _Kalman | None = None
         self._rest: deque[NDArray] = deque(maxlen=self.config.rest_window)
         self._rest_sigma: float | None = None  # of ``_rest``, worked out when first asked
@@ -287,9 +292,9 @@ class BallTracker:
         self._start_rest([z], first)
         return z
 
-    def _start_rest(self, points: list[NDArray], since: int) -> None:
+    def _start_rest(self, points: list[NDArray], since: int, since_s: float | None = None) -> None:
         self._state = _REST
-        self._since = since
+        self._since, self._since_s = since, since_s
         self._rest.clear()
         for z in points:
             if not self._rest or not np.array_equal(z, self._rest[-1]):
@@ -319,10 +324,14 @@ class BallTracker:
         first = next(
             (h for h in self._history if h[0] > onset and h[2] is not None), self._history[-1]
         )
-        dt = max(self._t_s - self._t_at(onset), 1e-6)
-        v = (z - self._anchor) / dt
+        t_onset = self._t_at(onset)
+        v = (z - self._anchor) / max(self._t_s - t_onset, 1e-6)
+        self._since_s = None
         if first[0] != self._frame:  # two measurements since the onset: use their difference
             v = (z - first[2]) / max(self._t_s - first[1], 1e-6)
+            if first[0] == onset + 1:  # the strike: the first roll traced back to the rest point
+                back_s = np.hypot(*(first[2] - self._anchor)) / max(np.hypot(*v), 1e-6)
+                self._since_s = min(max(first[1] - back_s, t_onset), first[1])
         self._kf = _Kalman(z, v, cfg)
         self._state = _MOVING
         self._since = onset + 1
@@ -381,6 +390,7 @@ class BallTracker:
         taken.
         """
         tol = self.config.stop_tolerance_mm
+        since_s = None
         measured = [h for h in self._history if h[2] is not None and h[0] >= self._since]
         final = measured[-1][2]
         frames = np.array([h[0] for h in measured])
@@ -405,8 +415,10 @@ class BallTracker:
                 if not len(later):
                     return  # still creeping to a stop: not at rest yet
                 since = int(frames[later[0]])
+                if later[0] > 0 and frames[later[0] - 1] == since - 1:
+                    since_s = max(float(t_stop), float(t[later[0] - 1]))
         run = [h[2] for h in measured if h[0] >= since and np.hypot(*(h[2] - final)) <= tol]
-        self._start_rest(run or [final], since)
+        self._start_rest(run or [final], since, since_s)
 
     def _rest_sigma_mm(self) -> float:
         """Standard error of the rest point (see the module docstring), mm."""
@@ -450,6 +462,7 @@ class BallTracker:
             onset,
             rest,
             self._sigma_mm(),
+            self._since_s,
         )
 
 

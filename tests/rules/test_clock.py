@@ -30,6 +30,24 @@ def test_ball_moving_trapezoid(flags, elapsed):
     assert c.elapsed_s == pytest.approx(elapsed)
 
 
+@pytest.mark.parametrize(
+    ("switches", "elapsed"),
+    [
+        pytest.param([None, 0.005, None, None, 0.015], 2 / FPS + 0.005 + 0.005, id="both dated"),
+        pytest.param([None, 0.0, None, None, 1 / FPS], 2 / FPS, id="at the frames themselves"),
+        pytest.param([None, None, None, None, 0.015], 2.5 / FPS + 0.005, id="start undated"),
+        pytest.param([None, 0.5, None, None, None], 3 / FPS, id="outside the interval: undated"),
+    ],
+)
+def test_ball_moving_clock_counts_from_dated_starts_and_stops(switches, elapsed):
+    """DESIGN.md section 6 (FISTF 3.1 played as ball-moving time): a start or stop that tracking
+    dates between two frames counts from or to that moment, not half the interval."""
+    c = clk.start(clk.Clock())
+    for i, (f, before) in enumerate(zip([0, 1, 1, 1, 0], switches, strict=True)):
+        c = clk.tick(c, i / FPS, bool(f), before)
+    assert c.elapsed_s == pytest.approx(elapsed)
+
+
 def test_not_started_clock_does_not_run():
     c = clk.Clock()
     for i in range(10):

@@ -60,6 +60,11 @@ def test_build_accepts_team_names_and_one_radius():
             id="contact names an unseen figure",
         ),
         pytest.param(lambda: Observation(0.0, 0, (0, 0), 0.0), "ball_radius_mm", id="zero radius"),
+        pytest.param(
+            lambda: Observation(0.0, 0, (0, 0), 10.5, ball_switch_before_s=-0.01),
+            "ball_switch_before_s must be >= 0 s",
+            id="switch after the frame",
+        ),
     ],
 )
 def test_errors_say_what_is_wrong(make, message):

@@ -297,3 +297,24 @@ def test_stop_dating_stays_unbiased_with_noisier_fits():
         f = _final_flags(run(xy, fps=30.0, noise_mm=0.3, seed=k)).astype(float)
         errors.append((np.sum(0.5 * (f[1:] + f[:-1])) / 30.0 - v0 / decel) * 30.0)
     assert abs(np.mean(errors)) < 0.3
+
+
+@pytest.mark.parametrize("fps", [24.0, 30.0, 60.0])
+def test_strike_and_stop_are_dated_between_frames(fps):
+    """The strike is traced back along the first roll to the rest point and the stop found
+    from the roll's deceleration: both land within a fraction of a frame of the truth, which
+    lets the clock count a roll closer than whole or half frames."""
+    rng = np.random.default_rng(int(fps) + 1)
+    start_err, stop_err = [], []
+    for _ in range(40):
+        v0, decel, phase = rng.uniform(200.0, 1200.0), rng.uniform(250.0, 500.0), rng.uniform()
+        n = int(fps * (v0 / decel + 1.5)) + 20
+        tracks = run(_struck(phase, v0, decel, fps, n), fps=fps)
+        t_a = (20 + phase) / fps
+        started = next(t for t in tracks if t.moving)
+        stopped = next(t for t in tracks if t.frame > started.frame and not t.moving)
+        assert started.state_since_s is not None and stopped.state_since_s is not None
+        start_err.append((started.state_since_s - t_a) * fps)
+        stop_err.append((stopped.state_since_s - t_a - v0 / decel) * fps)
+    assert abs(np.mean(start_err)) < 0.1 and np.max(np.abs(start_err)) < 0.25
+    assert abs(np.mean(stop_err)) < 0.1 and np.max(np.abs(stop_err)) < 0.75
