@@ -302,12 +302,13 @@ def _watch(
     The watch starts only while the ball rolls (a ball lying still near a line is no news, and a
     resting ball must not repeat its notice every frame). It keeps the deepest reading; on the
     frame the ball comes to rest the rest reading replaces it (the ball's final place, the one
-    the referee looks at).
+    the referee looks at). A reading counts as within the band when it may be, for its
+    uncertainty.
     """
     assert obs.ball_xy_mm is not None
     band = state.config.close_call_mm
     w = state.watch
-    inside = margin > -band
+    inside = margin > -(band + unc)
     here = LineWatch(line, margin, unc, obs.frame, obs.t_s, point(obs.ball_xy_mm))
     if w is None:
         if not (inside and obs.ball_moving):

@@ -267,9 +267,9 @@ def shot_close_call(
     end = state.attacked_end(team)
     band = state.pitch.line(f"shooting_line_{end}")
     margin = float(crossed_margin_mm(band, ball_xy, obs.ball_radius_mm)[0])
-    if abs(margin) > state.config.close_call_mm:
-        return []
     unc = float(np.hypot(ball_unc, state.config.line_uncertainty_mm))
+    if abs(margin) > state.config.close_call_mm + unc:  # not even for its uncertainty
+        return []
     return [
         Call(
             obs.frame,

@@ -286,6 +286,14 @@ def test_hidden_ball_in_the_goal(run, steps, kind, too_close):
             "IN by 0.6 mm",
             id="close_call: turns back off the goal line beside the goal",
         ),
+        pytest.param(
+            ("273,0 flick 7", "280,300", "285,382.3 unc=0.5", "285,382.3 unc=0.5 rest"),
+            "touchline",
+            -3.2,
+            False,
+            "IN by 3.2 mm",
+            id="FISTF 14.1 close_call: rests 3.2 mm inside, within 3 mm for its uncertainty",
+        ),
     ],
 )
 def test_close_calls(run, steps, line, margin, too_close, note):
@@ -297,6 +305,12 @@ def test_close_calls(run, steps, line, margin, too_close, note):
     assert c.margin_mm == pytest.approx(margin, abs=1e-9)
     assert c.fully_crossed == (margin > 0)
     assert state.restart is None  # a notice never stops play
+
+
+def test_no_close_call_for_a_ball_resting_beyond_the_band_and_its_uncertainty(run):
+    """FISTF 14.1 / DESIGN 4: a ball resting 4 mm inside with a 0.5 mm bound is no notice."""
+    _, calls = run(seq("273,0 flick 7", "280,300", "285,381.5 unc=0.5", "285,381.5 unc=0.5 rest"))
+    assert not [c for c in calls if c.kind == "close_call"]
 
 
 def test_shot_from_within_three_mm_of_the_shooting_line(run):
