@@ -10,44 +10,27 @@ returns ``Detections``. The cost is kept down by looking only where it matters:
   every ``base_refresh_frames`` frames and in between only within ``watch_radius_mm`` of the
   ball and around the moving bases (``base_hints_px``); a base is fitted again only where its
   pixels changed. Not asked, moving bases are refined in windows at their predicted positions.
-- Foreground is a colour difference against the learnt background (``cv2.absdiff`` and
-  ``cv2.inRange``); only foreground pixels are classified (ball / home / away, shading
-  tolerant), and only candidates reach the sub-pixel fits of ``vision/refine.py``.
+- Foreground pixels are classified by colour (ball / home / away, ``vision/blobs.py``), and
+  only candidates reach the sub-pixel fits of ``vision/refine.py``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.blobs import AWAY, BALL, HOME, ColourBlobs
 from vision.changes import ChangeGate
 from vision.cloth import BlobTable, ClothBlobs
-from vision.colour import shaded_distance
 from vision.config import VisionConfig
 from vision.detections import Detections
 from vision.model import SceneModel
 from vision.refine import near_rim_px, refine_balls, refine_bases
 
-_BALL, _HOME, _AWAY = 0, 1, 2
 # A ball at rest is fitted again from its last fit until the centre moves less than this.
 REST_REFIT_PX = 0.05
-
-
-def _moments(lab: NDArray, x: NDArray, y: NDArray, n: int):
-    """Area, centroid (x, y) and central second moments (xx, yy, xy) of ``n`` labels."""
-    area = np.bincount(lab, minlength=n).astype(np.float64)
-    a = np.maximum(area, 1.0)
-    y = y.astype(np.float64)
-    cx = np.bincount(lab, x, minlength=n) / a
-    cy = np.bincount(lab, y, minlength=n) / a
-    dx, dy = x - cx[lab], y - cy[lab]
-    vxx = np.bincount(lab, dx * dx, minlength=n) / a
-    vyy = np.bincount(lab, dy * dy, minlength=n) / a
-    vxy = np.bincount(lab, dx * dy, minlength=n) / a
-    return area, cx, cy, vxx, vyy, vxy
 
 
 @dataclass(slots=True)
@@ -77,16 +60,10 @@ class Detector:
         # At least two samples per ball radius, however small the ball appears.
         r_px = model.pitch.profile.ball_radius_mm * float(np.min(model.scale_grid))
         self._step = max(1, min(self.config.search_step, int(r_px / 2.0)))
-        # Per-channel threshold: a Euclidean colour distance t shows as >= t / sqrt(3) in at
-        # least one channel.
-        self._t_ch = float(model.threshold / np.sqrt(3.0))
-        self._colours = np.concatenate([model.ball_bgr[None], model.team_bgr]).astype(np.float32)
-        # A team whose bases have the ball's colour (a yellow ball, a yellow team): its pixels
-        # may be either, so ball candidates come from both classes and size decides.
-        d = shaded_distance(model.ball_bgr[None], model.team_bgr, self.config.shading_range)[0]
-        near = d < 0.25 * float(np.linalg.norm(model.ball_bgr)) + 10.0
-        self._ball_classes = [_BALL] + [_HOME + i for i in np.flatnonzero(near)]
-        self._is_ball_class = np.isin(np.arange(3), self._ball_classes)  # by class
+        self._colour = ColourBlobs(
+            model.ball_bgr, model.team_bgr, model.threshold, self.config.shading_range
+        )
+        self._t_ch = self._colour.threshold_ch
         p = model.pitch.profile
         self._ball_area_mm2 = np.pi * p.ball_radius_mm**2
         # Edges are placed to a fraction of a pixel: below ~1.5 px per mm sizes blur together.
@@ -349,7 +326,7 @@ class Detector:
         w, h = self.model.size_px
         ix = np.minimum(np.maximum(np.rint(pts[..., 0]).astype(np.intp), 0), w - 1)
         iy = np.minimum(np.maximum(np.rint(pts[..., 1]).astype(np.intp), 0), h - 1)
-        _, ball = self._classes(image[iy.ravel(), ix.ravel()])
+        _, ball = self._colour.classes(image[iy.ravel(), ix.ravel()])
         seen = outline.sum(1)
         share = (ball.reshape(k, m) & outline).sum(1) / np.maximum(seen, 1)
         support = seen / m
@@ -358,81 +335,6 @@ class Detector:
         return quality, keep
 
     # ------------------------------------------------------------------ search
-    def _classes(self, pixels: NDArray) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
-        """Team class and ball colour of each pixel ``(n, 3)``.
-
-        Returns the class (n,) of the nearest shaded colour (``_BALL``, ``_HOME``, ``_AWAY``;
-        a pixel of the ball's colour counts for its twin team, if there is one) and whether
-        the ball's colour explains the pixel under shading (n,). Team pixels keep their class
-        however far they are (rims, walls and bodies vary more), but only pixels the ball's
-        colour explains can make a ball: a finger or a shirt nearest a pale team's colour is
-        not ball-coloured.
-        """
-        d = shaded_distance(pixels, self._colours, self.config.shading_range)
-        cls = np.argmin(d, axis=1)
-        size = np.linalg.norm(np.asarray(pixels, np.float32), axis=1)
-        ball = (d[:, _BALL] <= 0.12 * size + 12.0) & self._is_ball_class[cls]
-        if len(self._ball_classes) > 1:  # twins: the ball's pixels count for its twin team
-            cls = np.where(cls == _BALL, self._ball_classes[-1], cls)
-        else:
-            cls = np.where((cls == _BALL) & ~ball, -1, cls)
-        return cls, ball
-
-    def _blobs(self, image, background, roi, scale_px_per_mm, origin, step, classes=None):
-        """Classified foreground blobs of a (sub-sampled) region, of ``classes`` (default all).
-
-        ``_BALL`` blobs are made of ball-coloured pixels, team blobs of their team's pixels
-        (with a twin team, the ball is in both). Returns per blob: centre in full-resolution
-        pixels (n, 2), class (n,), area in mm^2 (n,), elongation (n,), and which edges of the
-        region (left, top, right, bottom) it touches (n, 4).
-        """
-        diff = cv2.absdiff(image, background)
-        t = self._t_ch
-        quiet = cv2.inRange(diff, lowerb=(0, 0, 0), upperb=(t, t, t))
-        fg = cv2.bitwise_and(cv2.bitwise_not(quiet), roi) if roi is not None else ~quiet
-        pts = cv2.findNonZero(fg)
-        if pts is None:
-            return None
-        pts = pts.reshape(-1, 2)
-        xs, ys = pts[:, 0], pts[:, 1]
-        cls, ball = self._classes(image[ys, xs])
-        # Labels per class (connectivity within a class); then the moments of all classes'
-        # blobs at once, their labels offset class by class.
-        labs, xs_in, ys_in, kinds, touches = [], [], [], [], []
-        count = 0
-        mask = np.zeros(fg.shape, np.uint8)
-        for c in classes or (_BALL, _HOME, _AWAY):
-            sel = ball if c == _BALL else cls == c
-            if not sel.any():
-                continue
-            mask[:] = 0
-            x, y = xs[sel], ys[sel]
-            mask[y, x] = 255
-            n, labels = cv2.connectedComponents(mask, connectivity=8, ltype=cv2.CV_32S)
-            labs.append(labels[y, x] - 1 + count)
-            xs_in.append(x)
-            ys_in.append(y)
-            kinds.append(np.full(n - 1, c))
-            touch = np.zeros((n - 1, 4), bool)
-            for k, edge in enumerate((labels[:, 0], labels[0], labels[:, -1], labels[-1])):
-                touch[edge[edge > 0] - 1, k] = True
-            touches.append(touch)
-            count += n - 1
-        if count == 0:
-            return None
-        x = np.concatenate(xs_in).astype(np.float64)
-        area, cx, cy, vxx, vyy, vxy = _moments(
-            np.concatenate(labs), x, np.concatenate(ys_in), count
-        )
-        half = 0.5 * (vxx + vyy)
-        disc = np.sqrt(0.25 * (vxx - vyy) ** 2 + vxy**2)
-        pixel = 1.0 / 12.0  # a single pixel's own spread
-        elong = np.sqrt((half + disc + pixel) / np.maximum(half - disc + pixel, pixel))
-        centre = origin + np.stack([cx, cy], 1) * step
-        scale = scale_px_per_mm(centre)
-        area_mm2 = area * step * step / scale**2
-        return centre, np.concatenate(kinds), area_mm2, elong, np.concatenate(touches)
-
     def _ball_candidates(self, blobs) -> tuple[NDArray, NDArray]:
         """Ball-coloured blobs of a ball's size (a streak may be longer), best first.
 
@@ -446,20 +348,20 @@ class Detector:
         ratio = balls / np.maximum(elong, 1.0)  # a streak: its area per length of a ball
         score = np.clip(1.0 - 0.5 * np.abs(np.log(np.maximum(ratio, 1e-3))), 0.05, 1.0)
         # A fifth of a ball (the rest under a finger) is still worth a fit.
-        ok = (cls == _BALL) & (balls > 0.2) & (ratio < 2.5)
+        ok = (cls == BALL) & (balls > 0.2) & (ratio < 2.5)
         order = np.argsort(-score[ok])[: self.config.max_ball_candidates]
         return centre[ok][order], score[ok][order]
 
     def _cloth_blobs(self, image, background, roi, origin, step):
         """``_blobs`` of a sub-sampled part of the cloth (``vision/cloth.py`` searches)."""
-        return self._blobs(image, background, roi, self.model.px_per_mm, origin, step)
+        return self._colour.find(image, background, roi, self.model.px_per_mm, origin, step)
 
     def _coarse_of(self, table: BlobTable) -> _Coarse:
         blobs = (table.centre_px, table.cls, table.area_mm2, table.elongation)
         balls, _ = self._ball_candidates(blobs if len(table.cls) else None)
         ratio = table.area_mm2 / self._base_area_mm2
-        base = (table.cls != _BALL) & (ratio > 0.3) & (ratio < 3.0)
-        teams = (table.cls[base] - _HOME).astype(np.int8)
+        base = (table.cls != BALL) & (ratio > 0.3) & (ratio < 3.0)
+        teams = (table.cls[base] - HOME).astype(np.int8)
         return _Coarse(balls, table.centre_px[base], teams, table.fresh[base])
 
     def _ring_teams(self, image, xy_mm, ok, teams) -> tuple[NDArray, NDArray]:
@@ -478,7 +380,7 @@ class Detector:
         w, h = self.model.size_px
         ix = np.clip(np.rint(ring[..., 0]).astype(np.intp), 0, w - 1)
         iy = np.clip(np.rint(ring[..., 1]).astype(np.intp), 0, h - 1)
-        shown = self._classes(image[iy, ix].reshape(-1, 3))[0].reshape(ix.shape) - _HOME
+        shown = self._colour.classes(image[iy, ix].reshape(-1, 3))[0].reshape(ix.shape) - HOME
         home, away = (shown == 0).sum(axis=1), (shown == 1).sum(axis=1)
         read = np.where(home > away, 0, np.where(away > home, 1, teams[ok]))
         support[ok] = np.where(read == 0, home, away) + ix.shape[1] * (read == teams[ok])
@@ -509,14 +411,14 @@ class Detector:
 
     def _ball_in_window(self, image, box):
         x0, y0, x1, y1 = box
-        blobs = self._blobs(
+        blobs = self._colour.find(
             image[y0:y1, x0:x1],
             self.model.background[y0:y1, x0:x1],
             None,
             self.model.px_per_mm,
             np.array([x0, y0], np.float64),
             1,
-            classes=(_BALL,),
+            classes=(BALL,),
         )
         return self._ball_candidates(blobs)
 
@@ -526,23 +428,23 @@ class Detector:
         for hint in hints:  # a handful of moving figures at most
             half = 3.0 * r * float(self.model.px_per_mm(hint)[0])
             x0, y0, x1, y1 = self._window(hint, half)
-            blobs = self._blobs(
+            blobs = self._colour.find(
                 image[y0:y1, x0:x1],
                 self.model.background[y0:y1, x0:x1],
                 None,
                 self.model.px_per_mm,
                 np.array([x0, y0], np.float64),
                 1,
-                classes=(_HOME, _AWAY),
+                classes=(HOME, AWAY),
             )
             if blobs is None:
                 continue
             centre, cls, area = blobs[:3]
-            ok = (cls != _BALL) & (area > 0.3 * self._base_area_mm2)
+            ok = (cls != BALL) & (area > 0.3 * self._base_area_mm2)
             if ok.any():
                 i = np.flatnonzero(ok)[np.argmin(np.hypot(*(centre[ok] - hint).T))]
                 centres.append(centre[i])
-                teams.append(cls[i] - _HOME)
+                teams.append(cls[i] - HOME)
         if not centres:
             return np.zeros((0, 2)), np.zeros(0, np.int8)
         return np.array(centres), np.array(teams, np.int8)

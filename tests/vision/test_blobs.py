@@ -1,0 +1,40 @@
+"""Colour classes and blobs of foreground pixels (``vision/blobs.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.blobs import AWAY, BALL, HOME, ColourBlobs
+
+CLOTH = (48, 128, 38)
+
+
+def blobs(ball=(240, 240, 240), home=(40, 40, 200), away=(190, 90, 30)) -> ColourBlobs:
+    return ColourBlobs(np.array(ball), np.array([home, away]), 30.0, (0.3, 1.4))
+
+
+def test_pixels_take_the_class_of_their_colour_in_light_and_shade():
+    pixels = np.array([[240, 240, 240], [120, 120, 120], [40, 40, 200], [20, 20, 100]])
+    cls, ball = blobs().classes(np.concatenate([pixels, [[190, 90, 30]]]))
+    assert cls.tolist() == [BALL, BALL, HOME, HOME, AWAY]
+    assert ball.tolist() == [True, True, False, False, False]
+
+
+def test_a_team_of_the_balls_colour_gets_its_pixels():
+    """A yellow ball and a yellow team: ball-coloured pixels count for the team too."""
+    twins = blobs(ball=(40, 220, 240), home=(40, 215, 235))
+    assert twins.ball_classes == [BALL, HOME]
+    cls, ball = twins.classes(np.array([[40, 220, 240]]))
+    assert cls.tolist() == [HOME] and ball.tolist() == [True]
+
+
+def test_blobs_of_each_colour_with_their_areas():
+    image = np.full((60, 80, 3), CLOTH, np.uint8)
+    background = image.copy()
+    image[10:20, 10:20] = (40, 40, 200)  # a home square of 100 px
+    image[30:36, 50:56] = (190, 90, 30)  # an away square of 36 px
+    found = blobs().find(image, background, None, lambda c: np.ones(len(c)), np.zeros(2), 1)
+    centre, cls, area = found[:3]
+    assert sorted(zip(cls.tolist(), area.tolist(), strict=True)) == [(HOME, 100.0), (AWAY, 36.0)]
+    assert np.allclose(centre[cls == HOME], [[14.5, 14.5]])
+    assert blobs().find(background, background, None, lambda c: 1.0, np.zeros(2), 1) is None

@@ -1,0 +1,133 @@
+"""Classified foreground blobs: which pixels differ from the learnt background, which colour
+each is (ball, home, away; shading tolerant), and the connected blobs of each colour.
+
+A pixel is foreground when its colour differs from the background by the model's threshold in
+at least one channel (``cv2.absdiff`` and ``cv2.inRange``); only foreground pixels are
+classified, by the nearest of the learnt colours under shading.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.colour import shaded_distance
+
+BALL, HOME, AWAY = 0, 1, 2  # colour classes; a team's index is its class minus HOME
+
+
+def _moments(lab: NDArray, x: NDArray, y: NDArray, n: int):
+    """Area, centroid (x, y) and central second moments (xx, yy, xy) of ``n`` labels."""
+    area = np.bincount(lab, minlength=n).astype(np.float64)
+    a = np.maximum(area, 1.0)
+    y = y.astype(np.float64)
+    cx = np.bincount(lab, x, minlength=n) / a
+    cy = np.bincount(lab, y, minlength=n) / a
+    dx, dy = x - cx[lab], y - cy[lab]
+    vxx = np.bincount(lab, dx * dx, minlength=n) / a
+    vyy = np.bincount(lab, dy * dy, minlength=n) / a
+    vxy = np.bincount(lab, dx * dy, minlength=n) / a
+    return area, cx, cy, vxx, vyy, vxy
+
+
+class ColourBlobs:
+    """The colour classes of one learnt table, and its blobs in frames or parts of them."""
+
+    def __init__(
+        self,
+        ball_bgr: NDArray,
+        team_bgr: NDArray,
+        threshold: float,
+        shading_range: tuple[float, float],
+    ) -> None:
+        """Colours (3,) and (2, 3) BGR, the foreground threshold (a colour distance) and the
+        range of shading an object's colour may show (``VisionConfig.shading_range``)."""
+        ball_bgr = np.asarray(ball_bgr, np.float32)
+        team_bgr = np.asarray(team_bgr, np.float32).reshape(2, 3)
+        # Per-channel threshold: a Euclidean colour distance t shows as >= t / sqrt(3) in at
+        # least one channel.
+        self.threshold_ch = float(threshold / np.sqrt(3.0))
+        self._shading = shading_range
+        self._colours = np.concatenate([ball_bgr[None], team_bgr])
+        # A team whose bases have the ball's colour (a yellow ball, a yellow team): its pixels
+        # may be either, so ball candidates come from both classes and size decides.
+        d = shaded_distance(ball_bgr[None], team_bgr, shading_range)[0]
+        near = d < 0.25 * float(np.linalg.norm(ball_bgr)) + 10.0
+        self.ball_classes = [BALL] + [HOME + i for i in np.flatnonzero(near)]
+        self._is_ball_class = np.isin(np.arange(3), self.ball_classes)  # by class
+
+    def classes(self, pixels: NDArray) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+        """Team class and ball colour of each pixel ``(n, 3)``.
+
+        Returns the class (n,) of the nearest shaded colour (``BALL``, ``HOME``, ``AWAY``;
+        a pixel of the ball's colour counts for its twin team, if there is one) and whether
+        the ball's colour explains the pixel under shading (n,). Team pixels keep their class
+        however far they are (rims, walls and bodies vary more), but only pixels the ball's
+        colour explains can make a ball: a finger or a shirt nearest a pale team's colour is
+        not ball-coloured.
+        """
+        d = shaded_distance(pixels, self._colours, self._shading)
+        cls = np.argmin(d, axis=1)
+        size = np.linalg.norm(np.asarray(pixels, np.float32), axis=1)
+        ball = (d[:, BALL] <= 0.12 * size + 12.0) & self._is_ball_class[cls]
+        if len(self.ball_classes) > 1:  # twins: the ball's pixels count for its twin team
+            cls = np.where(cls == BALL, self.ball_classes[-1], cls)
+        else:
+            cls = np.where((cls == BALL) & ~ball, -1, cls)
+        return cls, ball
+
+    def find(self, image, background, roi, scale_px_per_mm, origin, step, classes=None):
+        """Classified foreground blobs of a (sub-sampled) region, of ``classes`` (default all).
+
+        ``BALL`` blobs are made of ball-coloured pixels, team blobs of their team's pixels
+        (with a twin team, the ball is in both). Returns per blob: centre in full-resolution
+        pixels (n, 2), class (n,), area in mm^2 (n,), elongation (n,), and which edges of the
+        region (left, top, right, bottom) it touches (n, 4).
+        """
+        diff = cv2.absdiff(image, background)
+        t = self.threshold_ch
+        quiet = cv2.inRange(diff, lowerb=(0, 0, 0), upperb=(t, t, t))
+        fg = cv2.bitwise_and(cv2.bitwise_not(quiet), roi) if roi is not None else ~quiet
+        pts = cv2.findNonZero(fg)
+        if pts is None:
+            return None
+        pts = pts.reshape(-1, 2)
+        xs, ys = pts[:, 0], pts[:, 1]
+        cls, ball = self.classes(image[ys, xs])
+        # Labels per class (connectivity within a class); then the moments of all classes'
+        # blobs at once, their labels offset class by class.
+        labs, xs_in, ys_in, kinds, touches = [], [], [], [], []
+        count = 0
+        mask = np.zeros(fg.shape, np.uint8)
+        for c in classes or (BALL, HOME, AWAY):
+            sel = ball if c == BALL else cls == c
+            if not sel.any():
+                continue
+            mask[:] = 0
+            x, y = xs[sel], ys[sel]
+            mask[y, x] = 255
+            n, labels = cv2.connectedComponents(mask, connectivity=8, ltype=cv2.CV_32S)
+            labs.append(labels[y, x] - 1 + count)
+            xs_in.append(x)
+            ys_in.append(y)
+            kinds.append(np.full(n - 1, c))
+            touch = np.zeros((n - 1, 4), bool)
+            for k, edge in enumerate((labels[:, 0], labels[0], labels[:, -1], labels[-1])):
+                touch[edge[edge > 0] - 1, k] = True
+            touches.append(touch)
+            count += n - 1
+        if count == 0:
+            return None
+        x = np.concatenate(xs_in).astype(np.float64)
+        area, cx, cy, vxx, vyy, vxy = _moments(
+            np.concatenate(labs), x, np.concatenate(ys_in), count
+        )
+        half = 0.5 * (vxx + vyy)
+        disc = np.sqrt(0.25 * (vxx - vyy) ** 2 + vxy**2)
+        pixel = 1.0 / 12.0  # a single pixel's own spread
+        elong = np.sqrt((half + disc + pixel) / np.maximum(half - disc + pixel, pixel))
+        centre = origin + np.stack([cx, cy], 1) * step
+        scale = scale_px_per_mm(centre)
+        area_mm2 = area * step * step / scale**2
+        return centre, np.concatenate(kinds), area_mm2, elong, np.concatenate(touches)
