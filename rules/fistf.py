@@ -107,29 +107,50 @@ def _stopped(
     An offside (13.1) stops play at the pass: the clock goes back to its reading on the pass's
     frame. A ball wholly over a line stopped play when it crossed: the margins on this frame
     and the one before date the crossing (linearly, back to a margin of 0, which may lie a few
-    frames back when the margin first had to exceed its uncertainty), and the time after it
-    is taken back. Anything else stops the clock at this frame.
+    frames back when the margin first had to exceed its uncertainty; a ball hidden under a
+    crossbar from its last sighting's margin and speed), and the time after it is taken back.
+    Anything else stops the clock at this frame.
     """
     clock = state.clock
     if play is not None and play.elapsed_s is not None:
         if any(c.kind == "offside" and not c.too_close_to_call for c in calls):
             return clk.stop(clock, play.elapsed_s)
-    prev = state.ball
     if not (state.ball_went_out and before.last_running and before.last_t_s is not None):
         return clk.stop(clock)
-    if obs.ball_xy_mm is None or prev.xy_mm is None or prev.frame != obs.frame - 1:
-        return clk.stop(clock)
-    now = boundary_margins_mm(state.pitch, obs.ball_xy_mm, obs.ball_radius_mm)
-    line = max(now, key=now.__getitem__)
-    m1 = now[line]
-    m0 = boundary_margins_mm(state.pitch, prev.xy_mm, prev.radius_mm)[line]
     dt = obs.t_s - before.last_t_s
-    if not (m1 > 0 and m1 > m0 and dt > 0):  # decided on something else than a crossing
+    crossed_s = _crossing_s(state, obs, dt) if dt > 0 else None
+    if crossed_s is None:  # decided on something else than a crossing
         return clk.stop(clock)
-    # Back along the ball's last step to where the margin was 0: within this interval, or a
-    # few frames earlier when the margin had to grow past its uncertainty first.
-    back_s = min(m1 / ((m1 - m0) / dt), MAX_BACK_FRAMES * dt)
-    return clk.stop(clock, clock.elapsed_s - back_s)
+    # Within this interval, or a few frames earlier when the margin had to grow past its
+    # uncertainty first (or the ball was hidden).
+    hidden_s = max(obs.t_s - dt - state.ball.t_s, 0.0)
+    back_s = min(obs.t_s - crossed_s, MAX_BACK_FRAMES * dt + hidden_s)
+    return clk.stop(clock, clock.elapsed_s - max(back_s, 0.0))
+
+
+def _crossing_s(state: MatchState, obs: Observation, dt: float) -> float | None:
+    """When the ball crossed the line it went out over: back along its last step to where the
+    margin was 0, or, hidden now (under a crossbar), on from its last sighting at its speed."""
+    prev = state.ball
+    if prev.xy_mm is None:
+        return None
+    before = boundary_margins_mm(state.pitch, prev.xy_mm, prev.radius_mm)
+    if obs.ball_xy_mm is not None:
+        if prev.frame != obs.frame - 1:
+            return None
+        now = boundary_margins_mm(state.pitch, obs.ball_xy_mm, obs.ball_radius_mm)
+        line = max(now, key=now.__getitem__)
+        m1, rate = now[line], (now[line] - before[line]) / dt
+        if not (m1 > 0 and rate > 0):
+            return None
+        return obs.t_s - m1 / rate
+    if not prev.moving:
+        return None
+    line = max(before, key=before.__getitem__)
+    step_s = 0.01
+    ahead = (prev.xy_mm[0] + prev.v_mm_s[0] * step_s, prev.xy_mm[1] + prev.v_mm_s[1] * step_s)
+    rate = (boundary_margins_mm(state.pitch, ahead, prev.radius_mm)[line] - before[line]) / step_s
+    return prev.t_s - before[line] / rate if rate > 0 else None
 
 
 def _date_pending_play(state: MatchState, obs: Observation) -> MatchState:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from rules.fistf_state import Restart
+from rules.notation import parse_sequence
 from rules.observation import AWAY, HOME
 
 F = "home 1 gk -590,0; home 7 250,0; home 8 350,100; away 2 gk 590,0; away 9 500,-150"
@@ -249,6 +250,20 @@ def test_hidden_ball_in_the_goal(run, steps, kind, too_close):
     assert goals[0].frame == last_seen
     assert state.score == ((0, 0) if too_close else (1, 0))
     assert state.restart.kind == ("referee" if too_close else "kick_off")
+
+
+def test_clock_stops_when_a_hidden_ball_crossed_into_the_goal(run):
+    """DESIGN 6 / FISTF 7.1: a goal decided from a ball hidden under the crossbar stops the
+    clock where its last sighting's margin and speed put the crossing, not on the later frame
+    that decided it."""
+    # Tracking predicts the hidden ball on (no sighting: placed to worse than its radius); it
+    # still rolls, and the clock runs on until the goal is decided.
+    lines = seq("373,0 flick 8", "560,0", "585,0", "610,0 unc=15", "635,0 unc=30", figs=HIDDEN)
+    dt = parse_sequence(lines)[1].t_s - parse_sequence(lines)[0].t_s
+    state, calls = run(lines)
+    assert [c.kind for c in calls] == ["goal"]
+    # Half the flick's frame interval, one interval rolling, then 25.5 mm to go at 25 mm a frame.
+    assert state.clock.elapsed_s == pytest.approx((0.5 + 1.0 + 25.5 / 25.0) * dt)
 
 
 @pytest.mark.parametrize(
