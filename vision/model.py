@@ -184,13 +184,19 @@ def _scale_grid(camera: CameraModel, step: int, roi: NDArray[np.bool_]) -> NDArr
     """Pixels per mm every ``step`` px, held to the range seen over the cloth ``roi``.
 
     A strong barrel lens folds back beyond the image circle it was fitted on: the corners'
-    back-projections there are meaningless and their scales can be thousands of px per mm.
+    back-projections there are meaningless, their scales can be thousands of px per mm, and
+    some land behind the camera (no scale at all).
     """
     w, h = camera.size_px
     gx, gy = np.meshgrid(np.arange(0, w + step, step), np.arange(0, h + step, step))
     px = np.stack([gx.ravel(), gy.ravel()], 1).astype(np.float64)
-    xy = camera.back_project(px, 0.0)
-    scale = (1.0 / camera.mm_per_px(xy)).reshape(gx.shape)
+    with np.errstate(invalid="ignore", over="ignore"):
+        xy = camera.back_project(px, 0.0)
+        depth = (np.c_[xy, np.zeros(len(xy))] @ camera.rotation.T + camera.tvec_mm)[:, 2]
+    ahead = np.isfinite(xy).all(axis=1) & (depth > 0.25 * camera.centre_mm[2])
+    scale = np.full(len(px), np.nan)
+    scale[ahead] = 1.0 / camera.mm_per_px(xy[ahead])
+    scale = scale.reshape(gx.shape)
     on_cloth = roi[np.minimum(gy, h - 1), np.minimum(gx, w - 1)] & np.isfinite(scale)
     if on_cloth.any():
         scale = np.clip(np.nan_to_num(scale), scale[on_cloth].min(), scale[on_cloth].max())
