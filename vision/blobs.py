@@ -71,8 +71,10 @@ class ColourBlobs:
         cls = np.argmin(d, axis=1)
         size = np.linalg.norm(np.asarray(pixels, np.float32), axis=1)
         ball = (d[:, BALL] <= 0.12 * size + 12.0) & self._is_ball_class[cls]
-        if len(self.ball_classes) > 1:  # twins: the ball's pixels count for its twin team
-            cls = np.where(cls == BALL, self.ball_classes[-1], cls)
+        twins = self.ball_classes[1:]
+        if twins:  # the ball's pixels count for its twin team (the nearer, if both are)
+            nearer = np.asarray(twins)[np.argmin(d[:, twins], axis=1)]
+            cls = np.where(cls == BALL, nearer, cls)
         else:
             cls = np.where((cls == BALL) & ~ball, -1, cls)
         return cls, ball

@@ -38,3 +38,12 @@ def test_blobs_of_each_colour_with_their_areas():
     assert sorted(zip(cls.tolist(), area.tolist(), strict=True)) == [(HOME, 100.0), (AWAY, 36.0)]
     assert np.allclose(centre[cls == HOME], [[14.5, 14.5]])
     assert blobs().find(background, background, None, lambda c: 1.0, np.zeros(2), 1) is None
+
+
+def test_a_balls_pixel_counts_for_the_nearer_of_two_twin_teams():
+    """An orange ball, an orange team and a yellow team, both near the ball's colour: an orange
+    pixel is the orange team's, not whichever twin came last."""
+    twins = blobs(ball=(30, 140, 245), home=(24, 104, 158), away=(30, 159, 169))
+    assert twins.ball_classes == [BALL, HOME, AWAY]
+    cls, _ = twins.classes(np.array([[20, 120, 240], [20, 200, 230]]))
+    assert cls.tolist() == [HOME, AWAY]
