@@ -116,6 +116,7 @@ class RecordingWriter:
         source: where the frames come from (``sim``, ``pi``, ``opencv:0``, ...).
         camera: the camera model, when known.
         overwrite: replace an existing recording in ``folder``.
+        repeatable: the same frames always give the same video (``H264Writer``).
 
     Raises:
         RecordingError: bad arguments, an existing recording, or a video file that cannot
@@ -132,6 +133,7 @@ class RecordingWriter:
         source: str,
         camera: CameraModel | None = None,
         overwrite: bool = False,
+        repeatable: bool = False,
     ) -> None:
         self.folder = Path(folder)
         if not (math.isfinite(fps) and fps > 0):
@@ -144,7 +146,9 @@ class RecordingWriter:
         )
         self._prepare_folder(overwrite)
         try:
-            self._video = H264Writer(self.folder / VIDEO_NAME, float(fps), self.size_px)
+            self._video = H264Writer(
+                self.folder / VIDEO_NAME, float(fps), self.size_px, repeatable=repeatable
+            )
         except VideoWriteError as exc:
             raise RecordingError(str(exc)) from exc
         _write_json_atomic(self.folder / META_NAME, self._meta.to_dict())

@@ -109,6 +109,7 @@ def simulate(
         source=f"sim:{compiled.scene.name}",
         camera=camera,
         overwrite=_holds_simulation(Path(out)),
+        repeatable=True,  # a clip and its exact truth are the same on every run
     ) as writer:
         bar = tqdm(
             range(n), desc=f"simulate {compiled.scene.name}", unit="frame", disable=not progress

@@ -32,9 +32,14 @@ class H264Writer:
         path: the .mp4 file to write (replaced if it exists).
         fps: nominal frame rate; frame i is stamped i / fps in the file.
         size_px: (width, height); both must be even (H.264 4:2:0).
+        repeatable: encode on one thread, so the same frames always give the same video
+            (x264's threads split the work differently under load, and the decoded frames
+            then differ a little from run to run); slower, for simulated clips.
     """
 
-    def __init__(self, path: str | Path, fps: float, size_px: tuple[int, int]) -> None:
+    def __init__(
+        self, path: str | Path, fps: float, size_px: tuple[int, int], *, repeatable: bool = False
+    ) -> None:
         w, h = size_px
         if w % 2 or h % 2:
             raise VideoWriteError(f"H.264 needs an even frame size, got {w}x{h}")
@@ -54,7 +59,12 @@ class H264Writer:
         self._stream = self._file.add_stream(
             "libx264",
             rate=rate,
-            options={"crf": str(CRF), "preset": PRESET, "g": str(max(1, round(fps)))},
+            options={
+                "crf": str(CRF),
+                "preset": PRESET,
+                "g": str(max(1, round(fps))),
+                "threads": "1" if repeatable else "0",
+            },
         )
         self._stream.width, self._stream.height = w, h
         self._stream.pix_fmt = "yuv420p"

@@ -13,6 +13,7 @@ import pytest
 
 from calibration.camera import CameraModel
 from hardware.recording import (
+    VIDEO_NAME,
     RecordingError,
     RecordingWriter,
     read_meta,
@@ -215,3 +216,25 @@ def test_a_crash_loses_at_most_about_a_second(tmp_path):
     with pytest.raises(TruncatedVideoError, match="of 50 frames"):
         decoded.extend(frame.index for frame in VideoFileSource(folder).frames())
     assert 50 - len(decoded) <= 15  # 10 fps: one fragment plus the encoder's look-ahead
+
+
+def test_repeatable_recordings_of_the_same_frames_are_the_same_bytes(tmp_path):
+    """Simulated clips are encoded on one thread: the same frames give the same video, also
+    while other encodes share the machine (threaded x264 splits its work by load)."""
+    rng = np.random.default_rng(3)
+    frames = [rng.integers(0, 256, (96, 128, 3), np.uint8) for _ in range(12)]
+
+    def record(name: str) -> bytes:
+        with RecordingWriter(
+            tmp_path / name,
+            fps=30.0,
+            size_px=(128, 96),
+            table="fistf",
+            source="sim",
+            repeatable=True,
+        ) as writer:
+            for i, image in enumerate(frames):
+                writer.write(image, int(i * 1e9 / 30))
+        return (tmp_path / name / VIDEO_NAME).read_bytes()
+
+    assert record("a") == record("b")
