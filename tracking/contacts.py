@@ -4,7 +4,10 @@
 the ball and figure tracks. Two kinds:
 
 - ``flick``: the ball tracker confirmed a movement; the striker is the figure whose base came
-  nearest the ball's rest point around the onset frame, if it came within ``touch_gap_mm``.
+  nearest the ball's rest point around the onset frame, if it came within ``touch_gap_mm``. A
+  base running at the ball counts as nearer by the way it covers until the strike (at the
+  latest the first frame the ball rolls): a flicked figure is blurred while it runs, and its
+  track may lose it for a frame or two just before it strikes.
 - ``collision``: a rolling ball turned by more than ``turn_deg`` (or sped up) over a few frames
   while a base was within ``touch_gap_mm`` of it.
 """
@@ -95,7 +98,9 @@ class ContactDetector:
     def _flick(self, onset: int) -> Contact:
         rest = next((b for b in self._balls if b.frame == onset), self._balls[0])
         w = self.config.window_frames
-        touch = self._nearest(range(onset - w, onset + w + 1), fixed_xy=rest.xy_mm)
+        touch = self._nearest(
+            range(onset - w, onset + w + 1), fixed_xy=rest.xy_mm, strike_s=self._t(onset + 1)
+        )
         xy = rest.xy_mm if rest.xy_mm is not None else self._balls[-1].xy_mm
         if touch is None or touch[2] > self.config.touch_gap_mm:
             return Contact("flick", onset, rest.t_s, None, None, xy, math.nan)
@@ -113,15 +118,24 @@ class ContactDetector:
         cos = float(np.dot(v0, v1)) / (s0 * s1)
         return cos < math.cos(math.radians(self.config.turn_deg)) or s1 > 1.3 * s0 + 50.0
 
-    def _nearest(self, frames: range, fixed_xy: NDArray | None = None):
-        """(frame, figure id, gap mm, team, ball xy) of the closest approach in ``frames``."""
+    def _nearest(self, frames: range, fixed_xy: NDArray | None = None, strike_s: float = 0.0):
+        """(frame, figure id, gap mm, team, ball xy) of the closest approach in ``frames``.
+
+        With ``fixed_xy`` (a flick from that rest point) a base running at it counts as nearer
+        by what it covers until ``strike_s``.
+        """
         best = None
         reach = self.config.ball_radius_mm + self.config.base_radius_mm
         for ball, figs in zip(self._balls, self._figures, strict=True):
             xy = fixed_xy if fixed_xy is not None else ball.xy_mm
             if ball.frame not in frames or xy is None or len(figs) == 0:
                 continue
-            gaps = np.hypot(*(figs.xy_mm - xy).T) - reach
+            off = xy - figs.xy_mm
+            dist = np.maximum(np.hypot(*off.T), 1e-9)
+            gaps = dist - reach
+            if fixed_xy is not None:
+                toward = (figs.v_mm_s * off).sum(axis=1) / dist
+                gaps = gaps - np.clip(toward, 0.0, None) * max(strike_s - ball.t_s, 0.0)
             i = int(np.argmin(gaps))
             if best is None or gaps[i] < best[2]:
                 best = (ball.frame, int(figs.id[i]), float(gaps[i]), int(figs.team[i]), xy)

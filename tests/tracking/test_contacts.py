@@ -45,6 +45,29 @@ def test_flick_names_the_striking_figure_and_the_onset(striker, team):
     assert flicks[0].gap_mm < 2.0
 
 
+def test_flick_by_a_figure_whose_track_lost_it_just_before_the_strike():
+    """A figure runs at the ball at 360 mm/s; blurred, it is not seen on the last frames before
+    it strikes (its track stands a base's width short of the ball): the flick is still its."""
+    fps, n, hit = 30.0, 40, 20
+    ball = np.zeros((n, 2))
+    figs = np.array([[[-60.0, 0.0], [0.0, 200.0]]] * n)
+    for i in range(n):
+        figs[i, 0, 0] = min(-60.0 + 12.0 * max(i - hit + 4, 0), -REACH)  # 12 mm a frame
+        if i > hit:
+            ball[i, 0] = 600.0 * (i - hit) / fps
+    tracker = Tracker(pitch=load_pitch("fistf"))
+    contacts = []
+    for i in range(n):
+        seen = not (hit - 2 <= i <= hit + 3)  # the runner unseen around the strike
+        bases = figs[i] if seen else figs[i, 1:]
+        det = Detections.build(
+            ball_xy_mm=[ball[i]], base_xy_mm=bases, base_team=[0, 1][-len(bases) :]
+        )
+        contacts.extend(tracker.update(det, i / fps).contacts)
+    flicks = [c for c in contacts if c.kind == "flick"]
+    assert [(c.frame, c.team) for c in flicks] == [(hit, 0)]
+
+
 def test_collision_with_a_figure_while_rolling():
     n = 90
     ball = np.zeros((n, 2))
