@@ -151,7 +151,11 @@ class Pipeline:
         w, h = self.model.size_px
         if not (0 <= hint[0] < w and 0 <= hint[1] < h):
             return {}
-        hints: dict[str, Any] = {"ball_hint_px": hint, "ball_travel_px": 0.5 * travel + 2.0}
+        hints: dict[str, Any] = {
+            "ball_hint_px": hint,
+            "ball_travel_px": 0.5 * travel + 2.0,
+            "ball_rolling": bool(last.ball.moving),
+        }
         figs = last.figures
         moving = figs.v_mm_s.any(axis=1)
         if moving.any():

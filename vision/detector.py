@@ -98,6 +98,7 @@ class Detector:
         *,
         ball_hint_px: NDArray | None = None,
         ball_travel_px: float = 0.0,
+        ball_rolling: bool = False,
         base_hints_px: NDArray | None = None,
         search_bases: bool | None = None,
     ) -> Detections:
@@ -106,6 +107,8 @@ class Detector:
         Args:
             ball_hint_px: (2,) predicted ball centre, or None to search the whole cloth.
             ball_travel_px: how far the ball may be from the hint (speed x frame time).
+            ball_rolling: the ball is still rolling: its window is fitted on every frame (the
+                slow last millimetres of a roll change it too little to show as a change).
             base_hints_px: (k, 2) predicted centres of moving bases, refined every frame.
             search_bases: force (True) or skip (False) the coarse base pass; None follows the
                 ``base_refresh_frames`` schedule.
@@ -122,7 +125,8 @@ class Detector:
         self._frames += 1
         ball = None
         if ball_hint_px is not None:
-            ball = self._window_ball(image, np.asarray(ball_hint_px, np.float64), ball_travel_px)
+            hint = np.asarray(ball_hint_px, np.float64)
+            ball = self._window_ball(image, hint, ball_travel_px, ball_rolling)
         coarse = None
         if ball is None:  # the whole cloth, for the ball
             coarse = self._coarse_pass(image, None)
@@ -193,11 +197,12 @@ class Detector:
         scores, ok = self._ball_quality(image, bxy, br, ok & self._ball_sized(size_err), outline)
         return bxy, br, bmm, scores, ok
 
-    def _window_ball(self, image, hint, travel_px):
+    def _window_ball(self, image, hint, travel_px, rolling: bool):
         """Fitted ball candidates in the window around ``hint``, or None when it shows none.
 
         A window that shows nothing new since its last fit gives that fit again (a ball at
-        rest is fitted every ``rest_refit_frames`` frames, and at once when anything moves).
+        rest is fitted every ``rest_refit_frames`` frames, and at once when anything moves),
+        unless the ball is ``rolling``.
         The fit starts from the prediction (or the last fit); only when that finds no
         convincing ball are the window's blobs searched.
         """
@@ -207,7 +212,7 @@ class Detector:
         if x1 - x0 < 3 or y1 - y0 < 3:
             return None
         region = image[y0:y1, x0:x1]
-        known = self._ball_gate.lookup(box, region, self._frames)
+        known = None if rolling else self._ball_gate.lookup(box, region, self._frames)
         if known is not None:
             return known
         last = self._ball_gate.stale(box, region)

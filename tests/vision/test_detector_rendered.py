@@ -185,3 +185,21 @@ def test_goalkeepers_in_the_other_teams_colours_are_read_by_their_bases():
     assert out.n_bases == 6
     assert d.min(axis=1).max() < 3.0
     assert out.base_team[d.argmin(axis=1)].tolist() == figs.team.tolist()
+
+
+@pytest.mark.parametrize("rolling", [False, True])
+def test_a_rolling_ball_is_fitted_afresh_on_every_frame(setup, rolling):
+    """A ball creeping the last tenth of a millimetre of its roll changes its window too
+    little to show as a change: at rest the last fit stands (until its refit is due), but a
+    ball still rolling is fitted on every frame."""
+    renderer, _ = setup
+    det = Detector(setup[1].model)
+    xy0 = np.array([150.0, 80.0])
+    hint = CAMERA.project(np.array([[*xy0, R]]))[0]
+    first = det.detect(renderer.render(frame(xy0)), ball_hint_px=hint, ball_travel_px=2.0)
+    crept = xy0 + np.array([0.1, 0.0])
+    out = det.detect(
+        renderer.render(frame(crept)), ball_hint_px=hint, ball_travel_px=2.0, ball_rolling=rolling
+    )
+    moved = float(out.ball_xy_mm[0, 0] - first.ball_xy_mm[0, 0])
+    assert (moved > 0.05) == rolling
