@@ -29,8 +29,8 @@ from vision.detections import Detections
 from vision.model import SceneModel
 from vision.refine import near_rim_px, refine_balls, refine_bases
 
-# A ball at rest is fitted again from its last fit until the centre moves less than this.
-REST_REFIT_PX = 0.05
+# A ball is fitted again from its last fit until the centre moves less than this.
+REFIT_PX = 0.05
 
 
 @dataclass(slots=True)
@@ -189,10 +189,10 @@ class Detector:
         d = np.linalg.norm(bases_px[:, None, :] - balls_px[None], axis=2)
         return ~(d < balls_r_px[None, :]).any(axis=1)
 
-    def _fit_balls(self, image, rough_px, again_px: float = 0.5):
+    def _fit_balls(self, image, rough_px):
         """Sub-pixel fits and checks of rough ball centres: (xy px, r px, mm, score, ok)."""
         bxy, br, bmm, ok, outline, size_err = refine_balls(
-            image, self.model, rough_px, self.config, again_px=again_px
+            image, self.model, rough_px, self.config, again_px=REFIT_PX
         )
         scores, ok = self._ball_quality(image, bxy, br, ok & self._ball_sized(size_err), outline)
         return bxy, br, bmm, scores, ok
@@ -218,14 +218,13 @@ class Detector:
         last = self._ball_gate.stale(box, region)
         if last is not None and last[4].any():  # the same still ball, due for a new fit
             # It may have crept since (too little to show as a change): fit it afresh.
-            start, again_px = last[0][last[4]][:1], REST_REFIT_PX
+            start = last[0][last[4]][:1]
         else:  # the predicted centre: usually within a pixel of the ball, moving or not
-            start, again_px = hint[None], 0.5
-        fit = self._fit_balls(image, start, again_px)
-        # Rays from a start off by more than a tenth of a radius see the ball askew (and a
-        # second pass from the first one's centre can settle on the skewed answer): only a fit
-        # that stayed near its start is taken as it is.
-        near = np.hypot(*(fit[0][0] - start[0])) < 0.1 * fit[1][0]
+            start = hint[None]
+        fit = self._fit_balls(image, start)
+        # The fit runs from its own centre until it settles; one that wandered more than half
+        # a radius from its start may have left for something else: the blobs decide then.
+        near = np.hypot(*(fit[0][0] - start[0])) < 0.5 * fit[1][0]
         if near and fit[4].all() and fit[3][0] >= self.config.hint_min_score:
             self._ball_gate.store(box, region, fit, self._frames)
             return fit

@@ -34,6 +34,8 @@ from vision.config import VisionConfig
 from vision.edges import fit_circles, radial_edges
 from vision.model import SceneModel
 
+MAX_PASSES = 8  # fits of one ball, each from the last one's centre
+
 
 def _radial_frame(model: SceneModel, c_mm: NDArray, z_mm: float):
     """Unit direction away from the nadir ``(n, 2)``, its normal, and tan(theta) ``(n,)``."""
@@ -54,10 +56,11 @@ def refine_balls(
 ) -> tuple[NDArray, NDArray, NDArray, NDArray[np.bool_]]:
     """Ball ground points for rough centres ``(k, 2)`` px.
 
-    A second pass, with rays from the first pass's centre, runs when that centre moved by
-    ``again_px`` or more, so the result does not depend on how rough the first guess was
-    (rays from a start a fraction of a pixel off still see the ball a little askew: a ball
-    at rest, placed to a tenth of a millimetre, asks for a small ``again_px``).
+    The fit runs again with rays from its own centre while that centre moves by ``again_px``
+    or more (at most ``MAX_PASSES`` passes), so the result does not depend on how rough the
+    first guess was: rays from a start a fraction of a pixel off see the ball askew (the
+    side nearer the start is sampled inside its blurred edge), and one pass moves only part
+    of the way to the centre.
 
     Returns:
         centre_px (k, 2) of the silhouette, r_px (k,), xy_mm (k, 2) ground points, ok (k,),
@@ -78,16 +81,20 @@ def refine_balls(
             empty,
             np.zeros(0),
         )
-    first = _refine_balls_once(image, model, rough, config)
-    if np.all(np.hypot(*(first[0] - rough).T) < again_px):
-        return first  # the rays already started at the centre
-    again = _refine_balls_once(image, model, first[0], config)
-    use = again[3]
-    centre_px, r_px, ground, outline, size_err = (
-        np.where(use.reshape(-1, *([1] * (a.ndim - 1))), a, b)
-        for a, b in zip((*again[:3], *again[4:]), (*first[:3], *first[4:]), strict=True)
-    )
-    return centre_px, r_px, ground, use | first[3], outline, size_err
+    fit, start = _refine_balls_once(image, model, rough, config), rough
+    for _ in range(MAX_PASSES - 1):
+        if np.all(np.hypot(*(fit[0] - start).T) < again_px):
+            break  # the rays started at the centre
+        again = _refine_balls_once(image, model, fit[0], config)
+        use = again[3]
+        merged = (
+            np.where(use.reshape(-1, *([1] * (a.ndim - 1))), a, b)
+            for a, b in zip((*again[:3], *again[4:]), (*fit[:3], *fit[4:]), strict=True)
+        )
+        centre_px, r_px, ground, outline, size_err = merged
+        start = fit[0]
+        fit = (centre_px, r_px, ground, use | fit[3], outline, size_err)
+    return fit
 
 
 def _refine_balls_once(image, model, rough, config):
