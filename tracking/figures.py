@@ -45,7 +45,8 @@ class FigureTrackerConfig:
         gate_mm: farthest a base may be from a track's prediction (plus its travel) to match.
         flick_speed_mm_s: speed a base at rest may leave at when flicked: the gate widens by
             this speed times the frame time (at 24 fps a flicked base moves 25 mm or more in
-            its first frame; a narrow gate leaves a ghost where it stood).
+            its first frame; a narrow gate leaves a ghost where it stood), and the time the
+            track went unseen, up to ``max_missing_moving_s``.
         max_missing_s: a track unseen this long is dropped.
         max_missing_moving_s: a track last seen moving is dropped when unseen this long.
         confirm_hits: sightings before a new track is reported.
@@ -256,6 +257,7 @@ class FigureTracker:
         return prev + w[:, None] * (z - prev)
 
     def _vote(self, rows: NDArray, team: NDArray) -> None:
+        """Count the team each matched base reads at rest; a track takes the most read."""
         at_rest = self._rest_n[rows] > 0
         np.add.at(self._votes, (rows[at_rest], team[at_rest].astype(np.intp)), 1)
         voted = self._votes[rows].sum(axis=1) > 0
