@@ -10,9 +10,8 @@ Moving state, with hysteresis (thresholds in ``BallTrackerConfig``):
   above detection noise (~0.1 mm) and below any flick. The flick onset is then found in the
   history: the last frame whose measurement was within ``onset_tolerance_mm`` of the rest point.
 - moving -> at rest: over the last ``stop_window_s`` (or the few frames just covering it) the
-  ball covered less than ``stop_speed_mm_s`` times that span (default 12 mm/s). The first
-  frame of the rest is found in the history: the first frame from which every measurement is
-  within ``stop_tolerance_mm`` of the final rest point.
+  ball covered less than ``stop_speed_mm_s`` times that span (default 12 mm/s). When it
+  stopped is found from the roll's deceleration (``tracking/stop_dating.py``).
 
 Both switches are reported with ``state_since_frame``, the frame at which the current state
 really began, so a consumer holding a few frames back can correct its flags.
@@ -43,9 +42,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from tracking.kalman import Kalman, largest_eigenvalue
+from tracking.stop_dating import date_stop
 from vision.detections import Detections
-
-FIT_REACH_MM = 20.0  # the stop is dated from the last 20 mm of the roll
 
 
 class TimestampError(ValueError):
@@ -142,36 +141,6 @@ class BallTrack:
     state_since_s: float | None = None
 
 
-class _Kalman:
-    """Constant-velocity Kalman filter in x, y with friction in the prediction."""
-
-    def __init__(self, xy: NDArray, v: NDArray, cfg: BallTrackerConfig) -> None:
-        self.x = np.array([xy[0], xy[1], v[0], v[1]], dtype=np.float64)
-        s = cfg.measurement_sigma_mm
-        self.p = np.diag([s * s, s * s, 500.0**2, 500.0**2])
-        self.cfg = cfg
-
-    def predict(self, dt: float) -> None:
-        if dt <= 0:
-            return
-        f = np.eye(4)
-        f[0, 2] = f[1, 3] = dt
-        self.x = f @ self.x
-        speed = math.hypot(self.x[2], self.x[3])
-        if speed > 0:  # rolling friction slows the ball, never reverses it
-            self.x[2:] *= max(0.0, speed - self.cfg.friction_mm_s2 * dt) / speed
-        q = self.cfg.accel_sigma_mm_s2**2
-        g = np.array([[0.5 * dt * dt, 0], [0, 0.5 * dt * dt], [dt, 0], [0, dt]])
-        self.p = f @ self.p @ f.T + q * (g @ g.T)
-
-    def update(self, z: NDArray) -> None:
-        r = self.cfg.measurement_sigma_mm**2
-        s = self.p[:2, :2] + r * np.eye(2)
-        k = self.p[:, :2] @ np.linalg.inv(s)
-        self.x = self.x + k @ (z - self.x[:2])
-        self.p = (np.eye(4) - k[:, :2] @ np.eye(2, 4)) @ self.p
-
-
 _LOST, _REST, _MOVING = 0, 1, 2
 
 
@@ -185,7 +154,7 @@ class BallTracker:
         self._state = _LOST
         self._since = 0
         self._since_s: float | None = None  # see ``BallTrack.state_since_s``
-        self._kf: _Kalman | None = None
+        self._kf: Kalman | None = None
         self._rest: deque[NDArray] = deque(maxlen=self.config.rest_window)
         self._rest_sigma: float | None = None  # of ``_rest``, worked out when first asked
         self._anchor = np.zeros(2)
@@ -332,7 +301,7 @@ class BallTracker:
             if first[0] == onset + 1:  # the strike: the first roll traced back to the rest point
                 back_s = np.hypot(*(first[2] - self._anchor)) / max(np.hypot(*v), 1e-6)
                 self._since_s = min(max(first[1] - back_s, t_onset), first[1])
-        self._kf = _Kalman(z, v, cfg)
+        self._kf = Kalman(z, v, cfg.measurement_sigma_mm, cfg.accel_sigma_mm_s2, cfg.friction_mm_s2)
         self._state = _MOVING
         self._since = onset + 1
         return onset
@@ -378,45 +347,18 @@ class BallTracker:
             self._stop()
 
     def _stop(self) -> None:
-        """Switch to rest, dating its start back to when the ball really stopped.
-
-        Rolling to a stop under constant friction, the distance still to go is
-        ``a / 2 * (t_stop - t) ** 2``: its square root falls linearly to zero at ``t_stop``.
-        A line fitted through it over the last ``FIT_REACH_MM`` (weighted for the noise, which
-        weighs most near the stop) dates the stop to a fraction of a frame without knowing the
-        cloth's friction; the more of the roll it sees, the less a few noisy fits of the slow
-        last millimetres move it. Without enough points (the ball was
-        stopped by a base) the first frame within ``stop_tolerance_mm`` of the final point is
-        taken.
-        """
+        """Switch to rest, dating its start back to when the ball really stopped
+        (``tracking/stop_dating.py``); the rest point starts from the measurements since."""
         tol = self.config.stop_tolerance_mm
-        since_s = None
         measured = [h for h in self._history if h[2] is not None and h[0] >= self._since]
         final = measured[-1][2]
         frames = np.array([h[0] for h in measured])
         t = np.array([h[1] for h in measured])
         d = np.hypot(*(np.array([h[2] for h in measured]) - final).T)
-        near = d <= tol
-        # Trailing run of frames already at the final point.
-        first_near = len(d) - int(np.argmin(near[::-1])) if not near.all() else 0
-        since = int(frames[min(first_near, len(d) - 1)])
-        fit = (d > 4 * tol) & (d < FIT_REACH_MM) & (np.arange(len(d)) < first_near)
-        if fit.sum() >= 3:
-            # A position error e moves sqrt(d) by about e / (2 sqrt(d)): weigh by sqrt(d).
-            slope, icpt = np.polyfit(t[fit], np.sqrt(d[fit]), 1, w=np.sqrt(d[fit]))
-            if slope < 0:
-                t_stop = -icpt / slope
-                # The first frame at or after the stop, as the flick's first moving frame is the
-                # first at or after the strike: a switch between frames is then dated half a
-                # frame late on average at both ends, which the clock's trapezoid cancels
-                # (waiting for a frame with no movement at all since the one before would run
-                # the clock three quarters of a frame long on every roll).
-                later = np.nonzero(t >= t_stop)[0]
-                if not len(later):
-                    return  # still creeping to a stop: not at rest yet
-                since = int(frames[later[0]])
-                if later[0] > 0 and frames[later[0] - 1] == since - 1:
-                    since_s = max(float(t_stop), float(t[later[0] - 1]))
+        dated = date_stop(frames, t, d, tol)
+        if dated is None:
+            return  # still creeping to a stop: not at rest yet
+        since, since_s = dated
         run = [h[2] for h in measured if h[0] >= since and np.hypot(*(h[2] - final)) <= tol]
         self._start_rest(run or [final], since, since_s)
 
@@ -431,12 +373,12 @@ class BallTracker:
         scatter = d.T @ d  # (n - 1) times the sample covariance
         prior = cfg.prior_frames * cfg.measurement_sigma_mm**2
         pooled = (scatter + prior * np.eye(2)) / (n - 1 + cfg.prior_frames)
-        self._rest_sigma = max(math.sqrt(_largest_eigenvalue(pooled) / n), cfg.rest_floor_mm)
+        self._rest_sigma = max(math.sqrt(largest_eigenvalue(pooled) / n), cfg.rest_floor_mm)
         return self._rest_sigma
 
     def _sigma_mm(self) -> float:
         if self._state == _MOVING:
-            return math.sqrt(_largest_eigenvalue(self._kf.p[:2, :2]))
+            return math.sqrt(largest_eigenvalue(self._kf.p[:2, :2]))
         if self._displaced and self._history[-1][2] is not None:
             return self.config.measurement_sigma_mm  # one measurement off the rest point
         return self._rest_sigma_mm()
@@ -464,9 +406,3 @@ class BallTracker:
             self._sigma_mm(),
             self._since_s,
         )
-
-
-def _largest_eigenvalue(m: NDArray) -> float:
-    """Largest eigenvalue of a symmetric 2 x 2 matrix."""
-    half_trace = 0.5 * (m[0, 0] + m[1, 1])
-    return float(half_trace + math.hypot(0.5 * (m[0, 0] - m[1, 1]), m[0, 1]))

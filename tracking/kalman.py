@@ -1,0 +1,58 @@
+"""The rolling ball's filter: constant velocity in x, y, with rolling friction in the prediction."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import NDArray
+
+
+class Kalman:
+    """State ``x`` = (x, y, vx, vy) in mm and mm/s, covariance ``p``.
+
+    Args:
+        xy, v: (2,) start position (mm) and velocity (mm/s).
+        measurement_sigma_mm: noise of one measured position.
+        accel_sigma_mm_s2: process noise (bounces, spin, a flick).
+        friction_mm_s2: rolling deceleration used in the prediction.
+    """
+
+    def __init__(
+        self,
+        xy: NDArray,
+        v: NDArray,
+        measurement_sigma_mm: float,
+        accel_sigma_mm_s2: float,
+        friction_mm_s2: float,
+    ) -> None:
+        self.x = np.array([xy[0], xy[1], v[0], v[1]], dtype=np.float64)
+        s = measurement_sigma_mm
+        self.p = np.diag([s * s, s * s, 500.0**2, 500.0**2])
+        self._r = s * s
+        self._q = accel_sigma_mm_s2**2
+        self._friction = friction_mm_s2
+
+    def predict(self, dt: float) -> None:
+        if dt <= 0:
+            return
+        f = np.eye(4)
+        f[0, 2] = f[1, 3] = dt
+        self.x = f @ self.x
+        speed = math.hypot(self.x[2], self.x[3])
+        if speed > 0:  # rolling friction slows the ball, never reverses it
+            self.x[2:] *= max(0.0, speed - self._friction * dt) / speed
+        g = np.array([[0.5 * dt * dt, 0], [0, 0.5 * dt * dt], [dt, 0], [0, dt]])
+        self.p = f @ self.p @ f.T + self._q * (g @ g.T)
+
+    def update(self, z: NDArray) -> None:
+        s = self.p[:2, :2] + self._r * np.eye(2)
+        k = self.p[:, :2] @ np.linalg.inv(s)
+        self.x = self.x + k @ (z - self.x[:2])
+        self.p = (np.eye(4) - k[:, :2] @ np.eye(2, 4)) @ self.p
+
+
+def largest_eigenvalue(m: NDArray) -> float:
+    """Largest eigenvalue of a symmetric 2 x 2 matrix."""
+    half_trace = 0.5 * (m[0, 0] + m[1, 1])
+    return float(half_trace + math.hypot(0.5 * (m[0, 0] - m[1, 1]), m[0, 1]))
