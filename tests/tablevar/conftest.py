@@ -24,6 +24,7 @@ def render_recording(folder: Path, scene: str, end_s: float | None = None) -> Pa
         table="fistf",
         source=f"sim:{scene}",
         camera=source.camera,
+        repeatable=True,
     ) as writer:
         for frame in source.frames():
             writer.write(frame.image_bgr, frame.t_ns)
