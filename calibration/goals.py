@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 
 from calibration.camera import CameraModel
 from calibration.fit import bilinear
+from calibration.lines import parabola_peak
 from rules.pitch import GoalMouth, Pitch
 
 # Apparent heights searched, as a multiple of the real one: the lines alone leave the focal
@@ -217,13 +218,7 @@ def _refine(image_bgr, camera: CameraModel, edge_mm: NDArray, scale: float) -> f
     seek = np.abs(s) <= _PEAK_SEEK_PX
     i = np.argmax(np.where(seek[None], grad, -np.inf), axis=1)
     inner = (i > 0) & (i < len(s) - 1) & (rate > 1.0)
-    i = np.clip(i, 1, len(s) - 2)
-    rows = np.arange(len(px))
-    a, b, c = grad[rows, i - 1], grad[rows, i], grad[rows, i + 1]
-    den = a - 2.0 * b + c
-    with np.errstate(all="ignore"):
-        sub = np.where(den < 0, np.clip(0.5 * (a - c) / den, -0.5, 0.5), 0.0)
-    offset = s[i] + _PEAK_STEP_PX * sub
+    offset = s[i] + _PEAK_STEP_PX * parabola_peak(grad, i)
     if inner.sum() < max(4, len(px) // 4):
         return scale
     return scale + float(_mid_mean((offset[inner] / rate[inner])[None])[0])

@@ -345,8 +345,8 @@ def _edges_on_profiles(prof: NDArray, s: NDArray, half_window: float, width: NDA
     rising = np.where((rel <= 0) & (rel >= -reach), grad, -np.inf)
     falling = np.where((rel >= 0) & (rel <= reach), -grad, -np.inf)
     lo_i, hi_i = np.argmax(rising, axis=1), np.argmax(falling, axis=1)
-    lo = s[lo_i] + step * _parabola_peak(grad, lo_i)
-    hi = s[hi_i] + step * _parabola_peak(-grad, hi_i)
+    lo = s[lo_i] + step * parabola_peak(grad, lo_i)
+    hi = s[hi_i] + step * parabola_peak(-grad, hi_i)
     # Cloth level: the profile just beyond each edge; the line must stand clear of both sides.
     outside = (s[None, :] < lo[:, None] - 1.5) | (s[None, :] > hi[:, None] + 1.5)
     near = np.abs(s[None, :] - c[:, None]) <= width[:, None] + 4.0
@@ -468,7 +468,7 @@ def _gauss_newton(prof: NDArray, s: NDArray, near: NDArray, x: NDArray, free: in
     return x
 
 
-def _parabola_peak(values: NDArray, idx: NDArray) -> NDArray:
+def parabola_peak(values: NDArray, idx: NDArray) -> NDArray:
     """Sub-sample offset (-0.5..0.5) of the peak of a parabola through idx-1, idx, idx+1."""
     m = values.shape[1]
     i = np.clip(idx, 1, m - 2)

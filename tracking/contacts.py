@@ -98,9 +98,8 @@ class ContactDetector:
     def _flick(self, onset: int) -> Contact:
         rest = next((b for b in self._balls if b.frame == onset), self._balls[0])
         w = self.config.window_frames
-        touch = self._nearest(
-            range(onset - w, onset + w + 1), fixed_xy=rest.xy_mm, strike_s=self._t(onset + 1)
-        )
+        frames = range(onset - w, onset + w + 1)
+        touch = self._nearest(frames, fixed_xy=rest.xy_mm, strike_s=self._t(onset + 1))
         xy = rest.xy_mm if rest.xy_mm is not None else self._balls[-1].xy_mm
         if touch is None or touch[2] > self.config.touch_gap_mm:
             return Contact("flick", onset, rest.t_s, None, None, xy, math.nan)
@@ -118,11 +117,13 @@ class ContactDetector:
         cos = float(np.dot(v0, v1)) / (s0 * s1)
         return cos < math.cos(math.radians(self.config.turn_deg)) or s1 > 1.3 * s0 + 50.0
 
-    def _nearest(self, frames: range, fixed_xy: NDArray | None = None, strike_s: float = 0.0):
+    def _nearest(
+        self, frames: range, fixed_xy: NDArray | None = None, strike_s: float | None = None
+    ):
         """(frame, figure id, gap mm, team, ball xy) of the closest approach in ``frames``.
 
-        With ``fixed_xy`` (a flick from that rest point) a base running at it counts as nearer
-        by what it covers until ``strike_s``.
+        With ``strike_s`` (a flick) a base running at the ball counts as nearer by what it
+        covers until then.
         """
         best = None
         reach = self.config.ball_radius_mm + self.config.base_radius_mm
@@ -133,7 +134,7 @@ class ContactDetector:
             off = xy - figs.xy_mm
             dist = np.maximum(np.hypot(*off.T), 1e-9)
             gaps = dist - reach
-            if fixed_xy is not None:
+            if strike_s is not None:
                 toward = (figs.v_mm_s * off).sum(axis=1) / dist
                 gaps = gaps - np.clip(toward, 0.0, None) * max(strike_s - ball.t_s, 0.0)
             i = int(np.argmin(gaps))
