@@ -25,6 +25,9 @@ from calibration.calibration_file import CalibrationError
 # Profiles are sampled every half pixel across a line.
 PROFILE_STEP_PX = 0.5
 _DARK_LEVEL = 40  # median grey level below which a picture is too dark to calibrate from
+# Chroma clusters this close to the cloth's hue, and to its chroma per lightness, are cloth.
+CLOTH_HUE_TOL_DEG = 8.0
+CLOTH_VIVID_TOL = 0.25
 _MIN_CLOTH_FRACTION = 0.2
 # The blurred-bar fit of each line profile (``_fit_blurred_bar``): samples this far beyond
 # the edges, this many steps, no parameter moving more than this per step.
@@ -85,7 +88,17 @@ def find_cloth(image_bgr: NDArray[np.uint8]) -> Cloth:
             "fills most of the view"
         )
     best = int(np.argmax(np.where(green, counts, -1)))
-    members = chroma[labels == best]
+    # Uneven light splits one cloth into chroma clusters: Lab chroma shrinks with lightness.
+    # Those with the cloth's hue and its chroma for their lightness are the cloth too (a
+    # greenish floor is far greyer for its lightness).
+    ab = centres - 128.0
+    hue = np.arctan2(ab[:, 1], ab[:, 0])
+    lightness = np.array([np.median(lab[labels == i, 0]) for i in range(len(centres))])
+    vivid = np.hypot(ab[:, 0], ab[:, 1]) / np.maximum(lightness, 1.0)
+    alike = (np.abs(np.angle(np.exp(1j * (hue - hue[best])))) < np.deg2rad(CLOTH_HUE_TOL_DEG)) & (
+        np.abs(vivid / vivid[best] - 1.0) < CLOTH_VIVID_TOL
+    )
+    members = chroma[np.isin(labels, np.flatnonzero(green & alike))]
     close_px = max(3, round(min(small.shape[:2]) / 40))
     mask_small = largest_region(_cloth_mask(chroma, members).reshape(small.shape[:2]), close_px)
     if mask_small.mean() < _MIN_CLOTH_FRACTION:

@@ -64,6 +64,19 @@ def test_cloth_is_the_green_in_the_middle_not_a_bigger_greenish_floor():
     assert cloth.paint_weights[1] < cloth.paint_weights[0]  # green says little about paint
 
 
+def test_cloth_in_uneven_light_is_one_cloth():
+    """Light falling off across the table makes the far half of the cloth darker, and in Lab
+    a darker green is also less saturated: a chroma cluster of its own, of the same hue. It is
+    still cloth (a greenish floor of another hue is not)."""
+    rng = np.random.default_rng(4)
+    img = _picture(floor_bgr=(94, 97, 67)).astype(np.float64)
+    img[120:180, 80:240] *= 0.55  # the far half of the cloth in half the light
+    img += rng.normal(0.0, 2.0, img.shape)
+    cloth = lines.find_cloth(np.clip(img, 0, 255).astype(np.uint8))
+    assert cloth.mask[70:170, 90:150].all() and cloth.mask[70:170, 170:230].all()
+    assert not cloth.mask[20, 20] and not cloth.mask[220, 300]
+
+
 @pytest.mark.parametrize(
     ("picture", "message"),
     [
