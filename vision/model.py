@@ -259,14 +259,30 @@ def _background(image, cloth, roi, camera, pitch, thr, ball_px):
     # Only ball- and figure-sized blobs are objects; nets, posts and the cloth's edge stay.
     _, labels, stats, _ = cv2.connectedComponentsWithStats(objects, connectivity=8)
     area = stats[:, cv2.CC_STAT_AREA] / (np.pi * ball_px**2)
-    keep = (area > 0.4) & (area < 8.0)
-    keep[0] = False
-    objects = keep[labels].astype(np.uint8)
+    area[0] = 0.0
+    spot = _spot_disc((h, w), camera, pitch, ball_px)
+    on_spot = np.isin(np.arange(len(area)), labels[spot > 0]) & (area > 0.2)
+    objects = ((area > 0.4) & (area < 8.0))[labels].astype(np.uint8)
+    if on_spot.any():
+        # The ball on the centre spot at kick-off (FISTF 4.2): one of the paint's colour
+        # shows only in pieces beside the paint under it, and all that differs from the
+        # cloth there is ball.
+        differs = np.zeros((h, w), np.uint8)
+        differs[ys, xs] = 1
+        objects |= differs & spot
     grown = cv2.dilate(objects, kernel=np.ones((7, 7), np.uint8)).astype(bool)
     synth = cloth.copy()
     synth[ys, xs] = synth_at
     background = np.where(grown[..., None], np.clip(synth, 0, 255), image).astype(np.uint8)
     return background, objects
+
+
+def _spot_disc(shape, camera: CameraModel, pitch: Pitch, ball_px: float) -> NDArray[np.uint8]:
+    """Mask of a ball on the centre spot, with a fifth of a radius to spare."""
+    disc = np.zeros(shape, np.uint8)
+    centre = camera.project(np.array([[0.0, 0.0, pitch.profile.ball_radius_mm]]))[0]
+    cv2.circle(disc, np.round(centre).astype(int).tolist(), int(np.ceil(1.2 * ball_px)), 1, -1)
+    return disc
 
 
 @dataclass(frozen=True, slots=True)

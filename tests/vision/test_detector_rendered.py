@@ -203,3 +203,19 @@ def test_a_rolling_ball_is_fitted_afresh_on_every_frame(setup, rolling):
     )
     moved = float(out.ball_xy_mm[0, 0] - first.ball_xy_mm[0, 0])
     assert (moved > 0.05) == rolling
+
+
+@pytest.mark.parametrize("noise_sigma", [Look().noise_sigma, 4.5])
+def test_learning_finds_a_white_ball_on_the_centre_spot_at_full_view_size(noise_sigma):
+    """At 2304x1296 (the Camera Module 3's full view) a white ball on the white spot and
+    halfway line shows only as pieces beside the paint, each under half a ball once the
+    slivers are opened away: the whole ball is learnt (not half of it, not a figure in a
+    plain kit), and its centre found."""
+    camera = CameraModel.overhead((2304, 1296), 2000.0, 1580.0)
+    look = Look(noise_sigma=noise_sigma)
+    image = Renderer(camera, PITCH, look, seed=9).render(frame((0.0, 0.0)))
+    model = learn_model([image], camera, PITCH)
+    spot_px = camera.project(np.array([[0.0, 0.0, R]]))[0]
+    assert model.ball_px is not None
+    assert np.hypot(*(model.ball_px - spot_px)) < 1.0
+    assert np.linalg.norm(model.ball_bgr - np.array(look.ball_bgr)) < 40.0
