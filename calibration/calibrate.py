@@ -55,6 +55,9 @@ REQUIRED_KINDS = ("touchline", "goal_line", "halfway_line", "shooting_line")
 LINE_SIGMA_INFLATION = 4.0
 # f counts as fixed by the data when its 1-sigma uncertainty is at most this (the bar is 1 %).
 FOCAL_SIGMA_MAX = 0.005
+# A call reads a line's edge beside the ball: the calibration's error there is how far the
+# measured edges stray from the model over a stretch about two balls long (``local_mm``).
+LOCAL_STRETCH_MM = 40.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -408,8 +411,10 @@ def _finish(pitch: Pitch, home: str, camera: CameraModel, found: _Found, opts):
     got = np.bincount(model.line, minlength=n_lines)
     spots = np.array([is_spot(b) for b in pitch.lines])
     used = np.where(spots, got >= 2, got >= np.maximum(3, opts.min_coverage * expected))
-    edges, res_px, res_mm = {}, [], []
+    edges, res_px, res_mm, local = {}, [], [], []
     per_px, per_mm = {}, {}
+    spacing_mm = opts.spacing_px * float(camera.mm_per_px(np.zeros((1, 2)))[0])
+    stretch = max(1, round(LOCAL_STRETCH_MM / spacing_mm))
     for i in np.flatnonzero(used):
         sel = model.line == i
         e_in, e_out = float(np.median(inner[sel])), float(np.median(outer[sel]))
@@ -420,13 +425,16 @@ def _finish(pitch: Pitch, home: str, camera: CameraModel, found: _Found, opts):
                 _edge_residual_px(camera, model.take(sel), e_out, hi_px[sel]),
             ]
         )
-        r_mm = np.concatenate([inner[sel] - e_in, outer[sel] - e_out])
+        r_in, r_out = inner[sel] - e_in, outer[sel] - e_out
+        r_mm = np.concatenate([r_in, r_out])
+        local += [_stretch_means(r_in, stretch), _stretch_means(r_out, stretch)]
         per_px[pitch.lines[i].name] = _rms(r_px)
         per_mm[pitch.lines[i].name] = _rms(r_mm)
         res_px.append(r_px)
         res_mm.append(r_mm)
     rms_px = _rms(np.concatenate(res_px)) if res_px else math.inf
     rms_mm = _rms(np.concatenate(res_mm)) if res_mm else math.inf
+    local_mm = _rms(np.concatenate(local)) if local else math.inf
     _check_found(pitch, camera, used, rms_px, opts)
     # For the overlay: every profile that found a line, and whether the fit kept it.
     seen = found.profiles.valid
@@ -449,6 +457,7 @@ def _finish(pitch: Pitch, home: str, camera: CameraModel, found: _Found, opts):
         per_line_mm=per_mm,
         lines_used=tuple(pitch.lines[i].name for i in np.flatnonzero(used)),
         samples=samples,
+        local_mm=local_mm,
     )
 
 
@@ -469,6 +478,13 @@ def _edge_offsets_mm(pitch: Pitch, model: ModelSamples, xy_mm: NDArray) -> NDArr
 def _edge_residual_px(camera, model: ModelSamples, offset_mm: float, edge_px: NDArray):
     shifted = ModelSamples(model.line, model.foot_mm + offset_mm * model.normal_mm, model.normal_mm)
     return fit.residuals_px(camera, shifted, edge_px)
+
+
+def _stretch_means(residuals_mm: NDArray, n: int) -> NDArray:
+    """Mean residual over each run of ``n`` consecutive samples along a line (the last run
+    may be shorter): how far the line's measured edge strays from the model locally."""
+    starts = np.arange(0, len(residuals_mm), n)
+    return np.add.reduceat(residuals_mm, starts) / np.diff(np.append(starts, len(residuals_mm)))
 
 
 def _rms(values: NDArray) -> float:

@@ -5,7 +5,7 @@
     {"schema_version": 1, "table": "fistf", "image_size_px": [w, h],
      "camera": <CameraModel.to_dict()>, "home": "left",
      "line_edges_mm": {"touchline_top": {"inner_mm": -1.48, "outer_mm": 1.53}, ...},
-     "residuals": {"rms_px", "rms_mm", "per_line_mm": {...}, "per_line_px": {...}},
+     "residuals": {"rms_px", "rms_mm", "local_mm", "per_line_mm": {...}, "per_line_px": {...}},
      "lines_used": ["touchline_top", ...],
      "focal": {"source": "goals", "sigma_pct": 0.4, "goals": 2}}
 
@@ -48,6 +48,7 @@ _OPTIONAL_CALIBRATION_KEYS = frozenset({"focal"})
 _FOCAL_KEYS = frozenset({"source", "sigma_pct", "goals"})
 FOCAL_SOURCES = ("lens", "lines", "goals", "none")
 _RESIDUAL_KEYS = frozenset({"rms_px", "rms_mm", "per_line_mm", "per_line_px"})
+_OPTIONAL_RESIDUAL_KEYS = frozenset({"local_mm"})
 _LENS_KEYS = frozenset({"schema_version", "size_px", "camera_matrix", "dist", "rms_px", "views"})
 
 
@@ -142,6 +143,10 @@ class Calibration:
         rms_px: RMS distance of the inlier edge samples to their fitted edges, pixels.
         rms_mm: the same on the cloth, mm.
         per_line_px, per_line_mm: RMS residual per used line.
+        local_mm: RMS over every line of its residuals' mean along each stretch of about two
+            balls (``calibrate.LOCAL_STRETCH_MM``): the error of a line's edge where a call
+            reads it. One sample's residual (``rms_mm``) is mostly the noise of that sample.
+            None: not recorded (an older file).
         lines_used: names of the lines the fit used, in pitch order.
         samples: the edge samples behind the fit (empty when read from a file).
         focal: what fixed the focal length (None: not recorded, an older file).
@@ -159,6 +164,7 @@ class Calibration:
     lines_used: tuple[str, ...]
     samples: EdgeSamples = field(default_factory=EdgeSamples.empty, compare=False, repr=False)
     focal: FocalCheck | None = None
+    local_mm: float | None = None
 
     def __post_init__(self) -> None:
         if self.home not in HOME_SIDES:
@@ -170,6 +176,12 @@ class Calibration:
         for name, (inner, outer) in self.line_edges_mm.items():
             if not inner < outer:
                 raise ValueError(f"line {name!r}: inner edge {inner} must be < outer edge {outer}")
+
+    @property
+    def line_sigma_mm(self) -> float:
+        """Standard uncertainty of a measured line edge where a call reads it, mm (the
+        per-sample RMS for an older file without ``local_mm``: an upper bound)."""
+        return self.rms_mm if self.local_mm is None else self.local_mm
 
     def measured_pitch(self, pitch: Pitch) -> Pitch:
         """``pitch`` with every measured line's nominal edges replaced by the measured ones."""
@@ -189,6 +201,7 @@ class Calibration:
             "residuals": {
                 "rms_px": _round(self.rms_px),
                 "rms_mm": _round(self.rms_mm),
+                **({} if self.local_mm is None else {"local_mm": _round(self.local_mm)}),
                 "per_line_mm": {k: _round(v) for k, v in self.per_line_mm.items()},
                 "per_line_px": {k: _round(v) for k, v in self.per_line_px.items()},
             },
@@ -203,7 +216,9 @@ class Calibration:
         """Build from the parsed JSON; ``source`` names the file in error messages."""
         _check_keys(data, _CALIBRATION_KEYS, source, optional=_OPTIONAL_CALIBRATION_KEYS)
         residuals = data["residuals"]
-        _check_keys(residuals, _RESIDUAL_KEYS, f"{source}: 'residuals'")
+        _check_keys(
+            residuals, _RESIDUAL_KEYS, f"{source}: 'residuals'", optional=_OPTIONAL_RESIDUAL_KEYS
+        )
         try:
             edges = {
                 str(name): (float(e["inner_mm"]), float(e["outer_mm"]))
@@ -225,6 +240,7 @@ class Calibration:
                     if "focal" in data
                     else None
                 ),
+                local_mm=float(residuals["local_mm"]) if "local_mm" in residuals else None,
             )
         except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
             raise CalibrationFileError(

@@ -344,7 +344,7 @@ class LiveRunner:
     def _new_rules(self) -> None:
         cal = self.calibration
         pitch = cal.measured_pitch(self.pitch) if cal else self.pitch
-        self._rules = FistfRules(pitch, calibration_rms_mm=cal.rms_mm if cal else 0.0)
+        self._rules = FistfRules(pitch, line_sigma_mm=cal.line_sigma_mm if cal else 0.0)
         self._clock = ClockView()
 
     def _rules_stage(

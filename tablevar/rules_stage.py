@@ -6,14 +6,15 @@ Each final per-frame record becomes a ``rules.observation.Observation``; the red
 The ball's uncertainty handed to the rules (``Observation.ball_uncertainty_mm``, the bound a
 margin must exceed to be a confident call) is an expanded uncertainty::
 
-    U = COVERAGE * sqrt(sigma_track ** 2 + rms_calibration ** 2)
+    U = COVERAGE * sqrt(sigma_track ** 2 + sigma_line ** 2)
 
 ``sigma_track`` is the tracker's standard uncertainty of this record's ball position
 (``tracking.ball.BallTrack.sigma_mm``: the standard error of a rest point, the Kalman
-covariance of a rolling ball); ``rms_calibration`` is the calibration's RMS residual on the
-cloth (``calibration.json`` ``residuals.rms_mm``), the systematic error of the mapping from
-pixels to the pitch that no averaging of frames removes. ``COVERAGE`` = 2 makes ``U`` cover
-about 95 % of normal errors along a line's normal. Without a sigma the rules' default applies.
+covariance of a rolling ball); ``sigma_line`` is the calibration's uncertainty of a line's
+edge where a call reads it (``Calibration.line_sigma_mm``: how far the measured edges stray
+from the model over a stretch of line about two balls long), an error of the mapping that no
+averaging of frames removes. ``COVERAGE`` = 2 makes ``U`` cover about 95 % of normal errors
+along a line's normal. Without a sigma the rules' default applies.
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ KEEPER_REACH_MM = 15.0  # a goalkeeper may stand on its goal line, in front of t
 COVERAGE = 2.0  # expanded uncertainty = 2 standard uncertainties (about 95 %)
 
 
-def ball_uncertainty_mm(sigma_mm: float, calibration_rms_mm: float) -> float:
-    """The expanded uncertainty of a ball position (see the module docstring), mm."""
-    return COVERAGE * math.hypot(sigma_mm, calibration_rms_mm)
+def ball_uncertainty_mm(sigma_mm: float, line_sigma_mm: float) -> float:
+    """The expanded uncertainty of a ball's margin to a line (see the module docstring), mm."""
+    return COVERAGE * math.hypot(sigma_mm, line_sigma_mm)
 
 
 class FistfRules:
@@ -43,23 +44,23 @@ class FistfRules:
     """
 
     def __init__(
-        self, pitch: Pitch, *, home_end: str = "left", calibration_rms_mm: float = 0.0
+        self, pitch: Pitch, *, home_end: str = "left", line_sigma_mm: float = 0.0
     ) -> None:
         """A new match on ``pitch``.
 
         Args:
             pitch: the pitch, with the measured line edges when calibrated.
             home_end: the end home defends in the first half.
-            calibration_rms_mm: the calibration's RMS residual on the cloth (the systematic
-                error of every position), combined with each ball's own uncertainty.
+            line_sigma_mm: the calibration's standard uncertainty of a line's edge
+                (``Calibration.line_sigma_mm``), combined with each ball's own uncertainty.
         """
         from rules.fistf import MatchConfig, MatchState  # the rules engine is optional
 
-        if not calibration_rms_mm >= 0:
-            raise ValueError(f"calibration_rms_mm must be >= 0 mm, got {calibration_rms_mm}")
+        if not line_sigma_mm >= 0:
+            raise ValueError(f"line_sigma_mm must be >= 0 mm, got {line_sigma_mm}")
         self._state = MatchState.new(MatchConfig(pitch, home_end=home_end))
         self._pitch = pitch
-        self._calibration_rms_mm = float(calibration_rms_mm)
+        self._line_sigma_mm = float(line_sigma_mm)
         self._last_figures: tuple | None = None  # (record list, ends, Figures, ids)
 
     def __call__(
@@ -78,7 +79,7 @@ class FistfRules:
         unc = {}
         if ball_sigma_mm is not None:
             unc["ball_uncertainty_mm"] = ball_uncertainty_mm(
-                ball_sigma_mm, self._calibration_rms_mm
+                ball_sigma_mm, self._line_sigma_mm
             )
         obs = Observation(
             t_s=record["t_s"],

@@ -95,7 +95,7 @@ def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progr
     """Run the pipeline over ``video`` and write the outputs; returns the exit status."""
     pitch = cal.measured_pitch(pitch)
     pipeline: Pipeline | None = None
-    rules = FistfRules(pitch, calibration_rms_mm=cal.rms_mm)
+    rules = FistfRules(pitch, line_sigma_mm=cal.line_sigma_mm)
     evidence = EvidenceWriter(out, cal.camera, pitch)
     summary: dict[str, Any] = {
         "frames": 0,

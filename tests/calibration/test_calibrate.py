@@ -81,6 +81,27 @@ def test_measures_the_edges_painted_on_this_cloth(render, fistf):
     assert measured.outer_mm == cal.line_edges_mm["touchline_top"][1]
 
 
+@pytest.mark.parametrize(("table", "cam", "look", "figures", "home"), ACCURACY_CASES)
+def test_local_edge_error_bounds_the_measured_edges(render, table, cam, look, figures, home):
+    """``local_mm``, the calibration's standard uncertainty of a line edge where a call reads
+    it, is a fraction of one sample's residual (``rms_mm``, mostly that sample's noise), and
+    two of it cover the RMS distance, all along the boundary lines, between their measured
+    edges and the painted ones (the simulator paints them at the nominal +-1.5 mm)."""
+    true, image = render((table, SIZE, cam, look, figures, None))
+    pitch = load_pitch(table)
+    cal = calibrate(image, pitch, home=home)
+    assert 0.0 < cal.local_mm < 0.7 * cal.rms_mm
+    assert cal.line_sigma_mm == cal.local_mm
+    errors = []
+    for name in ("touchline_top", "touchline_bottom", "goal_line_left", "goal_line_right"):
+        band = pitch.line(name)
+        for offset, measured in zip((-1.5, 1.5), cal.line_edges_mm[name], strict=True):
+            edge_mm = np.linspace(band.a_mm, band.b_mm, 40)[2:-2] + offset * _normal(band)
+            seen = band.offset_mm(cal.camera.back_project(true.project(edge_mm)))
+            errors.append(seen - measured)
+    assert np.sqrt(np.mean(np.square(np.concatenate(errors)))) < 2.0 * cal.local_mm
+
+
 def _normal(band) -> np.ndarray:
     d = np.subtract(band.b_mm, band.a_mm) / band.length_mm
     return np.array([-d[1], d[0]])

@@ -34,6 +34,7 @@ def _calibration() -> Calibration:
         per_line_px={"touchline_top": 0.1, "halfway_line": 0.13},
         per_line_mm={"touchline_top": 0.09, "halfway_line": 0.11},
         lines_used=("touchline_top", "halfway_line"),
+        local_mm=0.03,
     )
 
 
@@ -46,7 +47,8 @@ def test_round_trip(tmp_path, fistf):
     data = json.loads(path.read_text())
     assert data["schema_version"] == 1
     assert data["line_edges_mm"]["touchline_top"] == {"inner_mm": -1.4, "outer_mm": 1.6}
-    assert set(data["residuals"]) == {"rms_px", "rms_mm", "per_line_mm", "per_line_px"}
+    assert set(data["residuals"]) == {"rms_px", "rms_mm", "local_mm", "per_line_mm", "per_line_px"}
+    assert back.line_sigma_mm == 0.03
     measured = back.measured_pitch(fistf).line("touchline_top")
     assert (measured.inner_mm, measured.outer_mm) == (-1.4, 1.6)
 
@@ -122,6 +124,14 @@ def test_focal_check_round_trips_and_older_files_lack_it(tmp_path, focal):
     assert back.focal == focal
     if focal is not None:
         assert back.focal.constrained == (focal.source != "none")
+
+
+def test_an_older_file_without_the_local_edge_error_falls_back_to_the_rms(tmp_path):
+    path = tmp_path / "calibration.json"
+    write_calibration(path, replace(_calibration(), local_mm=None))
+    assert "local_mm" not in json.loads(path.read_text("utf-8"))["residuals"]
+    back = read_calibration(path)
+    assert back.local_mm is None and back.line_sigma_mm == back.rms_mm == 0.1
 
 
 def test_unknown_focal_source_is_refused(tmp_path):

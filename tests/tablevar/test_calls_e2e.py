@@ -148,13 +148,13 @@ def test_rules_stage_knows_the_goalkeeper_by_its_own_goal_area(team, xy, keeper)
 
 
 @pytest.mark.parametrize(
-    ("sigma_mm", "rms_mm", "expected_mm"),
+    ("sigma_mm", "line_sigma_mm", "expected_mm"),
     [(0.0, 0.0, 0.0), (0.3, 0.0, 0.6), (0.03, 0.04, 0.1), (0.12, 0.16, 0.4)],
 )
 def test_ball_uncertainty_is_two_standard_uncertainties_of_track_and_calibration(
-    sigma_mm, rms_mm, expected_mm
+    sigma_mm, line_sigma_mm, expected_mm
 ):
-    assert ball_uncertainty_mm(sigma_mm, rms_mm) == pytest.approx(expected_mm)
+    assert ball_uncertainty_mm(sigma_mm, line_sigma_mm) == pytest.approx(expected_mm)
 
 
 def _replay(scene, rules: FistfRules, sigma_mm: float | None) -> list[dict]:
@@ -167,7 +167,7 @@ def _replay(scene, rules: FistfRules, sigma_mm: float | None) -> list[dict]:
 
 
 @pytest.mark.parametrize(
-    ("sigma_mm", "rms_mm", "kind", "too_close"),
+    ("sigma_mm", "line_sigma_mm", "kind", "too_close"),
     [
         (None, 0.15, "close_call", True),  # no sigma: the rules' default bound (0.5 mm)
         (0.3, 0.15, "close_call", True),  # a single measurement: 0.67 mm
@@ -175,20 +175,20 @@ def _replay(scene, rules: FistfRules, sigma_mm: float | None) -> list[dict]:
     ],
 )
 def test_the_tracks_sigma_decides_whether_a_ball_resting_0_4_mm_out_is_called(
-    sigma_mm, rms_mm, kind, too_close
+    sigma_mm, line_sigma_mm, kind, too_close
 ):
     """FISTF 14.1 and the general guideline "fully crossed": a call needs margin > bound."""
     scene = build_margin_scene("line", 29, line="touchline", margin_mm=0.4)
-    rules = FistfRules(scene.pitch, calibration_rms_mm=rms_mm)
+    rules = FistfRules(scene.pitch, line_sigma_mm=line_sigma_mm)
     said = _replay(scene, rules, sigma_mm)
     assert said, "the ball rests within the close-call band: a call is due"
     first = said[0]
     assert first["kind"] == kind
-    expected = 0.5 if sigma_mm is None else ball_uncertainty_mm(sigma_mm, rms_mm)
+    expected = 0.5 if sigma_mm is None else ball_uncertainty_mm(sigma_mm, line_sigma_mm)
     assert first["uncertainty_mm"] == pytest.approx(expected, abs=1e-3)
     assert (abs(first["margin_mm"]) <= first["uncertainty_mm"]) == too_close
 
 
-def test_a_negative_calibration_rms_is_refused():
-    with pytest.raises(ValueError, match="calibration_rms_mm"):
-        FistfRules(load_pitch("fistf"), calibration_rms_mm=-0.1)
+def test_a_negative_line_sigma_is_refused():
+    with pytest.raises(ValueError, match="line_sigma_mm"):
+        FistfRules(load_pitch("fistf"), line_sigma_mm=-0.1)
