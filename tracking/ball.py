@@ -21,8 +21,10 @@ Position uncertainty (``BallTrack.sigma_mm``, one standard deviation, the larger
 - at rest: the standard error of the rest point, ``s / sqrt(n)`` over the ``n`` distinct
   measurements of the rest, where ``s`` pools their scatter with ``prior_frames`` pseudo
   measurements of ``measurement_sigma_mm`` (two or three frames say little about the noise),
-  and never below ``rest_floor_mm``. A detection repeated exactly is one measurement, not many:
-  a detector that reuses its fit of an unchanged view adds no information;
+  and never below ``rest_floor_mm`` nor below the detector's own uncertainty of its fits
+  (``Detections.ball_sigma_mm``: what the fits of a still ball share, which averaging does not
+  remove). A detection repeated exactly is one measurement, not many: a detector that reuses
+  its fit of an unchanged view adds no information;
 - moving: from the Kalman covariance of the position;
 - displaced from its rest but not yet confirmed moving: one measurement, ``measurement_sigma_mm``.
 
@@ -157,6 +159,8 @@ class BallTracker:
         self._kf: Kalman | None = None
         self._rest: deque[NDArray] = deque(maxlen=self.config.rest_window)
         self._rest_sigma: float | None = None  # of ``_rest``, worked out when first asked
+        self._fit_sigma = 0.0  # the detector's uncertainty of the rest's fits
+        self._z_sigma = 0.0  # ... and of this frame's measurement
         self._anchor = np.zeros(2)
         self._displaced = 0
         self._missing_s = 0.0
@@ -176,6 +180,7 @@ class BallTracker:
             self._history.popleft()
         if self._kf is not None and self._state == _MOVING:
             self._kf.predict(dt)
+        self._z_sigma = 0.0
         z = self._choose(detections, dt)
         if z is None and self._state != _MOVING:
             z = self._newcomer_arrives(detections, dt)
@@ -221,7 +226,11 @@ class BallTracker:
         # Prefer near and ball-like: distance in gates, less a bonus for a high score.
         cost = d / gate - 0.5 * det.ball_score
         i = int(np.argmin(cost))
-        return det.ball_xy_mm[i].copy() if d[i] <= gate else None
+        if d[i] > gate:
+            return None
+        if det.ball_sigma_mm is not None:
+            self._z_sigma = float(det.ball_sigma_mm[i])
+        return det.ball_xy_mm[i].copy()
 
     def _newcomer_arrives(self, det: Detections, dt: float) -> NDArray | None:
         """Count sightings of a strong candidate away from the track; start a rest there.
@@ -270,6 +279,7 @@ class BallTracker:
                 self._rest.append(z)
         self._anchor = np.mean(self._rest, axis=0)
         self._rest_sigma = None
+        self._fit_sigma = self._z_sigma
         self._displaced = 0
         self._kf = None
 
@@ -285,6 +295,7 @@ class BallTracker:
                 self._rest.append(z)
                 self._anchor = np.mean(self._rest, axis=0)
                 self._rest_sigma = None
+                self._fit_sigma = max(self._fit_sigma, self._z_sigma)
             return None
         self._displaced += 1
         if self._displaced < cfg.start_frames:
@@ -373,7 +384,8 @@ class BallTracker:
         scatter = d.T @ d  # (n - 1) times the sample covariance
         prior = cfg.prior_frames * cfg.measurement_sigma_mm**2
         pooled = (scatter + prior * np.eye(2)) / (n - 1 + cfg.prior_frames)
-        self._rest_sigma = max(math.sqrt(largest_eigenvalue(pooled) / n), cfg.rest_floor_mm)
+        floor = max(cfg.rest_floor_mm, self._fit_sigma)
+        self._rest_sigma = max(math.sqrt(largest_eigenvalue(pooled) / n), floor)
         return self._rest_sigma
 
     def _sigma_mm(self) -> float:

@@ -6,7 +6,7 @@ stay usable on their own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -72,10 +72,4 @@ def _off_bases(det: Detections, figures: FigureTracks, base_r_mm: float) -> Dete
     keep = d > base_r_mm
     if keep.all():
         return det
-    return replace(
-        det,
-        ball_xy_px=det.ball_xy_px[keep],
-        ball_r_px=det.ball_r_px[keep],
-        ball_score=det.ball_score[keep],
-        ball_xy_mm=det.ball_xy_mm[keep],
-    )
+    return det.with_balls(keep)

@@ -46,6 +46,12 @@ class VisionConfig:
             the ball is searched for (a team of the ball's colour shows one per base).
         ball_min_colour: ... nor one less than this share ball-coloured just inside the part
             of the outline that is seen.
+        ball_sigma_px: standard uncertainty of a ball fit, pixels: what the fits of a still
+            ball share and averaging cannot remove (compression and 4:2:0 colour, the codec
+            holding the last millimetres of a roll until its next key frame, the shaded
+            limb). Resting balls in H.264 clips at 800x600 and at 2304x1296 alike read
+            0.25 px RMS off along a line's normal. Reported in mm per ball
+            (``Detections.ball_sigma_mm``), so it follows the resolution.
     """
 
     ball_bgr: BGR | None = None
@@ -66,6 +72,7 @@ class VisionConfig:
     max_ball_candidates: int = 16
     hint_min_score: float = 0.7
     ball_min_colour: float = 0.3
+    ball_sigma_px: float = 0.25
 
     def __post_init__(self) -> None:
         if min(self.search_step, self.base_refresh_frames, self.rest_refit_frames) < 1 or (

@@ -7,7 +7,7 @@ footprint. Vision has already corrected parallax, so ``*_xy_mm`` is what trackin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -42,6 +42,9 @@ class Detections:
         base_xy_mm: (n, 2) float64, footprint centre of each base on the cloth.
         bases_searched: False when this frame skipped the base search (bases at rest are
             refreshed on a slower schedule); the tracker then keeps its figures as they are.
+        ball_sigma_mm: (m,) float64, standard uncertainty of each ball ground point that
+            averaging over frames does not remove (``VisionConfig.ball_sigma_px`` at the
+            ball's scale), or None when the source does not say.
     """
 
     ball_xy_px: NDArray[np.float64]
@@ -53,6 +56,7 @@ class Detections:
     base_team: NDArray[np.int8]
     base_xy_mm: NDArray[np.float64]
     bases_searched: bool = True
+    ball_sigma_mm: NDArray[np.float64] | None = None
 
     def __post_init__(self) -> None:
         m, n = len(self.ball_r_px), len(self.base_r_px)
@@ -64,6 +68,20 @@ class Detections:
         _check("base_r_px", self.base_r_px, (n,))
         _check("base_team", self.base_team, (n,))
         _check("base_xy_mm", self.base_xy_mm, (n, 2))
+        if self.ball_sigma_mm is not None:
+            _check("ball_sigma_mm", self.ball_sigma_mm, (m,))
+
+    def with_balls(self, keep: NDArray[np.bool_]) -> Detections:
+        """The same detections with only the ball candidates ``keep`` ``(m,)`` selects."""
+        sigma = None if self.ball_sigma_mm is None else self.ball_sigma_mm[keep]
+        return replace(
+            self,
+            ball_xy_px=self.ball_xy_px[keep],
+            ball_r_px=self.ball_r_px[keep],
+            ball_score=self.ball_score[keep],
+            ball_xy_mm=self.ball_xy_mm[keep],
+            ball_sigma_mm=sigma,
+        )
 
     @property
     def n_balls(self) -> int:
@@ -91,6 +109,7 @@ class Detections:
         base_team=None,
         base_xy_mm=None,
         bases_searched: bool = True,
+        ball_sigma_mm=None,
     ) -> Detections:
         """Detections from array-likes; a missing field is zeros of the implied length.
 
@@ -108,6 +127,7 @@ class Detections:
             base_team=_arr(base_team, (n,), dtype=np.int8),
             base_xy_mm=_arr(base_xy_mm, (n, 2)),
             bases_searched=bases_searched,
+            ball_sigma_mm=None if ball_sigma_mm is None else _arr(ball_sigma_mm, (m,)),
         )
 
 

@@ -146,11 +146,13 @@ class Detector:
                 bases, teams = bases[apart], teams[apart]
             fxy, fr, fmm, fok = self._refine_bases(image, bases, teams, coarse is not None)
             teams, _ = self._ring_teams(image, fmm, fok, teams)
+        r_mm = self.model.pitch.profile.ball_radius_mm
         return Detections(
             ball_xy_px=bxy[ok],
             ball_r_px=br[ok],
             ball_score=scores[ok],
             ball_xy_mm=bmm[ok],
+            ball_sigma_mm=self.config.ball_sigma_px * r_mm / br[ok],
             base_xy_px=fxy[fok],
             base_r_px=fr[fok],
             base_team=teams[fok].astype(np.int8),

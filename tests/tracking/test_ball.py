@@ -223,6 +223,19 @@ def test_repeated_fits_count_once():
     assert np.allclose(b.rest_xy_mm, fresh[:8].mean(axis=0))
 
 
+@pytest.mark.parametrize("fit_sigma_mm", [0.05, 0.4])
+def test_rest_sigma_never_falls_below_what_the_detector_says_its_fits_share(fit_sigma_mm):
+    """Averaging 100 fits of a still ball shrinks their scatter, not what they share (the
+    detector's ``ball_sigma_mm``): the rest's sigma stays at least that."""
+    rng = np.random.default_rng(5)
+    tracker = BallTracker()
+    for i in range(100):
+        det = Detections.build(ball_xy_mm=[rng.normal(0.0, 0.1, 2)], ball_sigma_mm=[fit_sigma_mm])
+        track = tracker.update(det, i / FPS)
+    floor = tracker.config.rest_floor_mm
+    assert track.sigma_mm == pytest.approx(max(fit_sigma_mm, floor), rel=0.05)
+
+
 def test_a_single_measurement_at_rest_has_the_configured_noise():
     tracks = run(np.tile([0.0, 0.0], (10, 1)), noise_mm=0.0)  # one fit, repeated
     assert tracks[-1].sigma_mm == pytest.approx(BallTracker().config.measurement_sigma_mm)

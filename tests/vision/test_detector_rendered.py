@@ -219,3 +219,24 @@ def test_learning_finds_a_white_ball_on_the_centre_spot_at_full_view_size(noise_
     assert model.ball_px is not None
     assert np.hypot(*(model.ball_px - spot_px)) < 1.0
     assert np.linalg.norm(model.ball_bgr - np.array(look.ball_bgr)) < 40.0
+
+
+def test_a_balls_uncertainty_follows_the_resolution():
+    """The detector reports each ball's uncertainty as ``ball_sigma_px`` at the ball's own
+    scale: the same view at twice the pixels per mm gives half the millimetres."""
+    sigmas = []
+    for size, focal in (((800, 600), 1000.0), ((1600, 1200), 2000.0)):
+        camera = CameraModel.overhead(size, focal, 1450.0)
+        image = Renderer(camera, PITCH, Look(), seed=2).render(frame((-120.0, 60.0)))
+        det = Detector(
+            learn_model(
+                [Renderer(camera, PITCH, Look(), seed=2).render(frame((0.0, 0.0)))], camera, PITCH
+            )
+        )
+        hint = camera.project(np.array([[-120.0, 60.0, R]]))[0]
+        out = det.detect(image, ball_hint_px=hint, ball_travel_px=4.0, search_bases=False)
+        assert out.n_balls == 1
+        px_per_mm = out.ball_r_px[0] / R
+        assert out.ball_sigma_mm[0] == pytest.approx(det.config.ball_sigma_px / px_per_mm)
+        sigmas.append(out.ball_sigma_mm[0])
+    assert sigmas[1] == pytest.approx(0.5 * sigmas[0], rel=0.05)
