@@ -43,9 +43,7 @@ class FistfRules:
     state; ``clock_s`` and ``score`` read it.
     """
 
-    def __init__(
-        self, pitch: Pitch, *, home_end: str = "left", line_sigma_mm: float = 0.0
-    ) -> None:
+    def __init__(self, pitch: Pitch, *, home_end: str = "left", line_sigma_mm: float = 0.0) -> None:
         """A new match on ``pitch``.
 
         Args:
@@ -78,9 +76,7 @@ class FistfRules:
         ball = record["ball"]
         unc = {}
         if ball_sigma_mm is not None:
-            unc["ball_uncertainty_mm"] = ball_uncertainty_mm(
-                ball_sigma_mm, self._line_sigma_mm
-            )
+            unc["ball_uncertainty_mm"] = ball_uncertainty_mm(ball_sigma_mm, self._line_sigma_mm)
         obs = Observation(
             t_s=record["t_s"],
             frame=record["frame"],
