@@ -359,7 +359,7 @@ class Detector:
         return centre[ok][order], score[ok][order]
 
     def _cloth_blobs(self, image, background, roi, origin, step):
-        """``_blobs`` of a sub-sampled part of the cloth (``vision/cloth.py`` searches)."""
+        """``ColourBlobs.find`` on a sub-sampled part of the cloth (``vision/cloth.py``)."""
         return self._colour.find(image, background, roi, self.model.px_per_mm, origin, step)
 
     def _coarse_of(self, table: BlobTable) -> _Coarse:
