@@ -10,7 +10,8 @@ Printed figures:
 
 - ball ground point error at rest (median, p95) and while moving (median), mm;
 - detection rate: frames with the ball on the table where a ball is reported within 5 mm;
-- figure base error (median), mm;
+- figure base error (median), mm, of outfield figures and of goalkeepers (a keeper stands
+  against its goal with a rod at its back, so only part of its base shows clearly);
 - flick onset error (frames) against the truth contacts, and moving-state switch error
   (frames) against the truth's moving flags;
 - memory over a simulated stream (``--stream-minutes``, default 30): a few seconds of
@@ -76,7 +77,7 @@ def run_clip(i: int, size, seconds: float):
 
 
 def score(truth, records, contacts):
-    rest, moving, found, total, figs = [], [], 0, 0, []
+    rest, moving, found, total, figs, keepers = [], [], 0, 0, [], []
     for t, r in zip(truth, records, strict=True):
         if t["ball"] is not None:
             total += 1
@@ -89,7 +90,11 @@ def score(truth, records, contacts):
         if r["figures"]:
             tf = np.array([[f["x_mm"], f["y_mm"]] for f in t["figures"]])
             rf = np.array([[f["x_mm"], f["y_mm"]] for f in r["figures"]])
-            figs.extend(np.linalg.norm(tf[:, None] - rf[None], axis=2).min(axis=0))
+            d = np.linalg.norm(tf[:, None] - rf[None], axis=2)
+            keeper = np.array([f["goalkeeper"] for f in t["figures"]])[d.argmin(axis=0)]
+            err = d.min(axis=0)
+            figs.extend(err[~keeper])
+            keepers.extend(err[keeper])
     onsets_true = [c["onset_frame"] for t in truth for c in t["contacts"] if c["kind"] == "flick"]
     onsets = [f for kind, f, _ in contacts if kind == "flick"]
     onset_err = [min((abs(a - b) for b in onsets), default=np.nan) for a in onsets_true]
@@ -98,7 +103,7 @@ def score(truth, records, contacts):
     sw_t = np.flatnonzero(np.diff(flags_t.astype(int)) != 0)
     sw_r = np.flatnonzero(np.diff(flags_r.astype(int)) != 0)
     switch_err = [np.min(np.abs(sw_r - a)) if len(sw_r) else np.nan for a in sw_t]
-    return rest, moving, found, total, figs, onset_err, switch_err
+    return rest, moving, found, total, (figs, keepers), onset_err, switch_err
 
 
 def _rss_mb() -> float:
@@ -159,7 +164,8 @@ def main() -> None:
     args = parser.parse_args()
     cv2.setNumThreads(1)
     size = tuple(int(v) for v in args.size.split("x"))
-    all_rest, all_moving, found, total, figs, onsets, switches, ms = [], [], 0, 0, [], [], [], []
+    all_rest, all_moving, found, total, onsets, switches, ms = [], [], 0, 0, [], [], []
+    figs, keepers = [], []
     for i in range(args.clips):
         try:
             truth, records, contacts, mspf, images = run_clip(i, size, args.seconds)
@@ -170,16 +176,18 @@ def main() -> None:
         all_rest += r
         all_moving += m
         found, total = found + f, total + t
-        figs += fg
+        figs += fg[0]
+        keepers += fg[1]
         onsets += on
         switches += sw
         ms.append(mspf)
         print(
             f"clip {i:2d}: rest {np.median(r) if r else np.nan:5.2f} mm, found {f}/{t}, "
-            f"figures {np.median(fg) if fg else np.nan:5.2f} mm, {mspf:5.2f} ms/frame"
+            f"figures {np.median(fg[0]) if fg[0] else np.nan:5.2f} mm, keepers "
+            f"{np.median(fg[1]) if fg[1] else np.nan:5.2f} mm, {mspf:5.2f} ms/frame"
         )
     if ms:
-        report(all_rest, all_moving, found, total, figs, onsets, switches, ms)
+        report(all_rest, all_moving, found, total, (figs, keepers), onsets, switches, ms)
     if args.stream_minutes > 0:
         print(f"\nmemory over a {args.stream_minutes:g}-minute stream:")
         images, model = stream_frames(size)
@@ -191,7 +199,10 @@ def report(all_rest, all_moving, found, total, figs, onsets, switches, ms) -> No
     print(f"\nball at rest: median {np.median(all_rest):.3f} mm, p95 {p95:.3f} mm")
     print(f"ball moving: median {np.median(all_moving):.3f} mm")
     print(f"detection rate: {100 * found / max(total, 1):.2f} % ({found} of {total} frames)")
-    print(f"figure bases: median {np.median(figs):.3f} mm")
+    print(
+        f"figure bases: outfield median {np.median(figs[0]):.3f} mm, goalkeepers median "
+        f"{np.median(figs[1]):.3f} mm"
+    )
     onsets = np.asarray(onsets, float)
     print(
         f"flick onset error: median {np.nanmedian(onsets):.1f} frames, within 1 frame "

@@ -35,6 +35,7 @@ from vision.edges import fit_circles, radial_edges
 from vision.model import SceneModel
 
 MAX_PASSES = 8  # fits of one ball, each from the last one's centre
+BASE_PASSES = 3  # fits of one base, each from the last one's centre
 
 
 def _radial_frame(model: SceneModel, c_mm: NDArray, z_mm: float):
@@ -195,19 +196,45 @@ def _elongation(pts: NDArray, valid: NDArray[np.bool_]) -> NDArray[np.float64]:
 
 
 def refine_bases(
-    image: NDArray[np.uint8], model: SceneModel, rough_px: NDArray, config: VisionConfig
+    image: NDArray[np.uint8],
+    model: SceneModel,
+    rough_px: NDArray,
+    config: VisionConfig,
+    *,
+    again_px: float = 0.5,
 ) -> tuple[NDArray, NDArray, NDArray, NDArray[np.bool_]]:
     """Base footprint centres for rough centres ``(k, 2)`` px.
+
+    A blob's centre is a rough start: the figure's body, a goalkeeper's wide torso and rod
+    pull it off the base. As for the ball, a fit whose centre lies ``again_px`` or more from
+    where its rays started runs again from there (at most ``BASE_PASSES`` passes): rays from
+    a start far off the centre meet the rim askew, and a base whose far side is trimmed (a
+    keeper's rod and its goal behind it) moves only part of the way in one pass.
 
     Returns:
         rim_px (k, 2) centre of the top rim in the image, r_px (k,), xy_mm (k, 2) footprint
         centres on the cloth, ok (k,).
     """
-    p = model.pitch.profile
-    rb, hb = p.base_radius_mm, p.base_height_mm
     rough = np.asarray(rough_px, np.float64).reshape(-1, 2)
     if len(rough) == 0:
         return np.zeros((0, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0, bool)
+    rim_px, r_px, centre, ok, start = _refine_bases_once(image, model, rough, config)
+    origin = rough
+    for _ in range(BASE_PASSES - 1):
+        again = np.flatnonzero(ok & (np.hypot(*(start - origin).T) >= again_px))
+        if len(again) == 0:
+            break
+        fit = _refine_bases_once(image, model, start[again], config)
+        origin = start.copy()  # a pass that failed leaves its base's fit and start as they were
+        done = again[fit[3]]
+        for out, new in zip((rim_px, r_px, centre, start), (*fit[:3], fit[4]), strict=True):
+            out[done] = new[fit[3]]
+    return rim_px, r_px, centre, ok
+
+
+def _refine_bases_once(image, model, rough, config):
+    p = model.pitch.profile
+    rb, hb = p.base_radius_mm, p.base_height_mm
     r_px = rb * model.px_per_mm(rough)
     cam = model.lens
     edges, valid, _ = radial_edges(
@@ -228,8 +255,13 @@ def refine_bases(
     inner = ((low - c0[:, None, :]) * e[:, None, :]).sum(axis=2) < 0
     pts = np.where(inner[..., None], low, high)
     centre, ok, _ = fit_circles(pts, valid, np.full(k, rb), trims=(4.0, 1.5, 1.0))
-    rim_px = cam.project(np.concatenate([centre, np.full((k, 1), hb)], 1))
-    return rim_px, r_px, centre, ok
+    # The rim and the base's middle (where the next pass's rays start) in the image.
+    rim_mid = cam.project(
+        np.concatenate(
+            [np.concatenate([centre, centre]), np.repeat([[hb], [0.5 * hb]], k, axis=0)], 1
+        )
+    )
+    return rim_mid[:k], r_px, centre, ok, rim_mid[k:]
 
 
 def near_rim_px(model: SceneModel, xy_mm: NDArray, points: int = 12) -> NDArray[np.float64]:

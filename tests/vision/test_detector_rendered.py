@@ -162,15 +162,23 @@ def test_no_phantom_ball_with_a_pale_team(pale_team_clip, t_s, hint_xy):
         assert np.all(np.linalg.norm(out.ball_xy_mm - truth.ball_xy_mm, axis=1) < 1.0)
 
 
-def test_goalkeepers_in_the_other_teams_colours_are_read_by_their_bases():
+@pytest.mark.parametrize(
+    ("size_px", "height_mm", "view_mm", "k1"),
+    [((800, 600), 1000.0, 1450.0, -0.15), ((2304, 1296), 1120.0, 1850.0, -0.12)],
+)
+def test_goalkeepers_in_the_other_teams_colours_are_read_by_their_bases(
+    size_px, height_mm, view_mm, k1
+):
     """Each goalkeeper wears the other team's base colour, seen by a low wide-angle camera:
     the shirt leans out over the base by parallax, but the side of the base facing the
-    nadir shows the team, and every base is found."""
+    nadir shows the team, and every base is found. A keeper's blob (the base beside a shirt of
+    the other colour and the rod) is centred off its base, and the fit still finds the base
+    as closely as an outfield one (one fit from the blob's centre read keepers 2-3 mm off)."""
     base = Look()
     look = Look(
         home_goalkeeper_shirt_bgr=base.away_base_bgr, away_goalkeeper_shirt_bgr=base.home_base_bgr
     )
-    camera = CameraModel.overhead((800, 600), 1000.0, 1450.0, dist=(-0.15, 0.0, 0.0, 0.0, 0.0))
+    camera = CameraModel.overhead(size_px, height_mm, view_mm, dist=(k1, 0.0, 0.0, 0.0, 0.0))
     xy = np.array([[-300.0, -150.0], [-300.0, 150.0], [-585.0, 0.0], [300.0, -150.0]])
     xy = np.concatenate([xy, [[300.0, 150.0], [585.0, 0.0]]])
     keeper = np.array([0, 0, 1, 0, 0, 1], bool)
@@ -183,7 +191,8 @@ def test_goalkeepers_in_the_other_teams_colours_are_read_by_their_bases():
     out = Detector(learn_model([image], camera, PITCH)).detect(image, search_bases=True)
     d = np.linalg.norm(xy[:, None] - out.base_xy_mm[None], axis=2)
     assert out.n_bases == 6
-    assert d.min(axis=1).max() < 3.0
+    assert d.min(axis=1)[keeper].max() < 0.6
+    assert d.min(axis=1)[~keeper].max() < 0.6
     assert out.base_team[d.argmin(axis=1)].tolist() == figs.team.tolist()
 
 
