@@ -24,7 +24,7 @@ from calibration.calibration_file import CalibrationError
 
 # Profiles are sampled every half pixel across a line.
 PROFILE_STEP_PX = 0.5
-_DARK_LEVEL = 40  # median grey level below which a picture is too dark to calibrate from
+_DARK_LEVEL = 20  # median grey level below which a picture is too dark to calibrate from
 # Chroma clusters this close to the cloth's hue, and to its chroma per lightness, are cloth.
 CLOTH_HUE_TOL_DEG = 8.0
 CLOTH_VIVID_TOL = 0.25

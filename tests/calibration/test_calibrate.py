@@ -130,6 +130,17 @@ def test_bad_pictures_say_what_is_wrong(render, fistf, what, spoil, message):
         calibrate(spoil(image), fistf)
 
 
+def test_a_dim_hall_still_calibrates(render, mapping_error, fistf):
+    """Lit at a third of the usual light (median grey about 25 of 255), the paint still
+    stands well clear of the cloth and the sensor noise: that is a picture to calibrate from."""
+    true, image = render(("fistf", SIZE, (("tilt", (3.0, -2.0)),), None, None, ()))
+    noise = np.random.default_rng(0).normal(0, 1.5, image.shape)
+    dim = np.clip(image * 0.3 + noise, 0, 255).astype(np.uint8)
+    assert np.median(dim) < 40
+    cal = calibrate(dim, fistf)
+    assert np.median(mapping_error(cal.camera, true, fistf)) <= 0.3
+
+
 @pytest.mark.parametrize(
     ("shift_mm", "line"), [(300.0, "goal line at the right"), (-300.0, "goal line at the left")]
 )
