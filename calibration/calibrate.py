@@ -55,6 +55,10 @@ REQUIRED_KINDS = ("touchline", "goal_line", "halfway_line", "shooting_line")
 LINE_SIGMA_INFLATION = 4.0
 # f counts as fixed by the data when its 1-sigma uncertainty is at most this (the bar is 1 %).
 FOCAL_SIGMA_MAX = 0.005
+# What the lines fix of a lens not calibrated apart: focal length, barrel distortion and the
+# decentring (p1, p2) of a lens mounted a little off its axis, which bends the lines by up to
+# a millimetre when left out.
+LENS_FREE = ("pose", "f", "k1", "k2", "p1", "p2")
 # A call reads a line's edge beside the ball: the calibration's error there is how far the
 # measured edges stray from the model over a stretch about two balls long (``local_mm``).
 LOCAL_STRETCH_MM = 40.0
@@ -120,7 +124,7 @@ def calibrate(
     try:
         camera = _coarse_camera(white, cloth, pitch, home, lens, opts, cut)
         # The principal point stays at the image centre: one flat view cannot tell it (fit.py).
-        free = ("pose",) if lens is not None else ("pose", "f", "k1", "k2")
+        free = ("pose",) if lens is not None else LENS_FREE
         priors = None if lens is not None else Priors(f_px=camera.fx_px)
         for window, scale in zip(opts.windows_px, opts.loss_scales_px, strict=True):
             found = _find_edges(white, pitch, camera, window, opts.spacing_px)
@@ -374,7 +378,7 @@ def _settle_focal(image_bgr, white, pitch: Pitch, camera: CameraModel, found: _F
     straight down takes f from it. Without goals the lines' f stands, reported as ``none``
     when they leave it looser than ``FOCAL_SIGMA_MAX``.
     """
-    free = ("pose", "f", "k1", "k2")
+    free = LENS_FREE
     keep = found.inlier
     centres = found.along(found.profiles.centre_px)
     sigma_lines = LINE_SIGMA_INFLATION * fit.focal_sigma(

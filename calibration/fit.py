@@ -20,7 +20,8 @@ the centre does not depend on the width. The edges are measured after the fit (`
 The camera has square pixels (fx = fy = f). One flat view pins down only two of f, cx and cy
 (Zhang 2000), and none of them when the camera looks straight down; weak priors keep the
 principal point near the image centre and f near a plausible mount height, so they matter only
-where the data say nothing.
+where the data say nothing. Distortion is OpenCV's: k1, k2 and the decentring p1, p2 of a lens
+mounted a little off its axis (k3 stays 0: the lines do not reach far enough into the corners).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from scipy.optimize import least_squares
 from calibration.camera import CameraModel
 from rules.pitch import LineBand, Pitch
 
-PARAMS = ("f", "cx", "cy", "k1", "k2", "rx", "ry", "rz", "tx", "ty", "tz")
+PARAMS = ("f", "cx", "cy", "k1", "k2", "rx", "ry", "rz", "tx", "ty", "tz", "p1", "p2")
 POSE = ("rx", "ry", "rz", "tx", "ty", "tz")
 # The camera of a Subuteo table hangs about this high; only used to guess f (see module doc).
 TYPICAL_HEIGHT_MM = 1350.0
@@ -54,12 +55,15 @@ class Priors:
         f_px: expected focal length; ``f_sigma`` its relative standard deviation.
         k2_sigma: spread of k2 around 0 (k2 is only seen in the far corners of the image).
         centre_sigma: spread of the principal point around the image centre, fraction of width.
+        tangential_sigma: spread of p1 and p2 around 0 (a lens mounted a little off its axis:
+            a few thousandths; their pattern across the image is partly that of a tilt).
     """
 
     f_px: float
     f_sigma: float = 0.3
     k2_sigma: float = 0.3
     centre_sigma: float = 0.03
+    tangential_sigma: float = 0.002
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,13 +140,15 @@ def _samples_on(band: LineBand, spacing_mm: float) -> tuple[NDArray, NDArray]:
 # --------------------------------------------------------------------------- parameters
 def camera_params(camera: CameraModel) -> NDArray[np.float64]:
     """The fit's parameter vector (``PARAMS`` order) of a camera; f is the mean of fx and fy."""
-    k1, k2 = camera.dist[0], camera.dist[1]
+    k1, k2, p1, p2 = camera.dist[:4]
     f = 0.5 * (camera.fx_px + camera.fy_px)
-    return np.array([f, camera.cx_px, camera.cy_px, k1, k2, *camera.rvec_rad, *camera.tvec_mm])
+    return np.array(
+        [f, camera.cx_px, camera.cy_px, k1, k2, *camera.rvec_rad, *camera.tvec_mm, p1, p2]
+    )
 
 
 def camera_from_params(p: NDArray[np.float64], like: CameraModel) -> CameraModel:
-    """A camera from a parameter vector; p1, p2 and k3 are kept from ``like``."""
+    """A camera from a parameter vector; k3 is kept from ``like``."""
     f = float(abs(p[0]))
     return CameraModel(
         size_px=like.size_px,
@@ -150,7 +156,7 @@ def camera_from_params(p: NDArray[np.float64], like: CameraModel) -> CameraModel
         fy_px=f,
         cx_px=float(p[1]),
         cy_px=float(p[2]),
-        dist=(float(p[3]), float(p[4]), *like.dist[2:]),
+        dist=(float(p[3]), float(p[4]), float(p[11]), float(p[12]), *like.dist[4:]),
         rvec_rad=(float(p[5]), float(p[6]), float(p[7])),
         tvec_mm=(float(p[8]), float(p[9]), float(p[10])),
     )
@@ -177,6 +183,8 @@ def _prior_residuals(p: NDArray, camera: CameraModel, priors: Priors | None, fre
         (free[1], (p[1] - (w - 1) / 2.0) / sigma_c),
         (free[2], (p[2] - (h - 1) / 2.0) / sigma_c),
         (free[4], p[4] / priors.k2_sigma),
+        (free[11], p[11] / priors.tangential_sigma),
+        (free[12], p[12] / priors.tangential_sigma),
     ]
     return np.array([value for on, value in terms if on])
 

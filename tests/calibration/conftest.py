@@ -37,6 +37,7 @@ def fitting_camera(
     k1: float = 0.0,
     tilt: tuple[float, float] = (0.0, 0.0),
     yaw_deg: float = 0.0,
+    decentring: tuple[float, float] = (0.0, 0.0),
 ) -> CameraModel:
     """The closest view in which every line of ``pitch`` and a strip of cloth beyond it show."""
     hl = 0.5 * pitch.profile.length_mm + 40.0
@@ -51,7 +52,7 @@ def fitting_camera(
             size_px,
             height_mm,
             view,
-            dist=(k1, 0.0, 0.0, 0.0, 0.0),
+            dist=(k1, 0.0, *decentring, 0.0),
             tilt_x_deg=tilt[0],
             tilt_y_deg=tilt[1],
             yaw_deg=yaw_deg,

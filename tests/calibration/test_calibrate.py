@@ -69,11 +69,13 @@ def test_measures_the_edges_painted_on_this_cloth(render, fistf):
     for name, (inner, outer) in painted:
         band = fistf.line(name)
         measured = cal.line_edges_mm[name]
-        # Where calls see the painted edges: the true edges, through the fitted camera.
+        # Where calls see the painted edges: the true edges, through the fitted camera. A line
+        # painted off is partly taken for the lens' decentring, which bends the mapping by a
+        # few hundredths of a millimetre more toward its ends.
         for offset, found in zip((inner, outer), measured, strict=True):
             edge_mm = np.linspace(band.a_mm, band.b_mm, 20) + offset * _normal(band)
             seen_mm = cal.camera.back_project(true.project(edge_mm))
-            np.testing.assert_allclose(band.offset_mm(seen_mm), found, atol=0.2)
+            np.testing.assert_allclose(band.offset_mm(seen_mm), found, atol=0.25)
         np.testing.assert_allclose(measured, (inner, outer), atol=0.25)
     for name in ("goal_line_left", "shooting_line_right", "centre_circle"):
         np.testing.assert_allclose(cal.line_edges_mm[name], (-1.5, 1.5), atol=0.2)
@@ -128,6 +130,17 @@ def test_bad_pictures_say_what_is_wrong(render, fistf, what, spoil, message):
     _, image = render(("fistf", SIZE, (), None, None, ()))
     with pytest.raises(CalibrationError, match=message):
         calibrate(spoil(image), fistf)
+
+
+def test_a_decentred_lens_is_fitted(render, mapping_error, fistf):
+    """A lens mounted a little off its axis (decentring p1 = 0.003, p2 = -0.002, OpenCV's
+    model) bends the lines by about a millimetre; the fit takes it in."""
+    cam = (("k1", -0.2), ("decentring", (0.003, -0.002)), ("tilt", (3.0, -2.0)))
+    true, image = render(("fistf", SIZE, cam, None, None, ()))
+    cal = calibrate(image, fistf)
+    err = mapping_error(cal.camera, true, fistf)
+    assert np.median(err) <= 0.05 and err.max() <= 0.2
+    np.testing.assert_allclose(cal.camera.dist[2:4], (0.003, -0.002), atol=5e-4)
 
 
 def test_a_dim_hall_still_calibrates(render, mapping_error, fistf):
