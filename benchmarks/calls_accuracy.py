@@ -25,24 +25,32 @@ Usage: ``.venv/bin/python benchmarks/calls_accuracy.py [--clips 66] [--size 800x
 
 from __future__ import annotations
 
-import argparse
-import json
-import tempfile
-import time
-from multiprocessing import Pool
-from pathlib import Path
-from typing import Any, ClassVar
+import os
 
-import numpy as np
+# One BLAS thread (set before numpy loads): threads split their sums by load, and the
+# figures of two runs should differ as little as they can.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
 
-import tablevar.commands.analyze as analyze_cmd
-from hardware.scene_camera import clip_camera, clip_look
-from hardware.scene_margins import build_margin_scene
-from hardware.simulate import simulate
-from hardware.truth import contact_frame
-from rules.geometry import BOUNDARY_LINES, crossed_margin_mm
-from tablevar.cli import main
-from tablevar.rules_stage import FistfRules
+import argparse  # noqa: E402
+import json  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from multiprocessing import Pool  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, ClassVar  # noqa: E402
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+import tablevar.commands.analyze as analyze_cmd  # noqa: E402
+from hardware.scene_camera import clip_camera, clip_look  # noqa: E402
+from hardware.scene_margins import build_margin_scene  # noqa: E402
+from hardware.simulate import simulate  # noqa: E402
+from hardware.truth import contact_frame  # noqa: E402
+from rules.geometry import BOUNDARY_LINES, crossed_margin_mm  # noqa: E402
+from tablevar.cli import main  # noqa: E402
+from tablevar.rules_stage import FistfRules  # noqa: E402
 
 FRAME_TOL = 3
 STOPPING = ("ball_out", "goal", "goal_disallowed", "offside")
@@ -240,6 +248,10 @@ def _bin(b: dict[str, int]) -> str:
     )
 
 
+def _one_thread() -> None:
+    cv2.setNumThreads(1)
+
+
 def main_benchmark() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clips", type=int, default=66)
@@ -257,8 +269,13 @@ def main_benchmark() -> None:
         results = json.loads(args.rescore.read_text(encoding="utf-8"))
     else:
         jobs = plan(args.clips)
-        with Pool(min(2, args.processes)) as pool:
-            results = pool.starmap(run_clip, [(j, (w, h), args.fps) for j in jobs])
+        # Each clip in a fresh process with one OpenCV thread: the first video a process
+        # encodes differs a little in its first second from the ones after it (which clip
+        # came first in a worker depended on the machine's load), and OpenCV's threads split
+        # their sums by load. Two runs still differ by a few milliseconds of clock on some
+        # clips, from a cause not found yet.
+        with Pool(min(2, args.processes), _one_thread, maxtasksperchild=1) as pool:
+            results = pool.starmap(run_clip, [(j, (w, h), args.fps) for j in jobs], chunksize=1)
     took = time.perf_counter() - start
     if args.dump is not None:
         args.dump.write_text(json.dumps(results), encoding="utf-8")
