@@ -34,9 +34,9 @@ class H264Writer:
         size_px: (width, height); both must be even (H.264 4:2:0).
         repeatable: encode on one thread, so the same frames always give the same video
             (x264's threads split the work differently under load, and the decoded frames
-            then differ a little from run to run); slower, for simulated clips. The same,
-            that is, as the same video encoded at the same point in a process: the first
-            video a process encodes differs a little in its first second from those after it.
+            then differ a little from run to run); slower, for simulated clips. Only the
+            first video a process encodes differs, a little and in its first second, from
+            those it encodes after it: a clip that must repeat gets a process of its own.
     """
 
     def __init__(
