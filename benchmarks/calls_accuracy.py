@@ -90,7 +90,9 @@ class _TimedRules(FistfRules):
         return calls
 
 
-def run_clip(job: dict[str, Any], size: tuple[int, int], fps: float) -> dict[str, Any]:
+def run_clip(
+    job: dict[str, Any], size: tuple[int, int], fps: float, lossless: bool = False
+) -> dict[str, Any]:
     seed = job["seed"]
     scene = build_margin_scene(job["kind"], seed, job["table"], **job["params"])
     rng = np.random.default_rng([seed, 7])
@@ -98,7 +100,16 @@ def run_clip(job: dict[str, Any], size: tuple[int, int], fps: float) -> dict[str
     look = clip_look(rng)
     with tempfile.TemporaryDirectory() as tmp:
         clip, out = Path(tmp) / "clip", Path(tmp) / "out"
-        simulate(scene, clip, camera=camera, look=look, fps=fps, seed=seed, progress=False)
+        simulate(
+            scene,
+            clip,
+            camera=camera,
+            look=look,
+            fps=fps,
+            seed=seed,
+            progress=False,
+            lossless=lossless,
+        )
         _TimedRules.emitted = []
         analyze_cmd.FistfRules = _TimedRules
         try:
@@ -258,6 +269,12 @@ def main_benchmark() -> None:
     parser.add_argument("--size", default="800x600")
     parser.add_argument("--fps", type=float, default=30.0)
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument(
+        "--lossless",
+        action="store_true",
+        help="analyze the frames exactly as rendered (as a camera hands them to the live "
+        "pipeline) instead of an H.264 recording of them",
+    )
     parser.add_argument("--dump", type=Path, metavar="FILE", help="write every clip's result")
     parser.add_argument(
         "--rescore", type=Path, metavar="FILE", help="score the results of an earlier --dump"
@@ -275,14 +292,18 @@ def main_benchmark() -> None:
         # their sums by load. Two runs still differ by a few milliseconds of clock on some
         # clips, from a cause not found yet.
         with Pool(min(2, args.processes), _one_thread, maxtasksperchild=1) as pool:
-            results = pool.starmap(run_clip, [(j, (w, h), args.fps) for j in jobs], chunksize=1)
+            results = pool.starmap(
+                run_clip, [(j, (w, h), args.fps, args.lossless) for j in jobs], chunksize=1
+            )
     took = time.perf_counter() - start
     if args.dump is not None:
         args.dump.write_text(json.dumps(results), encoding="utf-8")
     s = score(results)
     lat = np.array(s["latency"]) if s["latency"] else np.zeros(1)
+    frames = "exact frames" if args.lossless else "H.264 recordings"
     print(
-        f"clips: {len(results)} at {w}x{h}, {args.fps:g} fps; analyze failures: {s['failed_runs']}"
+        f"clips: {len(results)} at {w}x{h}, {args.fps:g} fps, {frames}; "
+        f"analyze failures: {s['failed_runs']}"
     )
     print(f"line calls, |margin| >= 1 mm: {_bin(s['line']['ge1'])}  (bar: all right)")
     print(f"line calls, 0.25-1 mm:        {_bin(s['line']['mid'])}  (bar: >= 90 % right)")

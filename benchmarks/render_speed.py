@@ -28,7 +28,7 @@ from calibration.tables import load_pitch
 from hardware.look import Look
 from hardware.render import Renderer
 from hardware.scene import AWAY, HOME, Figures, SceneFrame
-from hardware.video_writer import H264Writer
+from hardware.video_writer import VideoWriter
 
 SIZES = ((1280, 960), (2304, 1296))
 
@@ -119,7 +119,7 @@ def bench(size: tuple[int, int], n: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "clip.mp4")
         t0 = time.process_time()
-        writer = H264Writer(path, 60.0, size)  # what recordings use
+        writer = VideoWriter(path, 60.0, size)  # what recordings use
         for img in images:
             writer.write(img)
         writer.close()

@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import CameraModel
-from hardware.video_writer import H264Writer, VideoWriteError
+from hardware.video_writer import VideoWriteError, VideoWriter
 
 SCHEMA_VERSION = 1
 VIDEO_NAME = "video.mp4"
@@ -116,7 +116,8 @@ class RecordingWriter:
         source: where the frames come from (``sim``, ``pi``, ``opencv:0``, ...).
         camera: the camera model, when known.
         overwrite: replace an existing recording in ``folder``.
-        repeatable: the same frames always give the same video (``H264Writer``).
+        repeatable: the same frames always give the same video (``VideoWriter``).
+        lossless: write the video losslessly in full colour (``VideoWriter``), not H.264.
 
     Raises:
         RecordingError: bad arguments, an existing recording, or a video file that cannot
@@ -134,6 +135,7 @@ class RecordingWriter:
         camera: CameraModel | None = None,
         overwrite: bool = False,
         repeatable: bool = False,
+        lossless: bool = False,
     ) -> None:
         self.folder = Path(folder)
         if not (math.isfinite(fps) and fps > 0):
@@ -146,8 +148,12 @@ class RecordingWriter:
         )
         self._prepare_folder(overwrite)
         try:
-            self._video = H264Writer(
-                self.folder / VIDEO_NAME, float(fps), self.size_px, repeatable=repeatable
+            self._video = VideoWriter(
+                self.folder / VIDEO_NAME,
+                float(fps),
+                self.size_px,
+                repeatable=repeatable,
+                lossless=lossless,
             )
         except VideoWriteError as exc:
             raise RecordingError(str(exc)) from exc

@@ -31,7 +31,7 @@ DEFAULT_SCENE = "demo"
 
 
 class SimSource(SourceBase):
-    """Renders a scripted scene in real time.
+    """Renders a scripted scene in real time; its frames are exact (not ``lossy``).
 
     Args:
         scene: scene name (``scene_names()``).
@@ -49,6 +49,8 @@ class SimSource(SourceBase):
     Raises:
         SourceError: an unknown scene, or times outside it.
     """
+
+    lossy = False
 
     def __init__(
         self,

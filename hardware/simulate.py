@@ -48,6 +48,7 @@ def simulate_named(
     table: str = "fistf",
     max_frames: int | None = None,
     progress: bool = True,
+    lossless: bool = False,
 ) -> SimulationResult:
     """Build the named scene for ``seed`` and render it into ``out`` (see ``simulate``)."""
     compiled = build_scene(name, seed, table)
@@ -65,6 +66,7 @@ def simulate_named(
         table=table,
         max_frames=max_frames,
         progress=progress,
+        lossless=lossless,
     )
 
 
@@ -79,6 +81,7 @@ def simulate(
     table: str = "fistf",
     max_frames: int | None = None,
     progress: bool = True,
+    lossless: bool = False,
 ) -> SimulationResult:
     """Render ``compiled`` at ``fps`` into the recording folder ``out`` (replacing one there).
 
@@ -93,6 +96,8 @@ def simulate(
         max_frames: stop after this many frames (short test clips); truth calls after the
             last frame are left out.
         progress: show a tqdm progress bar on stderr.
+        lossless: write the frames losslessly (FFV1), exactly as rendered, as a camera
+            delivers them to the live pipeline, instead of as an H.264 recording.
     """
     n = compiled.frame_count(fps)
     if max_frames is not None:
@@ -110,6 +115,7 @@ def simulate(
         camera=camera,
         overwrite=_holds_simulation(Path(out)),
         repeatable=True,  # a clip and its exact truth are the same on every run
+        lossless=lossless,
     ) as writer:
         bar = tqdm(
             range(n), desc=f"simulate {compiled.scene.name}", unit="frame", disable=not progress

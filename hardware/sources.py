@@ -25,6 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Protocol, Self
 
+import av
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -92,6 +93,13 @@ class FrameSource(Protocol):
         """Nominal frames per second; the frames' own timestamps are the truth."""
         ...
 
+    @property
+    def lossy(self) -> bool:
+        """Whether the frames lost detail on their way from the sensor: a lossy video codec
+        or colour at lower resolution than the picture (YUV 4:2:0, 4:2:2). A fit of a still
+        ball is then less exact (``vision.config.VisionConfig.lossy_frames``)."""
+        ...
+
     def frames(self) -> Iterator[Frame]:
         """Yield frames in capture order until the source ends."""
         ...
@@ -111,7 +119,12 @@ class FrameSource(Protocol):
 
 
 class SourceBase:
-    """Shared context manager: ``with source:`` calls the source's ``close()`` on the way out."""
+    """Shared context manager: ``with source:`` calls the source's ``close()`` on the way out.
+
+    Frames count as lossy (``FrameSource.lossy``) unless a source knows better.
+    """
+
+    lossy = True
 
     def close(self) -> None:
         raise NotImplementedError
@@ -129,6 +142,24 @@ class SourceBase:
 
 
 # --------------------------------------------------------------------------------- video files
+# Codecs that decode to exactly the frames written; lossless only in full colour.
+LOSSLESS_CODECS = frozenset({"ffv1", "ffvhuff", "huffyuv", "png", "rawvideo", "utvideo"})
+
+
+def _lossless_video(path: Path) -> bool:
+    """Whether ``path``'s first video stream is a lossless codec in full colour.
+
+    H.264 can be lossless too, but its stream does not say so: it counts as lossy.
+    """
+    try:
+        with av.open(str(path)) as container:
+            ctx = container.streams.video[0].codec_context
+            planes = {(c.width, c.height) for c in ctx.format.components}
+            return ctx.name in LOSSLESS_CODECS and len(planes) == 1
+    except (av.FFmpegError, IndexError, AttributeError):
+        return False
+
+
 def _open_capture(path: Path) -> cv2.VideoCapture:
     if path.stat().st_size == 0:
         raise SourceError(f"video {path} is empty (0 bytes); record or copy it again")
@@ -192,6 +223,7 @@ class VideoFileSource(SourceBase):
         finally:
             cap.release()
         self._size_px = (int(w), int(h))
+        self.lossy = not _lossless_video(self.video_path)
         if self.meta is not None:
             if self.meta.size_px != self._size_px:
                 raise SourceError(
@@ -273,7 +305,8 @@ def backoff_delays_s(attempts: int, first_s: float = 0.5, max_s: float = 8.0) ->
 
 
 class OpenCVCameraSource(SourceBase):
-    """A USB camera (V4L2) through OpenCV.
+    """A USB camera (V4L2) through OpenCV; its frames count as lossy (USB cameras send
+    MJPEG or YUV 4:2:2).
 
     Args:
         device: camera index (0 is ``/dev/video0``) or a device path.

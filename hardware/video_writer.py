@@ -1,9 +1,13 @@
-"""H.264 video files that survive a crash: fragmented MP4 written through PyAV (libx264).
+"""Video files that survive a crash: fragmented MP4 written through PyAV.
 
 OpenCV's pip wheels write only MPEG-4 part 2 at a bitrate that cannot be set, about four
 times the size of H.264 at the same quality, and an MP4 whose writer was never closed has no
 index and does not open. Here every keyframe (one per second) starts a new MP4 fragment, so a
 crash loses at most the last second, and the files play in any browser and decode in OpenCV.
+
+Recordings are H.264 (libx264, 4:2:0 colour). A lossless recording (FFV1, full colour) keeps
+every pixel as the camera gave it, at some thirty times the size: for clips whose calls must be
+measured without the codec's losses; browsers do not play it.
 """
 
 from __future__ import annotations
@@ -19,14 +23,15 @@ from numpy.typing import NDArray
 # frame time at 1280x960 on one core.
 CRF = 18
 PRESET = "veryfast"
+LOSSLESS_CODEC = "ffv1"
 
 
 class VideoWriteError(ValueError):
     """The video file cannot be written."""
 
 
-class H264Writer:
-    """Appends BGR frames to a fragmented H.264 MP4 file.
+class VideoWriter:
+    """Appends BGR frames to a fragmented MP4 file: H.264, or lossless FFV1.
 
     Args:
         path: the .mp4 file to write (replaced if it exists).
@@ -37,10 +42,18 @@ class H264Writer:
             then differ a little from run to run); slower, for simulated clips. Only the
             first video a process encodes differs, a little and in its first second, from
             those it encodes after it: a clip that must repeat gets a process of its own.
+        lossless: write FFV1 in full colour (BGR): every decoded frame equals the frame
+            written; always repeatable.
     """
 
     def __init__(
-        self, path: str | Path, fps: float, size_px: tuple[int, int], *, repeatable: bool = False
+        self,
+        path: str | Path,
+        fps: float,
+        size_px: tuple[int, int],
+        *,
+        repeatable: bool = False,
+        lossless: bool = False,
     ) -> None:
         w, h = size_px
         if w % 2 or h % 2:
@@ -58,18 +71,22 @@ class H264Writer:
             )
         except (OSError, av.FFmpegError) as exc:
             raise VideoWriteError(f"cannot write video file {path}: {exc}") from exc
-        self._stream = self._file.add_stream(
-            "libx264",
-            rate=rate,
-            options={
-                "crf": str(CRF),
-                "preset": PRESET,
-                "g": str(max(1, round(fps))),
-                "threads": "1" if repeatable else "0",
-            },
-        )
+        if lossless:  # intra only: every frame is a keyframe
+            self._stream = self._file.add_stream(LOSSLESS_CODEC, rate=rate)
+            self._stream.pix_fmt = "bgr0"
+        else:
+            self._stream = self._file.add_stream(
+                "libx264",
+                rate=rate,
+                options={
+                    "crf": str(CRF),
+                    "preset": PRESET,
+                    "g": str(max(1, round(fps))),
+                    "threads": "1" if repeatable else "0",
+                },
+            )
+            self._stream.pix_fmt = "yuv420p"
         self._stream.width, self._stream.height = w, h
-        self._stream.pix_fmt = "yuv420p"
         self._file.start_encoding()  # the header now, so even an empty recording has a file
         self._frames = 0
 

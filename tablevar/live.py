@@ -42,8 +42,9 @@ from hardware.recording import RecordingWriter
 from hardware.sim_source import SimSource
 from hardware.sources import Frame, FrameSource, SourceError, VideoFileSource
 from tablevar.clock_view import ClockView
-from tablevar.pipeline import Pipeline
+from tablevar.pipeline import Pipeline, PipelineConfig
 from tablevar.rules_stage import FistfRules
+from vision.config import VisionConfig
 from vision.model import learn_model
 from web.hub import MatchHub
 
@@ -139,6 +140,7 @@ class LiveRunner:
         self._t_s: float | None = None  # time of the last frame received
         self._t_offset = 0.0  # source time -> runner time
         self._fps = 30.0  # the source's nominal rate
+        self._lossy = True  # ... and whether its frames are (FrameSource.lossy)
         self._wall_last = 0.0
         self._source_ok: bool | None = None
         self._waiting_since: float | None = None
@@ -255,7 +257,7 @@ class LiveRunner:
             t_s = max(frame.t_s + self._t_offset, self._t_s + 1e-6)
         index = self.frames
         self.frames += 1
-        self._t_s, self._wall_last, self._fps = t_s, now, source.fps
+        self._t_s, self._wall_last, self._fps, self._lossy = t_s, now, source.fps, source.lossy
         if self._source_ok is not True:
             self._source_state(True)
         self._record(frame, t_s, source)
@@ -337,7 +339,12 @@ class LiveRunner:
         if self._rules is None:
             self._new_rules()
         self._offset = (index, t_s)
-        self._pipeline = Pipeline(model, fps=self._fps, rules=self._rules_stage)
+        self._pipeline = Pipeline(
+            model,
+            fps=self._fps,
+            config=PipelineConfig(vision=VisionConfig(lossy_frames=self._lossy)),
+            rules=self._rules_stage,
+        )
         self._calls_done = 0
         self._source_state(True)
 

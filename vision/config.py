@@ -6,6 +6,7 @@ A user whose table defeats the learning can name the colours instead (``*_bgr`` 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 BGR = tuple[int, int, int]
@@ -46,12 +47,18 @@ class VisionConfig:
             the ball is searched for (a team of the ball's colour shows one per base).
         ball_min_colour: ... nor one less than this share ball-coloured just inside the part
             of the outline that is seen.
-        ball_sigma_px: standard uncertainty of a ball fit, pixels: what the fits of a still
-            ball share and averaging cannot remove (compression and 4:2:0 colour, the codec
-            holding the last millimetres of a roll until its next key frame, the shaded
-            limb). Resting balls in H.264 clips at 800x600 and at 2304x1296 alike read
-            0.25 px RMS off along a line's normal. Reported in mm per ball
-            (``Detections.ball_sigma_mm``), so it follows the resolution.
+        ball_sigma_px: standard uncertainty of a ball fit in exact frames, pixels: what the
+            fits of a still ball share and averaging cannot remove (the shaded limb, the
+            sensor's noise). Resting balls in rendered frames at 800x600 and at 2304x1296
+            read 0.05-0.07 px RMS off along a line's normal, at most 0.21 px (33 rests).
+            Reported in mm per ball (``Detections.ball_sigma_mm``), so it follows the
+            resolution.
+        codec_sigma_px: what lossy frames (``lossy_frames``) add to it, in quadrature: 4:2:0
+            colour and compression, and the codec holding the last millimetres of a roll
+            until its next key frame. Resting balls in H.264 clips (CRF 18) at 800x600 and
+            at 2304x1296 alike read 0.25 px RMS off in all.
+        lossy_frames: the frames came through a lossy codec or colour subsampling (the frame
+            source's ``lossy``); the default assumes so.
     """
 
     ball_bgr: BGR | None = None
@@ -72,7 +79,14 @@ class VisionConfig:
     max_ball_candidates: int = 16
     hint_min_score: float = 0.7
     ball_min_colour: float = 0.3
-    ball_sigma_px: float = 0.25
+    ball_sigma_px: float = 0.1
+    codec_sigma_px: float = 0.23
+    lossy_frames: bool = True
+
+    @property
+    def fit_sigma_px(self) -> float:
+        """Standard uncertainty of a ball fit in these frames, pixels."""
+        return math.hypot(self.ball_sigma_px, self.codec_sigma_px if self.lossy_frames else 0.0)
 
     def __post_init__(self) -> None:
         if min(self.search_step, self.base_refresh_frames, self.rest_refit_frames) < 1 or (

@@ -43,7 +43,7 @@ class Detections:
         bases_searched: False when this frame skipped the base search (bases at rest are
             refreshed on a slower schedule); the tracker then keeps its figures as they are.
         ball_sigma_mm: (m,) float64, standard uncertainty of each ball ground point that
-            averaging over frames does not remove (``VisionConfig.ball_sigma_px`` at the
+            averaging over frames does not remove (``VisionConfig.fit_sigma_px`` at the
             ball's scale), or None when the source does not say.
     """
 

@@ -152,7 +152,7 @@ class Detector:
             ball_r_px=br[ok],
             ball_score=scores[ok],
             ball_xy_mm=bmm[ok],
-            ball_sigma_mm=self.config.ball_sigma_px * r_mm / br[ok],
+            ball_sigma_mm=self.config.fit_sigma_px * r_mm / br[ok],
             base_xy_px=fxy[fok],
             base_r_px=fr[fok],
             base_team=teams[fok].astype(np.int8),

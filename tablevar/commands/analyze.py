@@ -26,8 +26,9 @@ from calibration.calibration_file import Calibration, read_calibration, write_ca
 from calibration.tables import load_pitch
 from hardware.sources import SourceError, VideoFileSource
 from tablevar.evidence import EvidenceWriter
-from tablevar.pipeline import Pipeline
+from tablevar.pipeline import Pipeline, PipelineConfig
 from tablevar.rules_stage import FistfRules
+from vision.config import VisionConfig
 from vision.model import LearningError, learn_model
 
 CALIBRATION_FRAMES = 25
@@ -130,7 +131,12 @@ def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progr
                         skipped += 1
                         continue
                     pipeline = Pipeline(
-                        model, fps=video.fps, rules=rules, first_frame=skipped, t0_s=t0
+                        model,
+                        fps=video.fps,
+                        config=PipelineConfig(vision=VisionConfig(lossy_frames=video.lossy)),
+                        rules=rules,
+                        first_frame=skipped,
+                        t0_s=t0,
                     )
                 evidence.add_frame(frame.index, frame.image_bgr)
                 records = pipeline.process(frame.image_bgr, frame.t_s)

@@ -33,6 +33,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--fps", type=float, default=60.0, help="frames per second")
     parser.add_argument("--table", default="fistf", help="table profile name or .toml path")
     parser.add_argument("--frames", type=int, default=None, metavar="N", help="stop after N frames")
+    parser.add_argument(
+        "--lossless",
+        action="store_true",
+        help="write the frames exactly as rendered (FFV1, about thirty times larger, does not play "
+        "in browsers) instead of H.264: what a camera hands the live pipeline",
+    )
     parser.set_defaults(run=run)
 
 
@@ -61,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
         fps=args.fps,
         table=args.table,
         max_frames=args.frames,
+        lossless=args.lossless,
     )
     per_1000 = 1000.0 * result.seconds / max(result.frames, 1)
     print(

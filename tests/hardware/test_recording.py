@@ -238,3 +238,30 @@ def test_repeatable_recordings_of_the_same_frames_are_the_same_bytes(tmp_path):
         return (tmp_path / name / VIDEO_NAME).read_bytes()
 
     assert record("a") == record("b")
+
+
+def test_a_lossless_recording_gives_back_every_pixel_and_says_so(tmp_path):
+    """``lossless=True`` writes FFV1 in full colour: each decoded frame equals the frame
+    written, and the reader counts the frames exact (``lossy`` False); H.264 counts lossy."""
+    rng = np.random.default_rng(4)
+    frames = [rng.integers(0, 256, (96, 128, 3), np.uint8) for _ in range(5)]
+    sources = {}
+    for lossless in (True, False):
+        folder = tmp_path / f"lossless-{lossless}"
+        with RecordingWriter(
+            folder, fps=30.0, size_px=(128, 96), table="fistf", source="sim", lossless=lossless
+        ) as writer:
+            for i, image in enumerate(frames):
+                writer.write(image, int(i * 1e9 / 30))
+        sources[lossless] = VideoFileSource(folder)
+    decoded = [f.image_bgr for f in sources[True].frames()]
+    assert len(decoded) == len(frames)
+    for got, want in zip(decoded, frames, strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert sources[True].lossy is False
+    assert sources[False].lossy is True
+    worst = max(
+        int(np.abs(f.image_bgr.astype(int) - w).max())
+        for f, w in zip(sources[False].frames(), frames, strict=True)
+    )
+    assert worst > 10  # noise does not survive H.264 4:2:0: the flag is not a formality

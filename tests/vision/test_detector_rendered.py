@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -12,6 +14,7 @@ from hardware.render import Renderer
 from hardware.scene import Figures, Finger, SceneFrame
 from hardware.scene_camera import mild_camera
 from hardware.scene_library import build_scene
+from vision.config import VisionConfig
 from vision.detector import Detector
 from vision.model import learn_model
 
@@ -231,7 +234,7 @@ def test_learning_finds_a_white_ball_on_the_centre_spot_at_full_view_size(noise_
 
 
 def test_a_balls_uncertainty_follows_the_resolution():
-    """The detector reports each ball's uncertainty as ``ball_sigma_px`` at the ball's own
+    """The detector reports each ball's uncertainty as ``fit_sigma_px`` at the ball's own
     scale: the same view at twice the pixels per mm gives half the millimetres."""
     sigmas = []
     for size, focal in (((800, 600), 1000.0), ((1600, 1200), 2000.0)):
@@ -246,6 +249,26 @@ def test_a_balls_uncertainty_follows_the_resolution():
         out = det.detect(image, ball_hint_px=hint, ball_travel_px=4.0, search_bases=False)
         assert out.n_balls == 1
         px_per_mm = out.ball_r_px[0] / R
-        assert out.ball_sigma_mm[0] == pytest.approx(det.config.ball_sigma_px / px_per_mm)
+        assert out.ball_sigma_mm[0] == pytest.approx(det.config.fit_sigma_px / px_per_mm)
         sigmas.append(out.ball_sigma_mm[0])
     assert sigmas[1] == pytest.approx(0.5 * sigmas[0], rel=0.05)
+
+
+def test_exact_frames_give_a_surer_ball_than_lossy_ones():
+    """Frames that did not come through a lossy codec (``lossy_frames=False``, a camera's RGB
+    stream) are fitted with ``ball_sigma_px`` alone; lossy ones add ``codec_sigma_px``."""
+    camera = CameraModel.overhead((800, 600), 1000.0, 1450.0)
+    ren = Renderer(camera, PITCH, Look(), seed=2)
+    model = learn_model([ren.render(frame((0.0, 0.0)))], camera, PITCH)
+    image = ren.render(frame((-120.0, 60.0)))
+    hint = camera.project(np.array([[-120.0, 60.0, R]]))[0]
+    sigma = {}
+    for lossy in (True, False):
+        det = Detector(model, VisionConfig(lossy_frames=lossy))
+        out = det.detect(image, ball_hint_px=hint, ball_travel_px=4.0, search_bases=False)
+        assert out.n_balls == 1
+        sigma[lossy] = out.ball_sigma_mm[0] * out.ball_r_px[0] / R
+    cfg = VisionConfig()
+    assert sigma[False] == pytest.approx(cfg.ball_sigma_px)
+    assert sigma[True] == pytest.approx(math.hypot(cfg.ball_sigma_px, cfg.codec_sigma_px))
+    assert sigma[True] > 2 * sigma[False]
