@@ -44,7 +44,6 @@ from hardware.sources import Frame, FrameSource, SourceError, VideoFileSource
 from tablevar.clock_view import ClockView
 from tablevar.pipeline import Pipeline, PipelineConfig
 from tablevar.rules_stage import FistfRules
-from vision.config import VisionConfig
 from vision.model import learn_model
 from web.hub import MatchHub
 
@@ -342,7 +341,7 @@ class LiveRunner:
         self._pipeline = Pipeline(
             model,
             fps=self._fps,
-            config=PipelineConfig(vision=VisionConfig(lossy_frames=self._lossy)),
+            config=PipelineConfig.for_frames(self._lossy),
             rules=self._rules_stage,
         )
         self._calls_done = 0

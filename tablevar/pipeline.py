@@ -55,6 +55,11 @@ class PipelineConfig:
     tracker: TrackerConfig | None = None
     revise_s: float = 0.15
 
+    @classmethod
+    def for_frames(cls, lossy: bool) -> PipelineConfig:
+        """The defaults for frames that are lossy or exact (``FrameSource.lossy``)."""
+        return cls(vision=VisionConfig(lossy_frames=lossy))
+
 
 @dataclass(slots=True)
 class _Pending:

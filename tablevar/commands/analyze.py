@@ -28,7 +28,6 @@ from hardware.sources import SourceError, VideoFileSource
 from tablevar.evidence import EvidenceWriter
 from tablevar.pipeline import Pipeline, PipelineConfig
 from tablevar.rules_stage import FistfRules
-from vision.config import VisionConfig
 from vision.model import LearningError, learn_model
 
 CALIBRATION_FRAMES = 25
@@ -133,7 +132,7 @@ def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progr
                     pipeline = Pipeline(
                         model,
                         fps=video.fps,
-                        config=PipelineConfig(vision=VisionConfig(lossy_frames=video.lossy)),
+                        config=PipelineConfig.for_frames(video.lossy),
                         rules=rules,
                         first_frame=skipped,
                         t0_s=t0,
