@@ -20,7 +20,8 @@ Position uncertainty (``BallTrack.sigma_mm``, one standard deviation, the larger
 
 - at rest: the standard error of the rest point, ``s / sqrt(n)`` over the ``n`` distinct
   measurements of the rest, where ``s`` pools their scatter with ``prior_frames`` pseudo
-  measurements of ``measurement_sigma_mm`` (two or three frames say little about the noise),
+  measurements of one fit's uncertainty as the detector reports it (``measurement_sigma_mm``
+  from a detector that reports none; two or three frames say little about the noise),
   and never below ``rest_floor_mm`` nor below the detector's own uncertainty of its fits
   (``Detections.ball_sigma_mm``: what the fits of a still ball share, which averaging does not
   remove). A detection repeated exactly is one measurement, not many: a detector that reuses
@@ -73,8 +74,8 @@ class BallTrackerConfig:
         coast_moving_s: a moving ball is predicted through occlusions this long, then lost.
         coast_rest_s: a ball at rest keeps its place this long while hidden (a finger over it).
         rest_window: measurements averaged into the rest point (bounded memory).
-        prior_frames: weight, in measurements, of ``measurement_sigma_mm`` in the scatter of
-            a rest (so that a few nearly equal measurements do not claim sub-micron precision).
+        prior_frames: weight, in measurements, of one fit's uncertainty in the scatter of a
+            rest (so that a few nearly equal measurements do not claim sub-micron precision).
         rest_floor_mm: least standard uncertainty of a rest point: what averaging cannot
             remove (a third of the default measurement noise: sub-pixel fit bias, parallax).
         history_s: how far back onset and stop searches look.
@@ -247,6 +248,7 @@ class BallTracker:
             self._newcomer = None
             return None
         xy, score = det.ball_xy_mm[strong], det.ball_score[strong]
+        k = int(np.argmax(score))  # the sighting kept this frame
         if self._newcomer is not None:
             last, v, n, first = self._newcomer
             if v is None:
@@ -258,15 +260,17 @@ class BallTracker:
             i = int(np.argmin(d))
             if d[i] <= reach:
                 v_new = (xy[i] - last) / max(dt, 1e-6)
-                self._newcomer = (xy[i].copy(), v_new, n + 1, first)
+                self._newcomer, k = (xy[i].copy(), v_new, n + 1, first), i
             else:
                 self._newcomer = None
         if self._newcomer is None:
-            self._newcomer = (xy[int(np.argmax(score))].copy(), None, 1, self._frame)
+            self._newcomer = (xy[k].copy(), None, 1, self._frame)
         z, _, n, first = self._newcomer
         if n < cfg.acquire_frames:
             return None
         self._newcomer = None
+        if det.ball_sigma_mm is not None:
+            self._z_sigma = float(det.ball_sigma_mm[strong][k])
         self._start_rest([z], first)
         return z
 
@@ -382,7 +386,10 @@ class BallTracker:
         n = len(pts)
         d = pts - pts.mean(axis=0)
         scatter = d.T @ d  # (n - 1) times the sample covariance
-        prior = cfg.prior_frames * cfg.measurement_sigma_mm**2
+        # A detector that reports its fits' uncertainty says how far one fit may stray; a fixed
+        # guess would hold a sharp view's rest (0.06 mm a fit at 2304x1296) to a coarse one's.
+        one_fit_mm = self._fit_sigma or cfg.measurement_sigma_mm
+        prior = cfg.prior_frames * one_fit_mm**2
         pooled = (scatter + prior * np.eye(2)) / (n - 1 + cfg.prior_frames)
         floor = max(cfg.rest_floor_mm, self._fit_sigma)
         self._rest_sigma = max(math.sqrt(largest_eigenvalue(pooled) / n), floor)

@@ -241,6 +241,17 @@ def test_a_single_measurement_at_rest_has_the_configured_noise():
     assert tracks[-1].sigma_mm == pytest.approx(BallTracker().config.measurement_sigma_mm)
 
 
+@pytest.mark.parametrize("fit_sigma_mm", [0.06, 0.2, 0.5])
+def test_a_single_fit_at_rest_is_as_sure_as_the_detector_says(fit_sigma_mm):
+    """A sharp view's fit (0.06 mm) is not held to the configured 0.3 mm of a coarse one, and
+    a coarse view's (0.5 mm) is not trusted beyond what its detector claims."""
+    tracker = BallTracker()
+    for i in range(10):  # one fit, repeated: a single measurement
+        det = Detections.build(ball_xy_mm=[[0.0, 0.0]], ball_sigma_mm=[fit_sigma_mm])
+        track = tracker.update(det, i / FPS)
+    assert track.sigma_mm == pytest.approx(max(fit_sigma_mm, tracker.config.rest_floor_mm))
+
+
 def test_moving_sigma_comes_from_the_filter_and_grows_while_coasting():
     xy, _, _ = roll(20, 900.0, 200.0, 120)
     tracks = run(xy, drop=set(range(40, 48)))
