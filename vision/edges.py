@@ -3,6 +3,11 @@
 Edges are found on radial colour-difference profiles sampled with ``cv2.remap`` (bilinear, so
 sub-pixel) for every candidate and ray at once: an edge is where the difference from the
 background falls through half of its value just inside the silhouette.
+
+A ray's edge is only as sure as its contrast: where a shaded limb is nearly the colour of the
+cloth the half-way point slides along a shallow slope, by up to half a pixel. So each edge
+carries its contrast, and a fit can weigh edges by its square (noise over slope: the inverse
+variance of where the profile crosses its level).
 """
 
 from __future__ import annotations
@@ -49,7 +54,8 @@ def radial_edges(
             and gives no edge.
 
     Returns:
-        edges_px (n, rays, 2), valid (n, rays), and the unit directions (rays, 2).
+        edges_px (n, rays, 2), valid (n, rays), and contrast (n, rays): each ray's weakest
+        contrast inside 0.85 r, the step its edge was found on.
     """
     c = np.asarray(centres_px, np.float64).reshape(-1, 2)
     r = np.asarray(r_ref_px, np.float64).reshape(-1)
@@ -66,7 +72,8 @@ def radial_edges(
     diff = cv2.absdiff(a, b).astype(np.float32)
     d = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff)).reshape(n, rays, samples)
     # Half of the weakest contrast inside: the shaded limb of a ball, not its highlight.
-    level = 0.5 * d[:, :, : j_ref + 1].min(axis=2)  # (n, rays)
+    contrast = d[:, :, : j_ref + 1].min(axis=2)  # (n, rays)
+    level = 0.5 * contrast
     above = d >= level[..., None]
     last = samples - 1 - np.argmax(above[:, :, ::-1], axis=2)  # outermost sample above
     flat = d.reshape(-1, samples)
@@ -78,11 +85,11 @@ def radial_edges(
     valid = (
         (d0 >= level)
         & (last < samples - 3)
-        & (2.0 * level >= min_level)
+        & (contrast >= min_level)
         & (d[:, :, -1] < 0.5 * level)  # the ray ends on the background
     )
     edges = c[:, None, :] + u[None] * radius[..., None]
-    return edges, valid, u
+    return edges, valid, contrast.astype(np.float64)
 
 
 def fit_circles(
@@ -140,3 +147,55 @@ def fit_circles(
     ok = (w.sum(1) >= 5) & near & np.isfinite(c)
     c = np.where(ok, c, start)
     return np.stack([c.real, c.imag], 1), ok, w.astype(bool)
+
+
+def refit_by_contrast(
+    points: NDArray,
+    inliers: NDArray[np.bool_],
+    contrast: NDArray,
+    centres: NDArray,
+    radius: NDArray,
+    *,
+    steps: int = 4,
+    stretch: float = 0.15,
+    max_resultant: float = 0.75,
+) -> NDArray[np.float64]:
+    """Centres ``(n, 2)`` refitted to the ``inliers`` of ``points (n, m, 2)``, each edge
+    weighted by its ``contrast`` squared and the radius let free.
+
+    Shading bends a ball's outline where it meets the cloth: its weak-contrast side reads out
+    or in by up to half a pixel, and a circle of fixed radius through all edges is pulled
+    along. Weighted, the sure edges decide; with the radius free, a bias they share all round
+    (the limb a little darker than the ball) changes the radius, not the centre. Centre and
+    radius are told apart only by edges well round the circle: where the weighted edges
+    span less than about 150 degrees (the mean of their unit directions from the centre longer
+    than ``max_resultant``), or the fit moves the centre or radius more than ``stretch``
+    radii, the given centre stays.
+    """
+    p = np.asarray(points, np.float64)
+    w = np.where(inliers, np.asarray(contrast, np.float64) ** 2, 0.0)
+    c0 = np.asarray(centres, np.float64)
+    r0 = np.asarray(radius, np.float64)
+    c, r = c0.copy(), r0.copy()
+    eye = 1e-9 * np.eye(3)
+    for i in range(steps):
+        v = p - c[:, None]
+        dist = np.maximum(np.hypot(v[..., 0], v[..., 1]), 1e-9)
+        if i == 0:
+            mean_dir = (w[..., None] * v / dist[..., None]).sum(1) / np.maximum(w.sum(1), 1e-12)[
+                :, None
+            ]
+            spread = np.hypot(*mean_dir.T) <= max_resultant
+        jac = np.concatenate([-v / dist[..., None], -np.ones_like(dist)[..., None]], 2)
+        a = np.einsum("nm,nmi,nmk->nik", w, jac, jac) + eye
+        g = np.einsum("nm,nmi,nm->ni", w, jac, dist - r[:, None])
+        st = -np.linalg.solve(a, g[..., None])[..., 0]
+        c, r = c + st[:, :2], r + st[:, 2]
+    good = (
+        spread
+        & (inliers.sum(1) >= 8)
+        & np.isfinite(c).all(1)
+        & (np.abs(r - r0) <= stretch * r0)
+        & (np.hypot(*(c - c0).T) <= stretch * r0)
+    )
+    return np.where(good[:, None], c, c0)

@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.config import VisionConfig
-from vision.edges import fit_circles, radial_edges
+from vision.edges import fit_circles, radial_edges, refit_by_contrast
 from vision.model import SceneModel
 
 MAX_PASSES = 8  # fits of one ball, each from the last one's centre
@@ -102,7 +102,7 @@ def _refine_balls_once(image, model, rough, config):
     r = model.pitch.profile.ball_radius_mm
     r_px = r * model.px_per_mm(rough)
     cam = model.lens
-    edges, valid, _ = radial_edges(
+    edges, valid, contrast = radial_edges(
         image, model.background, rough, r_px, rays=config.rays, min_level=model.threshold
     )
     k, m = valid.shape
@@ -119,6 +119,7 @@ def _refine_balls_once(image, model, rough, config):
     sq = (q.real * cos_t[:, None] + 1j * q.imag) * ez[:, None] + c0z[:, None]  # (k, m)
     squeezed = np.stack([sq.real, sq.imag], 2)
     fit, ok, inl = fit_circles(squeezed, valid, np.full(k, r))
+    fit = refit_by_contrast(squeezed, inl & ok[:, None], contrast, fit, np.full(k, r))
     d = ((fit[:, 0] + 1j * fit[:, 1]) - c0z) / ez
     cz = (d.real / cos_t + 1j * d.imag) * ez + c0z
     centre = np.stack([cz.real, cz.imag], 1)

@@ -1,11 +1,12 @@
-"""Circle fits of known radius (``vision/edges.py``), also on points that barely fix a circle."""
+"""Circle fits (``vision/edges.py``): known radius, also on points that barely fix a circle;
+refits weighted by contrast."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from vision.edges import fit_circles
+from vision.edges import fit_circles, refit_by_contrast
 
 
 def arc(centre, radius, deg_from, deg_to, n=16, noise=0.0, seed=0):
@@ -37,3 +38,28 @@ def test_points_that_fix_no_circle_stay_near_them(points, fits):
     centre, ok, _ = fit_circles(points[None], np.ones((1, len(points)), bool), np.array([10.5]))
     assert ok[0] == fits and np.all(np.isfinite(centre))
     assert np.linalg.norm(centre[0] - points.mean(0)) <= 1.5 * 10.5 + 1e-9
+
+
+def test_sure_edges_decide_where_shading_bends_the_outline():
+    """A shaded ball on a pale cloth: its dim side (weak contrast) reads 0.4 mm out, its lit
+    side 0.2 mm in. A circle of fixed radius through all edges is pulled toward the dim side;
+    weighted by contrast, with the radius free, the fit is pulled less than half as far."""
+    a = np.radians(np.arange(32) * 360.0 / 32)
+    dim = np.sin(a) > 0
+    r = np.where(dim, 10.9, 10.3)
+    pts = np.array([3.0, -2.0]) + r[:, None] * np.stack([np.cos(a), np.sin(a)], 1)
+    contrast = np.where(dim, 30.0, 200.0)
+    valid = np.ones((1, 32), bool)
+    fixed, _, inliers = fit_circles(pts[None], valid, np.array([10.5]))
+    refit = refit_by_contrast(pts[None], inliers, contrast[None], fixed, np.array([10.5]))
+    off_fixed, off_refit = (np.linalg.norm(c - (3.0, -2.0)) for c in (fixed[0], refit[0]))
+    assert off_fixed > 0.3
+    assert off_refit < 0.5 * off_fixed
+
+
+def test_an_arc_too_short_for_a_free_radius_keeps_its_centre():
+    pts = arc((3.0, -2.0), 10.5, -20.0, 20.0, noise=0.05, seed=4)
+    valid = np.ones((1, len(pts)), bool)
+    fixed, _, inliers = fit_circles(pts[None], valid, np.array([10.5]))
+    refit = refit_by_contrast(pts[None], inliers, np.ones((1, len(pts))), fixed, np.array([10.5]))
+    assert np.array_equal(refit, fixed)
