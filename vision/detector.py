@@ -312,8 +312,12 @@ class Detector:
         return xy, r, mm, ok
 
     def _ball_sized(self, size_err: NDArray) -> NDArray[np.bool_]:
-        """Outlines nearer the ball's radius than a base's (a team of the ball's colour)."""
-        return np.abs(size_err) <= self._size_tol_mm
+        """Outlines nearer the ball's radius than a base's (a team of the ball's colour).
+
+        Smaller ones pass further: a shaded limb that fades into a pale cloth shows the ball
+        up to a millimetre small (a base is never smaller than the ball)."""
+        tol = self._size_tol_mm
+        return (size_err <= tol) & (size_err >= -2.0 * tol)
 
     def _ball_quality(self, image, centre_px, r_px, ok, outline):
         """Score ``(k,)`` of each fitted candidate and which ones are balls at all.

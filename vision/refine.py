@@ -8,8 +8,10 @@ object's known radius is fitted there, robust to whatever hides part of the outl
 through the ball's centre (z = r) that cone cuts an ellipse with semi-axes ``r / cos(theta)``
 along the direction away from the camera's nadir and ``r`` across it, where ``theta`` is the
 angle of the ray to the centre from the vertical. So the edge points are squeezed by
-``cos(theta)`` along that direction, a circle of radius r is fitted, and the centre is moved
-back by the small offset of the ellipse's centre from the sphere's::
+``cos(theta)`` along that direction, a circle of radius r is fitted (robust to what hides part
+of the outline), refitted with its edges weighed by their contrast and its radius free (where
+shading makes the limb nearly the cloth's colour, those edges stray; see ``vision/edges.py``),
+and the centre is moved back by the small offset of the ellipse's centre from the sphere's::
 
     delta = H tan(theta) tan(alpha)^2 (1 + tan(theta)^2) / (1 - tan(theta)^2 tan(alpha)^2)
 

@@ -205,15 +205,17 @@ def test_goalkeepers_in_the_other_teams_colours_are_read_by_their_bases(
         ((800, 600), 1000.0, Look(shading=1.0, ambient=0.15, specular=0.8, shadow=0.6)),
         ((1280, 960), 1300.0, Look(shading=1.0, ambient=0.15, specular=0.8, shadow=0.6)),
         ((800, 600), 1000.0, Look(cloth_bgr=(110, 150, 100))),
+        ((1280, 960), 1300.0, Look(cloth_bgr=(110, 150, 100))),
     ],
-    ids=["harsh-800", "harsh-1280", "pale-cloth-800"],
+    ids=["harsh-800", "harsh-1280", "pale-cloth-800", "pale-cloth-1280"],
 )
 def test_a_ball_under_side_light_is_found_by_its_sure_edges(size_px, focal, look):
     """Under a hard light from one side, or on a pale cloth, the ball's dim side meets the
     cloth at little contrast and its edges there read out or in by half a pixel. The sure
     edges decide (``vision.edges.refit_by_contrast``): over balls across the view the median
     error stays under 0.32 mm, where a circle of fixed radius through all edges read
-    0.37-0.56 mm."""
+    0.37-0.56 mm. Such a ball reads up to a millimetre small and is still a ball (one at the
+    edge of the 1280x960 view was lost)."""
     camera = CameraModel.overhead(size_px, focal, 1450.0, dist=(-0.1, 0.0, 0.0, 0.0, 0.0))
     ren = Renderer(camera, PITCH, look, seed=4)
     det = Detector(learn_model([ren.render(frame((0.0, 0.0)))], camera, PITCH))
@@ -230,7 +232,8 @@ def test_a_ball_under_side_light_is_found_by_its_sure_edges(size_px, focal, look
         out = det.detect(
             ren.render(frame(xy)), ball_hint_px=hint, ball_travel_px=6.0, search_bases=False
         )
-        errors.append(np.hypot(*(out.ball_xy_mm - xy).T).min())
+        errors.append(np.hypot(*(out.ball_xy_mm - xy).T).min(initial=np.inf))
+    assert np.isfinite(errors).all()  # every ball found
     assert np.median(errors) < 0.32
 
 
