@@ -176,16 +176,15 @@ def refit_by_contrast(
     w = np.where(inliers, np.asarray(contrast, np.float64) ** 2, 0.0)
     c0 = np.asarray(centres, np.float64)
     r0 = np.asarray(radius, np.float64)
+    u = p - c0[:, None]
+    u /= np.maximum(np.hypot(u[..., 0], u[..., 1]), 1e-9)[..., None]
+    mean_dir = (w[..., None] * u).sum(1) / np.maximum(w.sum(1), 1e-12)[:, None]
+    spread = np.hypot(*mean_dir.T) <= max_resultant
     c, r = c0.copy(), r0.copy()
     eye = 1e-9 * np.eye(3)
-    for i in range(steps):
+    for _ in range(steps):
         v = p - c[:, None]
         dist = np.maximum(np.hypot(v[..., 0], v[..., 1]), 1e-9)
-        if i == 0:
-            mean_dir = (w[..., None] * v / dist[..., None]).sum(1) / np.maximum(w.sum(1), 1e-12)[
-                :, None
-            ]
-            spread = np.hypot(*mean_dir.T) <= max_resultant
         jac = np.concatenate([-v / dist[..., None], -np.ones_like(dist)[..., None]], 2)
         a = np.einsum("nm,nmi,nmk->nik", w, jac, jac) + eye
         g = np.einsum("nm,nmi,nm->ni", w, jac, dist - r[:, None])
