@@ -8,6 +8,16 @@ A ray's edge is only as sure as its contrast: where a shaded limb is nearly the 
 cloth the half-way point slides along a shallow slope, by up to half a pixel. So each edge
 carries its contrast, and a fit can weigh edges by its square (noise over slope: the inverse
 variance of where the profile crosses its level).
+
+Under a hard light the ball's contact shadow lies beyond its dim side, darker than the cloth
+and so different from the background, and a profile's edge slid out onto it by up to two
+pixels (onto a white line, which a shadow darkens most, by more). A shadow darkens what it
+falls on and keeps its colour: its difference from the background lies along the background's
+colour. With ``ignore_shadows`` a sample darker than the background (down to ``SHADOW_FLOOR``
+of its brightness) is shadow when less than ``SHADOW_SHARE`` of its difference (or of
+``min_level``, for faint ones in noise) lies off that colour, and its difference is only that
+part. A ball's dim side is far off the cloth's colour; a black object is not, and its edges
+are not read so.
 """
 
 from __future__ import annotations
@@ -17,6 +27,9 @@ import functools
 import cv2
 import numpy as np
 from numpy.typing import NDArray
+
+SHADOW_FLOOR = 0.25  # the darkest shadow: a quarter of the light on the cloth
+SHADOW_SHARE = 0.25  # how much of a shadow's difference may lie off the cloth's colour
 
 
 @functools.lru_cache(maxsize=8)
@@ -40,6 +53,7 @@ def radial_edges(
     reach: float = 2.2,
     samples: int = 40,
     min_level: float = 10.0,
+    ignore_shadows: bool = False,
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64]]:
     """Outermost silhouette edge along ``rays`` rays from each centre.
 
@@ -52,6 +66,8 @@ def radial_edges(
         min_level: least contrast inside (a colour distance, grey levels): a ray whose
             weakest contrast inside 0.85 r is below it does not stand on foreground there
             and gives no edge.
+        ignore_shadows: a shadow on the background is no silhouette (see the module
+            docstring).
 
     Returns:
         edges_px (n, rays, 2), valid (n, rays), and contrast (n, rays): each ray's weakest
@@ -70,7 +86,15 @@ def radial_edges(
     a = cv2.remap(image, map1=mapx, map2=mapy, **kw)
     b = cv2.remap(background, map1=mapx, map2=mapy, **kw)
     diff = cv2.absdiff(a, b).astype(np.float32)
-    d = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff)).reshape(n, rays, samples)
+    d = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+    if ignore_shadows:
+        af, bf = a.astype(np.float32), b.astype(np.float32)
+        gain = np.einsum("ijk,ijk->ij", af, bf) / np.maximum(np.einsum("ijk,ijk->ij", bf, bf), 1.0)
+        off = af - np.clip(gain, SHADOW_FLOOR, 1.0)[..., None] * bf
+        off_darkened = np.sqrt(np.einsum("ijk,ijk->ij", off, off))
+        shadow = (gain < 1.0) & (off_darkened < SHADOW_SHARE * np.maximum(d, min_level))
+        d = np.where(shadow, off_darkened, d)
+    d = d.reshape(n, rays, samples)
     # Half of the weakest contrast inside: the shaded limb of a ball, not its highlight.
     contrast = d[:, :, : j_ref + 1].min(axis=2)  # (n, rays)
     level = 0.5 * contrast

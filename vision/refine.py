@@ -8,7 +8,8 @@ object's known radius is fitted there, robust to whatever hides part of the outl
 through the ball's centre (z = r) that cone cuts an ellipse with semi-axes ``r / cos(theta)``
 along the direction away from the camera's nadir and ``r`` across it, where ``theta`` is the
 angle of the ray to the centre from the vertical. So the edge points are squeezed by
-``cos(theta)`` along that direction, a circle of radius r is fitted (robust to what hides part
+``cos(theta)`` along that direction (edges are read past the ball's contact shadow: a shadow
+keeps the cloth's colour), a circle of radius r is fitted (robust to what hides part
 of the outline), refitted with its edges weighed by their contrast and its radius free (where
 shading makes the limb nearly the cloth's colour, those edges stray; see ``vision/edges.py``),
 and the centre is moved back by the small offset of the ellipse's centre from the sphere's::
@@ -104,25 +105,47 @@ def _refine_balls_once(image, model, rough, config):
     r = model.pitch.profile.ball_radius_mm
     r_px = r * model.px_per_mm(rough)
     cam = model.lens
-    edges, valid, contrast = radial_edges(
-        image, model.background, rough, r_px, rays=config.rays, min_level=model.threshold
+    # The outline as it shows says what a candidate is (a ball, a streak, a base of the ball's
+    # colour, which is larger); read past the contact shadow, it says where a ball is. (Past
+    # the shadow is no place to judge size from: a dark base's rim passes for shadow there.)
+    (edges, valid, contrast), (past_px, past_valid, past_contrast) = (
+        radial_edges(
+            image,
+            model.background,
+            rough,
+            r_px,
+            rays=config.rays,
+            min_level=model.threshold,
+            ignore_shadows=shadows,
+        )
+        for shadows in (False, True)
     )
     k, m = valid.shape
-    # The edges and the rough centres cross to the plane of the ball's centre in one call.
-    both = cam.back_project(np.concatenate([edges.reshape(-1, 2), rough]), r)
-    pts, c0 = both[: k * m].reshape(k, m, 2), both[k * m :]
+    # Both sets of edges and the rough centres cross to the plane of the ball's centre at once.
+    crossed = cam.back_project(
+        np.concatenate([edges.reshape(-1, 2), past_px.reshape(-1, 2), rough]), r
+    )
+    c0 = crossed[2 * k * m :]
     e, _, tan_t, height = _radial_frame(model, c0, r)
     cos_t = 1.0 / np.sqrt(1.0 + tan_t**2)
     # In complex numbers x + iy, dividing by the unit direction e turns an offset into
     # (along e, across e): the squeeze along e is then a scaling of the real part.
     ez = e[:, 0] + 1j * e[:, 1]
     c0z = c0[:, 0] + 1j * c0[:, 1]
-    q = ((pts[..., 0] + 1j * pts[..., 1]) - c0z[:, None]) / ez[:, None]
-    sq = (q.real * cos_t[:, None] + 1j * q.imag) * ez[:, None] + c0z[:, None]  # (k, m)
-    squeezed = np.stack([sq.real, sq.imag], 2)
-    fit, ok, inl = fit_circles(squeezed, valid, np.full(k, r))
-    fit = refit_by_contrast(squeezed, inl & ok[:, None], contrast, fit, np.full(k, r))
-    d = ((fit[:, 0] + 1j * fit[:, 1]) - c0z) / ez
+    pz = (crossed[: 2 * k * m, 0] + 1j * crossed[: 2 * k * m, 1]).reshape(2, k, m)
+    q = (pz - c0z[:, None]) / ez[:, None]
+    sq, past_sq = (q.real * cos_t[:, None] + 1j * q.imag) * ez[:, None] + c0z[:, None]
+    pts = crossed[: k * m].reshape(k, m, 2)
+    squeezed, past_squeezed = (np.stack([z.real, z.imag], 2) for z in (sq, past_sq))
+    radius = np.full(k, r)
+    fit, ok, inl = fit_circles(squeezed, valid, radius)
+    fit = refit_by_contrast(squeezed, inl & ok[:, None], contrast, fit, radius)
+    past, past_ok, past_inl = fit_circles(past_squeezed, past_valid, radius)
+    past = refit_by_contrast(
+        past_squeezed, past_inl & past_ok[:, None], past_contrast, past, radius
+    )
+    place = np.where(past_ok[:, None], past, fit)
+    d = ((place[:, 0] + 1j * place[:, 1]) - c0z) / ez
     cz = (d.real / cos_t + 1j * d.imag) * ez + c0z
     centre = np.stack([cz.real, cz.imag], 1)
     # Rays whose edge lies on the fitted outline, within a pixel (however few mm that is).
@@ -240,6 +263,7 @@ def _refine_bases_once(image, model, rough, config):
     rb, hb = p.base_radius_mm, p.base_height_mm
     r_px = rb * model.px_per_mm(rough)
     cam = model.lens
+    # Shadows count as outline here: a base may be the cloth's colour, darker (a green team).
     edges, valid, _ = radial_edges(
         image,
         model.background,

@@ -1,12 +1,67 @@
-"""Circle fits (``vision/edges.py``): known radius, also on points that barely fix a circle;
-refits weighted by contrast."""
+"""Silhouette edges and circle fits (``vision/edges.py``): edges past a contact shadow;
+circles of known radius, also on points that barely fix a circle; refits weighted by
+contrast."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from vision.edges import fit_circles, refit_by_contrast
+from vision.edges import fit_circles, radial_edges, refit_by_contrast
+
+CLOTH = np.array([48.0, 128.0, 38.0])  # BGR
+
+
+def disc_on_cloth(colour_top, colour_bottom, *, shadow, centre=(32.3, 31.7), r_px=6.0, ss=8):
+    """A 64x64 view of a disc shaded from ``colour_top`` to ``colour_bottom`` down the image,
+    with a contact shadow (the cloth darkened to ``shadow``) reaching 4 px beyond its bottom;
+    drawn 8 times finer and averaged down, so its edges are blurred as a camera's are."""
+    n = 64 * ss
+    y, x = (np.mgrid[0:n, 0:n] + 0.5) / ss - 0.5  # pixel centres at whole numbers
+    cx, cy = centre
+    inside = np.hypot(x - cx, y - cy) <= r_px
+    shade = np.clip((y - (cy - r_px)) / (2 * r_px), 0.0, 1.0)[..., None]
+    disc = (1 - shade) * np.asarray(colour_top, float) + shade * np.asarray(colour_bottom, float)
+    dark = np.hypot(x - cx, y - cy - 2.0) <= r_px + 2.0
+    img = np.where(dark[..., None], shadow * CLOTH, CLOTH)
+    img = np.where(inside[..., None], disc, img)
+    img = img.reshape(64, ss, 64, ss, 3).mean((1, 3))
+    noisy = img + np.random.default_rng(1).normal(0.0, 2.0, img.shape)
+    return np.clip(np.round(noisy), 0, 255).astype(np.uint8), np.array(centre), r_px
+
+
+def edge_offsets_px(img, centre, r_px, **kw):
+    """How far each of 32 rays' edges lies outside the true circle, px."""
+    background = np.broadcast_to(CLOTH.astype(np.uint8), img.shape).copy()
+    edges, valid, _ = radial_edges(
+        img, background, centre[None], np.array([r_px]), rays=32, min_level=18.0, **kw
+    )
+    assert valid.all()
+    return np.hypot(*(edges[0] - centre).T) - r_px
+
+
+@pytest.mark.parametrize(
+    ("lit", "dim"),
+    [
+        ((240, 240, 240), (80, 80, 80)),
+        ((20, 120, 245), (7, 40, 80)),
+        ((40, 215, 245), (13, 70, 80)),
+    ],
+    ids=["white", "orange", "yellow"],
+)
+def test_a_ball_edge_is_read_past_its_contact_shadow(lit, dim):
+    """Under a hard light the cloth beyond the ball's dim side lies in its shadow, darker
+    than the cloth: taken for the ball, it pushed the edges there out by up to 4 px. A shadow
+    keeps the cloth's colour and the ball does not, so with ``ignore_shadows`` the edges lie
+    on the ball; where there is no shadow they are the same as without."""
+    img, centre, r_px = disc_on_cloth(lit, dim, shadow=0.4)
+    assert edge_offsets_px(img, centre, r_px).max() > 3.0
+    past = edge_offsets_px(img, centre, r_px, ignore_shadows=True)
+    assert np.abs(past).max() < 0.7 and np.median(np.abs(past)) < 0.3
+    img, centre, r_px = disc_on_cloth(lit, dim, shadow=1.0)
+    assert np.array_equal(
+        edge_offsets_px(img, centre, r_px), edge_offsets_px(img, centre, r_px, ignore_shadows=True)
+    )
 
 
 def arc(centre, radius, deg_from, deg_to, n=16, noise=0.0, seed=0):
