@@ -346,17 +346,21 @@ def _split_blobs(
     excess = float(np.clip(np.median(r_eq - r_base_px), 0.0, 0.3 * np.median(r_base_px)))
     # Size alone is unreliable when the ball is only a few pixels across: its colour is
     # also uniform (no hair, no shirt), so that counts as much as the size.
-    cut = 0.5 * (r_ball_px + r_base_px) + excess + 0.1
+    # A match starts with the ball on the centre spot (FISTF 4.2): there it may read up to a
+    # base's size (its shadow darkens the halfway line under it, and that reads as ball).
+    cut = np.where(on_spot, r_base_px, 0.5 * (r_ball_px + r_base_px)) + excess + 0.1
     ball_like = (r_eq > 0.7 * r_ball_px) & (r_eq < cut) & (blobs.roundness > 0.5)
     ball = None
     if ball_like.any():
         size = np.clip(
             1.0 - np.abs(r_eq - r_ball_px - excess) / (r_base_px - r_ball_px + 0.5), 0, 1
         )
-        # A match starts with the ball on the centre spot (FISTF 4.2), which outweighs size:
-        # a ball of the lines' colour there loses its pixels over the halfway line and spot
-        # and reads small, while a figure in a plain kit is as round and even as a ball.
-        fit = size + 2.0 * blobs.uniformity + 0.5 * blobs.roundness + 2.0 * on_spot
+        # The spot outweighs size: a ball of the lines' colour there loses its pixels over the
+        # halfway line and spot and reads small, while a figure in a plain kit is as round and
+        # even as a ball (and on a cloth near its colour reads as small). What the spot does
+        # not show, colour does: there is one ball, and a team's kit is on many figures.
+        kit = _look_alikes(blobs.ring_bgr) >= 3
+        fit = size + 2.0 * blobs.uniformity + 0.5 * blobs.roundness + 2.0 * on_spot - kit
         ball = int(np.argmax(np.where(ball_like, fit, -9.0)))
         if blobs.uniformity[ball] < 0.93 and not on_spot[ball]:
             ball = None  # the best looks like a figure: the ball is not on the table yet
@@ -364,6 +368,13 @@ def _split_blobs(
     if ball is not None:
         figures[ball] = False
     return ball, figures
+
+
+def _look_alikes(bgr: NDArray) -> NDArray[np.int64]:
+    """How many other colours of ``bgr (n, 3)`` each is near (as ``_uniformity`` judges)."""
+    d = np.linalg.norm(bgr[:, None] - bgr[None], axis=2)
+    near = d < 0.2 * np.linalg.norm(bgr, axis=1)[:, None] + 10.0
+    return near.sum(axis=1) - 1
 
 
 def _teams(

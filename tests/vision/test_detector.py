@@ -130,6 +130,41 @@ def test_learning_takes_a_ball_of_the_lines_colour_on_the_centre_spot():
     assert figures.tolist() == [True, True, True, False, True]
 
 
+def kits_and_ball(ball_r_eq, ball_uniformity):
+    """Blobs of a pale cloth's first frame: four home figures in a plain teal kit that read
+    small and even, four away figures in purple, and the yellow ball (the last blob)."""
+    rng = np.random.default_rng(3)
+    home, away, yellow = (190.0, 189.0, 86.0), (150.0, 40.0, 130.0), (47.0, 222.0, 238.0)
+    ring = np.array([home] * 4 + [away] * 4 + [yellow]) + rng.normal(0.0, 4.0, (9, 3))
+    r_eq = np.array([5.17, 5.01, 5.05, 5.26, 6.43, 6.38, 6.46, 6.38, ball_r_eq])
+    n = len(r_eq)
+    return _Blobs(
+        area=np.pi * r_eq**2,
+        centre_px=np.zeros((n, 2)),
+        ring_bgr=ring,
+        roundness=np.array([0.74, 0.83, 0.71, 0.86, 0.98, 0.96, 0.99, 0.96, 0.8]),
+        uniformity=np.array([0.99, 0.96, 1.0, 1.0, 0.85, 0.89, 0.92, 0.91, ball_uniformity]),
+        labels=np.zeros((1, 1), np.int32),
+    )
+
+
+@pytest.mark.parametrize(
+    ("ball_r_eq", "ball_uniformity", "on_spot"),
+    [(5.89, 0.94, True), (5.5, 0.93, False)],
+    ids=["on-the-spot-reading-large", "in-play-less-even-than-a-kit"],
+)
+def test_learning_tells_the_ball_from_a_plain_kit(ball_r_eq, ball_uniformity, on_spot):
+    """On a pale cloth a plain kit reads small and as even as a ball. The ball on the centre
+    spot (FISTF 4.2) is the ball even where its shadow on the halfway line makes it read
+    larger; elsewhere colour tells: there is one ball, and a kit is on many figures."""
+    blobs = kits_and_ball(ball_r_eq, ball_uniformity)
+    n = len(blobs.area)
+    spot = (np.arange(n) == n - 1) & on_spot
+    ball, figures = _split_blobs(blobs, np.full(n, 5.4), np.full(n, 5.9), spot)
+    assert ball == n - 1
+    assert figures[:-1].all() and not figures[-1]
+
+
 @pytest.mark.parametrize("ball_hint", [False, True])
 def test_base_pushed_a_little_at_a_time_is_followed(model, ball_hint):
     """A figure pushed by hand into place moves less than the coarse search step per frame:
