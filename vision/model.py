@@ -253,6 +253,7 @@ def _background(image, cloth, roi, camera, pitch, thr, ball_px):
     objects[ys, xs] = resid > thr
     # Line edges a fraction of a pixel off leave slivers; objects are blobs.
     k = max(3, int(ball_px * 0.8) | 1)
+    unopened = objects
     objects = cv2.morphologyEx(
         objects, op=cv2.MORPH_OPEN, kernel=cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     )
@@ -263,10 +264,11 @@ def _background(image, cloth, roi, camera, pitch, thr, ball_px):
     spot = _spot_disc((h, w), camera, pitch, ball_px)
     on_spot = np.isin(np.arange(len(area)), labels[spot > 0]) & (area > 0.2)
     objects = ((area > 0.4) & (area < 8.0))[labels].astype(np.uint8)
-    if on_spot.any():
-        # The ball on the centre spot at kick-off (FISTF 4.2): one of the paint's colour
-        # shows only in pieces beside the paint under it, and all that differs from the
-        # cloth there is ball.
+    # The ball on the centre spot at kick-off (FISTF 4.2): one of the paint's colour shows
+    # only in pieces beside the paint under it (on a pale cloth all of them may be thinner
+    # than the opening keeps), and all that differs from the cloth there is ball.
+    pieces = np.count_nonzero(unopened & spot)
+    if on_spot.any() or pieces > 0.5 * np.pi * ball_px**2:
         differs = np.zeros((h, w), np.uint8)
         differs[ys, xs] = 1
         objects |= differs & spot

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -12,8 +13,9 @@ from calibration.tables import load_pitch
 from hardware.look import Look
 from hardware.render import Renderer
 from hardware.scene import Figures, Finger, SceneFrame
-from hardware.scene_camera import mild_camera
+from hardware.scene_camera import clip_camera, clip_look, mild_camera
 from hardware.scene_library import build_scene
+from hardware.scene_margins import build_margin_scene
 from vision.config import VisionConfig
 from vision.detector import Detector
 from vision.model import learn_model
@@ -310,3 +312,22 @@ def test_exact_frames_give_a_surer_ball_than_lossy_ones():
     assert sigma[False] == pytest.approx(cfg.ball_sigma_px)
     assert sigma[True] == pytest.approx(math.hypot(cfg.ball_sigma_px, cfg.codec_sigma_px))
     assert sigma[True] > 2 * sigma[False]
+
+
+def test_learning_finds_the_ball_on_the_spot_of_a_pale_cloth():
+    """On a pale cloth a white ball on the centre spot differs from the cloth only in pieces
+    beside the paint under it, thinner than blobs are kept, and a plain kit there reads as
+    small and even as a ball. Over twelve simulated tables (camera, light, kits) with a pale
+    cloth, learning takes the ball on the spot for the ball every time (FISTF 4.2)."""
+    missed = []
+    for seed in range(1020, 1032):
+        scene = build_margin_scene("line", seed, "fistf", line="touchline", margin_mm=1.0)
+        rng = np.random.default_rng([seed, 7])
+        camera = clip_camera(rng, scene.pitch, (800, 600))
+        look = dataclasses.replace(clip_look(rng), cloth_bgr=(110, 150, 100))
+        image = Renderer(camera, scene.pitch, look, seed=seed).render(scene.frame(0.0))
+        model = learn_model([image], camera, scene.pitch)
+        spot_px = camera.project(np.array([[0.0, 0.0, scene.pitch.profile.ball_radius_mm]]))[0]
+        if model.ball_px is None or np.hypot(*(model.ball_px - spot_px)) > 2.0:
+            missed.append(seed)
+    assert missed == []
