@@ -14,7 +14,8 @@
   threshold is a multiple of it (``VisionConfig.foreground_sigmas``).
 - **Colours.** Foreground blobs of about a base's size are figures: their rim colours fall in
   two clusters (``cv2.kmeans``), the two teams; the team whose bases stand mostly in the left
-  half is home (DESIGN.md section 3). The ball is the round blob of a ball's size. Any of
+  half is home (DESIGN.md section 3). The ball is the round, even blob of a ball's size
+  (on the centre spot at kick-off), in a colour that no kit's many figures share. Any of
   these can be overridden in ``VisionConfig``.
 """
 
