@@ -73,6 +73,34 @@ def radial_edges(
         edges_px (n, rays, 2), valid (n, rays), and contrast (n, rays): each ray's weakest
         contrast inside 0.85 r, the step its edge was found on.
     """
+    (found,) = radial_edge_sets(
+        image,
+        background,
+        centres_px,
+        r_ref_px,
+        rays=rays,
+        reach=reach,
+        samples=samples,
+        min_level=min_level,
+        views=(ignore_shadows,),
+    )
+    return found
+
+
+def radial_edge_sets(
+    image: NDArray[np.uint8],
+    background: NDArray[np.uint8],
+    centres_px: NDArray,
+    r_ref_px: NDArray,
+    *,
+    rays: int,
+    views: tuple[bool, ...],
+    reach: float = 2.2,
+    samples: int = 40,
+    min_level: float = 10.0,
+) -> list[tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64]]]:
+    """``radial_edges`` for each of ``views`` (its ``ignore_shadows``), from one sampling of
+    the rays."""
     c = np.asarray(centres_px, np.float64).reshape(-1, 2)
     r = np.asarray(r_ref_px, np.float64).reshape(-1)
     n = len(c)
@@ -83,18 +111,30 @@ def radial_edges(
     mapx = (us[..., 0] + c[:, 0, None, None]).reshape(n * rays, samples).astype(np.float32)
     mapy = (us[..., 1] + c[:, 1, None, None]).reshape(n * rays, samples).astype(np.float32)
     kw = {"interpolation": cv2.INTER_LINEAR, "borderMode": cv2.BORDER_REPLICATE}
-    a = cv2.remap(image, map1=mapx, map2=mapy, **kw)
-    b = cv2.remap(background, map1=mapx, map2=mapy, **kw)
-    diff = cv2.absdiff(a, b).astype(np.float32)
-    d = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
-    if ignore_shadows:
-        af, bf = a.astype(np.float32), b.astype(np.float32)
-        gain = np.einsum("ijk,ijk->ij", af, bf) / np.maximum(np.einsum("ijk,ijk->ij", bf, bf), 1.0)
-        off = af - np.clip(gain, SHADOW_FLOOR, 1.0)[..., None] * bf
-        off_darkened = np.sqrt(np.einsum("ijk,ijk->ij", off, off))
-        shadow = (gain < 1.0) & (off_darkened < SHADOW_SHARE * np.maximum(d, min_level))
-        d = np.where(shadow, off_darkened, d)
-    d = d.reshape(n, rays, samples)
+    a = cv2.remap(image, map1=mapx, map2=mapy, **kw).astype(np.float32)
+    b = cv2.remap(background, map1=mapx, map2=mapy, **kw).astype(np.float32)
+    diff = a - b
+    plain = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+    out = []
+    for ignore_shadows in views:
+        d = _past_shadows(a, b, plain, min_level) if ignore_shadows else plain
+        out.append(_outermost_edges(d.reshape(n, rays, samples), c, r, u, frac, j_ref, min_level))
+    return out
+
+
+def _past_shadows(a: NDArray, b: NDArray, plain: NDArray, min_level: float) -> NDArray:
+    """The difference of samples ``a`` from the background ``b``, a shadow's only the part
+    of it off the background's colour (see the module docstring)."""
+    gain = np.einsum("ijk,ijk->ij", a, b) / np.maximum(np.einsum("ijk,ijk->ij", b, b), 1.0)
+    off = a - np.clip(gain, SHADOW_FLOOR, 1.0)[..., None] * b
+    off_darkened = np.sqrt(np.einsum("ijk,ijk->ij", off, off))
+    shadow = (gain < 1.0) & (off_darkened < SHADOW_SHARE * np.maximum(plain, min_level))
+    return np.where(shadow, off_darkened, plain)
+
+
+def _outermost_edges(d, c, r, u, frac, j_ref, min_level):
+    """Edges, valid and contrast of difference profiles ``d (n, rays, samples)``."""
+    n, rays, samples = d.shape
     # Half of the weakest contrast inside: the shaded limb of a ball, not its highlight.
     contrast = d[:, :, : j_ref + 1].min(axis=2)  # (n, rays)
     level = 0.5 * contrast

@@ -330,9 +330,13 @@ def _uniformity(image: NDArray[np.uint8], labels: NDArray, n: int) -> NDArray[np
     mean = (mean / count[:, None]).astype(np.float32)
     ref = mean[lab]
     a = np.clip((pix * ref).sum(1) / np.maximum((ref * ref).sum(1), 1.0), 0.3, 1.6)
-    d = np.linalg.norm(pix - a[:, None] * ref, axis=1)
-    near = d < 0.2 * np.linalg.norm(ref, axis=1) + 10.0
+    near = _same_colour(np.linalg.norm(pix - a[:, None] * ref, axis=1), ref)
     return np.bincount(lab, near.astype(np.float64), minlength=n - 1) / count
+
+
+def _same_colour(distance: NDArray, ref_bgr: NDArray) -> NDArray[np.bool_]:
+    """Whether colours ``distance`` away from ``ref_bgr (..., 3)`` are that colour."""
+    return distance < 0.2 * np.linalg.norm(ref_bgr, axis=-1) + 10.0
 
 
 def _split_blobs(
@@ -374,9 +378,8 @@ def _split_blobs(
 
 
 def _look_alikes(bgr: NDArray) -> NDArray[np.int64]:
-    """How many other colours of ``bgr (n, 3)`` each is near (as ``_uniformity`` judges)."""
-    d = np.linalg.norm(bgr[:, None] - bgr[None], axis=2)
-    near = d < 0.2 * np.linalg.norm(bgr, axis=1)[:, None] + 10.0
+    """How many other colours of ``bgr (n, 3)`` each is the same colour as."""
+    near = _same_colour(np.linalg.norm(bgr[:, None] - bgr[None], axis=2), bgr[:, None])
     return near.sum(axis=1) - 1
 
 

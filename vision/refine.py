@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.config import VisionConfig
-from vision.edges import fit_circles, radial_edges, refit_by_contrast
+from vision.edges import fit_circles, radial_edge_sets, radial_edges, refit_by_contrast
 from vision.model import SceneModel
 
 MAX_PASSES = 8  # fits of one ball, each from the last one's centre
@@ -108,17 +108,14 @@ def _refine_balls_once(image, model, rough, config):
     # The outline as it shows says what a candidate is (a ball, a streak, a base of the ball's
     # colour, which is larger); read past the contact shadow, it says where a ball is. (Past
     # the shadow is no place to judge size from: a dark base's rim passes for shadow there.)
-    (edges, valid, contrast), (past_px, past_valid, past_contrast) = (
-        radial_edges(
-            image,
-            model.background,
-            rough,
-            r_px,
-            rays=config.rays,
-            min_level=model.threshold,
-            ignore_shadows=shadows,
-        )
-        for shadows in (False, True)
+    (edges, valid, contrast), (past_px, past_valid, past_contrast) = radial_edge_sets(
+        image,
+        model.background,
+        rough,
+        r_px,
+        rays=config.rays,
+        min_level=model.threshold,
+        views=(False, True),
     )
     k, m = valid.shape
     # Both sets of edges and the rough centres cross to the plane of the ball's centre at once.
