@@ -11,8 +11,9 @@ Two modes:
   between two frames (the ball wholly over a line, an offside pass) stops the clock at that
   moment (``stop``), not at the frame that showed it. Once the time is up, the period ends
   when the ball next goes out of play (button football rules).
-- ``running`` (FISTF 3.1/3.2): from the first kick-off flick the clock runs on, and the referee
-  adds lost time (``add_time``); the period ends as soon as its time and added time are up.
+- ``running`` (FISTF 3.1/3.2): from the first kick-off flick (or, for a match picked up in
+  play, from the first frame) the clock runs on, and the referee adds lost time
+  (``add_time``); the period ends as soon as its time and added time are up.
 
 A gap between frames longer than ``max_gap_s`` (a camera drop-out) does not count: the clock
 pauses meanwhile (DESIGN.md section 8).
@@ -37,7 +38,8 @@ class Clock:
         length_s: playing time of this period.
         elapsed_s: time counted so far in this period.
         added_s: lost time added by the referee (``running`` mode).
-        started: the period's kick-off has been taken.
+        started: the period's kick-off has been taken, or the match was picked up in play
+            (``MatchConfig.start``: the clock runs from the first frame, whenever the ball rolls).
         last_t_s: timestamp of the previous observation, or None before the first.
         last_running: whether the clock ran at the previous observation.
         max_gap_s: longer gaps between frames are not counted.

@@ -2,7 +2,8 @@
 
 Usage::
 
-    state = MatchState.new(MatchConfig(pitch))
+    state = MatchState.new(MatchConfig(pitch))  # picked up in play; start="kick_off" for a
+                                                # match the referee starts from its kick-off
     for obs in observations:
         state, calls = step(state, obs)
 
@@ -13,6 +14,8 @@ Each step applies the rules in this order (when several can fire on one frame):
    stopped it at the pass; see ``rules.clock``).
 2. **Ball track**: remember where the ball was last seen and how fast it went (a ball placed
    only to within more than its radius, a prediction through an occlusion, is not seen).
+   A match picked up in play (``MatchConfig.start``, DESIGN.md 4) that has seen no touch yet
+   first looks for a kick-off set up (4.2, ``rules.fistf_kickoff``): then the ball is dead.
 3. **Dead ball**: while a restart is pending, wait for its taking flick and check the set-up
    (4.2, 11.2, 12.2, 14.2, 15.2, 16.2, distances of the general guidelines).
 4. **Play** (ball in play): this frame's contacts: possession (5.1, 6.1), the attacker's foul
@@ -32,6 +35,7 @@ from dataclasses import replace
 
 from rules import clock as clk
 from rules.calls import Call
+from rules.fistf_kickoff import see_kick_off
 from rules.fistf_lines import check_lines
 from rules.fistf_play import apply_contacts, resolve_pending_play
 from rules.fistf_setpiece import placement_notices, take_restart, watch_goal_kick
@@ -49,6 +53,7 @@ def step(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
     if state.finished:
         return state, []
     obs = _sighting(obs)
+    state = see_kick_off(state, obs)
     in_play = state.restart is None
     before, play = state.clock, state.pending_play
     state = replace(

@@ -76,6 +76,8 @@ def decide_goal(
     shot = _shot_margin(state, end, attacker, r)
     shot_unc = _shot_uncertainty(state)
     goal_kick = _restart_call(state, frame, t_s, "goal_kick", defender, end, xy)
+    if state.unseen_play and state.last_flick is None:
+        return _shot_unseen(state, frame, t_s, end, xy, margin, unc, note)
     if last is None:
         return _disallow(state, goal_kick, "FISTF 7.2", None, None, "no play seen", end)
     if last.team == attacker:
@@ -165,6 +167,32 @@ def _too_close_goal(state, frame, t_s, end, xy, shot, unc) -> tuple[MatchState, 
     return replace(state.ball_dead(), restart=restart, ball_went_out=True), [call]
 
 
+def _shot_unseen(state, frame, t_s, end, xy, margin, unc, note) -> tuple[MatchState, list[Call]]:
+    """A goal whose shot was taken before the first frame (a match picked up in play): whether
+    it came from inside the shooting zone (FISTF 7.1) is not known, so the referee decides.
+
+    DESIGN.md 4 marks a call the referee decides by a margin within its uncertainty: the
+    shot's margin reads 0 with an uncertainty of the pitch's length (it may have come from
+    anywhere). The note keeps the goal line's measured margin.
+    """
+    over = f"over the goal line by {margin:.1f} mm (+/- {unc:.1f})"
+    call = Call(
+        frame,
+        t_s,
+        "goal",
+        "FISTF 7.1",
+        line="shooting_line",
+        margin_mm=0.0,
+        uncertainty_mm=state.pitch.profile.length_mm,
+        too_close_to_call=True,
+        team=other_team(state.defender_of(end)),
+        position=xy,
+        note=f"{note + '; ' if note else ''}{over}; the shot was not seen: the referee decides",
+    )
+    restart = Restart("referee", None, xy, "FISTF 7.1", end)
+    return replace(state.ball_dead(), restart=restart, ball_went_out=True), [call]
+
+
 def _restart_call(state, frame, t_s, kind, team, end, xy) -> Call:
     p = state.pitch.profile
     sx = END_SIGN[end]
@@ -198,6 +226,10 @@ def decide_out(
     """The ball wholly crossed a touchline, or a goal line outside the goal."""
     measured = {"fully_crossed": True, "margin_mm": margin, "uncertainty_mm": unc}
     if line.startswith("touchline"):
+        last = state.last_touch
+        if state.unseen_play and last is not None and last.goalkeeper and state.last_flick is None:
+            # 7.2.2: a keeper deflecting an invalid shot costs no throw-in; the shot was unseen.
+            return _unknown_out(state, frame, t_s, "touchline", xy, "FISTF 7.2", margin, unc)
         call = _throw_in(state, frame, t_s, line, xy)
         call = replace(call, **measured)
         return _dead(
@@ -207,6 +239,10 @@ def decide_out(
     defender = state.defender_of(end)
     attacker = other_team(defender)
     last, flick = state.last_touch, state.last_flick
+    if state.unseen_play and flick is None and (last is None or last.team == defender):
+        # Who played it last (15.1, 16.1), or whether the shot the defender deflected came from
+        # inside the zone, was not seen: goal kick or corner, the referee decides.
+        return _unknown_out(state, frame, t_s, "goal_line", xy, "FISTF 15.1/16.1", margin, unc)
     if last is None or last.team == attacker:
         call, law = _restart_call(state, frame, t_s, "goal_kick", defender, end, xy), "FISTF 15.1"
     elif last.goalkeeper or flick is None or flick.team == attacker:
@@ -225,8 +261,32 @@ def decide_out(
     return _dead(state, call, end), [call]
 
 
+def _unknown_out(state, frame, t_s, line, xy, law, margin, unc) -> tuple[MatchState, list[Call]]:
+    """The ball is out, but the touch that decides the restart was not seen (a match picked up
+    in play): the call names no team and no restart, and the referee awards it; the next flick
+    resumes play."""
+    call = Call(
+        frame,
+        t_s,
+        "ball_out",
+        law,
+        line=line,
+        fully_crossed=True,
+        margin_mm=margin,
+        uncertainty_mm=unc,
+        position=point(xy),
+        note="the last touch was not seen: the referee awards the restart",
+    )
+    restart = Restart("referee", None, point(xy), law)
+    return replace(state.ball_dead(), restart=restart, ball_went_out=True), [call]
+
+
 def _throw_in(state: MatchState, frame: int, t_s: float, line: str, xy) -> Call:
-    """FISTF 14.1: to the team that did not touch last, unless the throw-in was not forced."""
+    """FISTF 14.1: to the team that did not touch last, unless the throw-in was not forced.
+
+    With no touch seen (a match picked up in play) the team is not known: the call names none
+    and the referee awards it.
+    """
     band = state.pitch.line(line)
     spot = (float(xy[0]), band.a_mm[1])
     last, flick = state.last_touch, state.last_flick
@@ -245,8 +305,17 @@ def _throw_in(state: MatchState, frame: int, t_s: float, line: str, xy) -> Call:
             quarters = quarter_index(state.pitch, [spot, last.figure_xy_mm, flick.figure_xy_mm])
             if len(set(quarters.tolist())) > 1:  # 14.1.2: not forced within one quarter
                 team, law = last.team, "FISTF 14.1.2"
+    note = "" if team is not None else "the last touch was not seen: the referee awards it"
     return Call(
-        frame, t_s, "ball_out", law, line="touchline", team=team, restart="throw_in", position=spot
+        frame,
+        t_s,
+        "ball_out",
+        law,
+        line="touchline",
+        team=team,
+        restart="throw_in",
+        position=spot,
+        note=note,
     )
 
 

@@ -130,6 +130,7 @@ def _play(
         last_flick=state.last_flick if keeper else touch,
         repeat=(c.figure_id, count, limit, law),
         live_set_piece=None,  # played by another figure (the taker cannot play again)
+        unseen_play=state.unseen_play and keeper,  # a flick seen: the shot is known now
     )
     if ball_xy is None:
         return state, calls
@@ -169,8 +170,10 @@ def _collision(
     same = state.repeat is not None and state.repeat[0] == c.figure_id
     state = replace(
         state,
-        # FISTF 5.1 b: a defender's figure at rest touched by the ball wins the ball.
-        possession=team if state.possession is not None else None,
+        # FISTF 5.1 b: a defender's figure at rest touched by the ball wins the ball, and an
+        # attacker's keeps it (5.1): either way its team has the ball, also when the attacker
+        # was not known.
+        possession=team,
         last_touch=touch,
         repeat=state.repeat if same else None,
         live_set_piece=None,

@@ -61,7 +61,10 @@ def take_restart(state: MatchState, obs: Observation) -> tuple[MatchState, list[
     first = state.first_kick_off
     if kind == "kick_off":
         clock = clk.start(clock)
-        first = team if first is None and clock.period == 1 else first
+        # The match's first kick-off is known only when the referee started the match with
+        # it; one seen set up in a match picked up in play may follow a goal.
+        if first is None and clock.period == 1 and state.config.start == "kick_off":
+            first = team
     pending = None
     if ball_xy is not None:
         pending = PendingPlay(
@@ -308,9 +311,14 @@ def watch_goal_kick(state: MatchState, obs: Observation) -> tuple[MatchState, li
 
 
 def placement_notices(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
-    """FISTF 2.1: with the ball at rest, figures off the cloth or in a goal area go back."""
+    """FISTF 2.1: with the ball at rest, figures off the cloth or in a goal area go back.
+
+    Only a ball seen at rest counts: a ball not seen may be rolling.
+    """
     if obs.ball_moving:
         return (replace(state, noticed=frozenset()) if state.noticed else state), []
+    if obs.ball_xy_mm is None:
+        return state, []
     figs, pitch = obs.figures, state.pitch
     if len(figs) == 0:
         return state, []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 import numpy as np
 
@@ -18,6 +19,8 @@ from rules.observation import HOME, Figures, Observation, other_team
 from rules.pitch import END_SIGN, Pitch
 
 SET_PIECES_NO_OFFSIDE = ("corner", "throw_in", "penalty", "goal_kick")  # FISTF 13.1.3 a
+MatchStart = Literal["open_play", "kick_off"]
+MATCH_STARTS = ("open_play", "kick_off")
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +36,14 @@ class MatchConfig:
         extra_time_length_s: FISTF 3.3: ten minutes, sudden death.
         home_end: the end home defends in the first half (``left`` or ``right``).
         swap_ends: the teams change ends at half-time (FISTF 4.1).
-        first_kick_off: the team kicking off first (coin toss), or None to accept either.
+        start: how the first frame finds the match. ``open_play`` (default; DESIGN.md 4: a
+            clip may start anywhere): the ball is in play, possession unknown until the first
+            touch, no restart pending, the ball-moving clock runs while the ball rolls, until
+            the rules see a kick-off set up (``rules.fistf_kickoff``). ``kick_off``: the
+            referee started the match: it waits for its first kick-off (FISTF 4.1), and the
+            clock starts with that kick-off's flick.
+        first_kick_off: the team kicking off first (coin toss), or None to accept either
+            (used with ``start="kick_off"``).
         close_call_mm: the close-call band (DESIGN.md section 4: 3 mm).
         line_uncertainty_mm: error bound of the measured line edges, combined with the ball's.
         forward_min_mm: ball travel after a flick that shows its direction (offside, kick-off).
@@ -51,6 +61,7 @@ class MatchConfig:
     extra_time_length_s: float = 600.0
     home_end: str = "left"
     swap_ends: bool = True
+    start: MatchStart = "open_play"
     first_kick_off: int | None = None
     close_call_mm: float = 3.0
     line_uncertainty_mm: float = 0.0
@@ -63,6 +74,8 @@ class MatchConfig:
     def __post_init__(self) -> None:
         if self.home_end not in END_SIGN:
             raise ValueError(f"home_end {self.home_end!r}; expected 'left' or 'right'")
+        if self.start not in MATCH_STARTS:
+            raise ValueError(f"start {self.start!r}; expected one of {MATCH_STARTS}")
         if not self.half_length_s > 0:
             raise ValueError(f"half_length_s must be > 0, got {self.half_length_s}")
 
@@ -159,7 +172,8 @@ class MatchState:
         clock: the clock of the current period.
         score: goals ``(home, away)``.
         home_end: the end home defends in the current period.
-        possession: the attacker (FISTF 5.1), or None before the first kick-off.
+        possession: the attacker (FISTF 5.1), or None while not known (before the first kick-off
+            or, picked up in play, before the first touch).
         last_touch: the last figure to touch the ball (any kind).
         last_flick: the last outfield figure to *play* the ball (flick); its ``ball_xy_mm`` is
             where the ball lay at the shot (FISTF 7.1). Keeper touches do not replace it, so a
@@ -176,6 +190,9 @@ class MatchState:
         finished: full time.
         noticed: figures already noticed for placement during this ball rest.
         ball_went_out: the ball went out of play at this frame (for the clock).
+        unseen_play: the play in progress began before the first frame (``start="open_play"``):
+            a goal or a ball out may follow a shot or touch that was never seen. Cleared once
+            a flick is seen (the shot is then known) or the ball is dead.
     """
 
     config: MatchConfig
@@ -196,17 +213,22 @@ class MatchState:
     finished: bool = False
     noticed: frozenset[tuple[int, str]] = frozenset()
     ball_went_out: bool = False
+    unseen_play: bool = False
 
     @classmethod
     def new(cls, config: MatchConfig) -> MatchState:
-        """A match before its first kick-off."""
+        """A match as its first frame finds it (``config.start``): in open play, or before its
+        first kick-off when the referee started it."""
         clock = Clock(
             config.clock_mode,
             1,
             config.half_length_s,
             added_s=config.added_time_s if config.clock_mode == "running" else 0.0,
+            started=config.start == "open_play",
             max_gap_s=config.max_gap_s,
         )
+        if config.start == "open_play":
+            return cls(config, clock, home_end=config.home_end, unseen_play=True)
         restart = Restart("kick_off", config.first_kick_off, (0.0, 0.0), "FISTF 4.1")
         return cls(config, clock, home_end=config.home_end, restart=restart)
 
@@ -238,6 +260,7 @@ class MatchState:
             goal_kick_end=None,
             pending_play=None,
             watch=None,
+            unseen_play=False,
         )
 
 

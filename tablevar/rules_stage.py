@@ -43,7 +43,14 @@ class FistfRules:
     state; ``clock_s`` and ``score`` read it.
     """
 
-    def __init__(self, pitch: Pitch, *, home_end: str = "left", line_sigma_mm: float = 0.0) -> None:
+    def __init__(
+        self,
+        pitch: Pitch,
+        *,
+        home_end: str = "left",
+        line_sigma_mm: float = 0.0,
+        start: str = "open_play",
+    ) -> None:
         """A new match on ``pitch``.
 
         Args:
@@ -51,12 +58,16 @@ class FistfRules:
             home_end: the end home defends in the first half.
             line_sigma_mm: the calibration's standard uncertainty of a line's edge
                 (``Calibration.line_sigma_mm``), combined with each ball's own uncertainty.
+            start: ``open_play`` (a recording may start anywhere: the rules start in open play
+                and take a kick-off only when they see one set up) or ``kick_off`` (the referee
+                starts the match from its kick-off); see ``rules.fistf_state.MatchConfig``.
         """
         from rules.fistf import MatchConfig, MatchState  # the rules engine is optional
 
         if not line_sigma_mm >= 0:
             raise ValueError(f"line_sigma_mm must be >= 0 mm, got {line_sigma_mm}")
-        self._state = MatchState.new(MatchConfig(pitch, home_end=home_end))
+        config = MatchConfig(pitch, home_end=home_end, start=start)  # type: ignore[arg-type]
+        self._state = MatchState.new(config)
         self._pitch = pitch
         self._line_sigma_mm = float(line_sigma_mm)
         self._last_figures: tuple | None = None  # (record list, ends, Figures, ids)
@@ -109,27 +120,41 @@ class FistfRules:
             [(f["x_mm"], f["y_mm"]) for f in figs],
             self._pitch.profile.base_radius_mm,
         )
-        figures = replace(figures, goalkeeper=self._goalkeepers(figures))
+        keeper, team = self._goalkeepers(figures)
+        figures = replace(figures, goalkeeper=keeper, team=team)
         ids = set(figures.id.tolist())
         self._last_figures = (figs, ends, figures, ids)
         return figures, ids
 
-    def _goalkeepers(self, figures) -> np.ndarray:
-        """The rod goalkeeper of each team: its figure deepest in its own goal area.
+    def _goalkeepers(self, figures) -> tuple[np.ndarray, np.ndarray]:
+        """The rod goalkeeper at each end, and the figures' teams with the keepers' corrected.
 
-        Field figures may not stand there (FISTF 2.1), and the rules' own ``home_end`` follows
-        the change of ends at half-time.
+        The keeper of an end is the figure in its goal area (field figures may not stand there,
+        FISTF 2.1) nearest the middle of its goal mouth, where the rod keeps it, whichever team
+        vision read for it: a keeper wears its own kit,
+        not its team's base colour, so its team is the one defending that end (the rules' own
+        ``home_end`` follows the change of ends at half-time).
+
+        Returns:
+            keeper: (n,) bool, the goalkeepers.
+            team: (n,) int8, the teams, each keeper's set to the team defending its goal.
         """
         keeper = np.zeros(len(figures), bool)
-        for team in (0, 1):
-            mine = np.flatnonzero(figures.team == team)
-            if len(mine) == 0:
+        team = figures.team.copy()
+        if len(figures) == 0:
+            return keeper, team
+        for end in ("left", "right"):
+            inside = self._pitch.zone_margin_mm(f"goal_area_{end}", figures.xy_mm)
+            inside = (inside > -KEEPER_REACH_MM) & ~keeper  # one figure keeps one goal
+            if not inside.any():
                 continue
-            end = self._state.defended_end(team)
-            margin = self._pitch.zone_margin_mm(f"goal_area_{end}", figures.xy_mm[mine])
-            best = int(np.argmax(margin))
-            keeper[mine[best]] = margin[best] > -KEEPER_REACH_MM
-        return keeper
+            goal = self._pitch.goal(end)
+            mouth = (goal.x_line_mm, 0.5 * (goal.y_min_mm + goal.y_max_mm))
+            dist = np.hypot(figures.xy_mm[:, 0] - mouth[0], figures.xy_mm[:, 1] - mouth[1])
+            best = int(np.argmin(np.where(inside, dist, np.inf)))
+            keeper[best] = True
+            team[best] = self._state.defender_of(end)
+        return keeper, team
 
     @property
     def clock_s(self) -> float:

@@ -18,8 +18,9 @@ def fistf_pitch() -> Pitch:
 def run(fistf_pitch):
     """Feed notation lines through ``step``; returns ``(state, calls)``.
 
-    By default the ball is in play with ``possession`` (home) and the clock started, so a case
-    needs no kick-off; pass ``state=`` to continue a match or ``in_play=False`` for a fresh one.
+    By default the ball is in play with ``possession`` (home) known and the clock started, so a
+    case needs no kick-off; pass ``state=`` to continue a match or ``in_play=False`` for a fresh
+    one (as ``MatchConfig.start`` finds it: picked up in play unless ``start="kick_off"``).
     Extra keywords go to ``MatchConfig``.
     """
     from dataclasses import replace
@@ -31,7 +32,13 @@ def run(fistf_pitch):
     def run_lines(lines, state=None, in_play=True, possession=0, restart=None, **config):
         st = state or MatchState.new(MatchConfig(fistf_pitch, **config))
         if state is None and in_play:
-            st = replace(st, restart=restart, possession=possession, clock=clock.start(st.clock))
+            st = replace(
+                st,
+                restart=restart,
+                possession=possession,
+                clock=clock.start(st.clock),
+                unseen_play=False,
+            )
         calls = []
         for obs in parse_sequence(lines):
             st, new = step(st, obs)

@@ -209,7 +209,7 @@ def test_ball_out_stops_the_clock_when_it_wholly_crossed(
 def test_a_restart_taken_between_frames_counts_half_the_interval(fistf_pitch):
     """FISTF 4.2 and DESIGN.md 6: the kick-off flick falls between two frames, like any start."""
     home = Figures.build([7], ["home"], [False], [(-30.0, 0.0)], 12.0)
-    state = MatchState.new(MatchConfig(fistf_pitch))
+    state = MatchState.new(MatchConfig(fistf_pitch, start="kick_off"))
     for i in range(10):
         moving = i >= 5
         contacts = (Contact(7, "flick", 4),) if i == 5 else ()

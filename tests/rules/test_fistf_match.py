@@ -1,4 +1,8 @@
-"""Whole-match sequences through step(): kick-offs, halves, ends, extra time, the referee."""
+"""Whole-match sequences through step(): kick-offs, halves, ends, extra time, the referee.
+
+A match the referee starts (``MatchConfig(start="kick_off")``, FISTF 4.1) waits for its first
+kick-off; one picked up in play starts in open play (DESIGN.md 4, ``test_fistf_start``).
+"""
 
 from __future__ import annotations
 
@@ -49,7 +53,7 @@ def _kinds(calls) -> list[str]:
 
 def test_half_ends_when_the_ball_next_goes_out(fistf_pitch):
     """Ball-moving clock: after time is up the half ends at the next ball out of play."""
-    feed = Feed(MatchState.new(MatchConfig(fistf_pitch, half_length_s=1.0)))
+    feed = Feed(MatchState.new(MatchConfig(fistf_pitch, half_length_s=1.0, start="kick_off")))
     assert _kinds(feed.kick_off(7, +1)) == []
     assert feed.state.first_kick_off == HOME and feed.state.clock.started
     assert _kinds(feed.roll(2.0)) == []  # time is up after 1 s, but the ball stays in
@@ -65,7 +69,7 @@ def test_half_ends_when_the_ball_next_goes_out(fistf_pitch):
 
 def test_second_half_ends_swapped_and_full_time(fistf_pitch):
     """FISTF 4.1: in the second half home attacks the left goal; then full time."""
-    state = MatchState.new(MatchConfig(fistf_pitch, half_length_s=0.5))
+    state = MatchState.new(MatchConfig(fistf_pitch, half_length_s=0.5, start="kick_off"))
     feed = Feed(state)
     feed.kick_off(7, +1)
     feed.roll(1.0)
@@ -91,7 +95,9 @@ def test_second_half_ends_swapped_and_full_time(fistf_pitch):
 
 def test_extra_time_sudden_death(fistf_pitch):
     """FISTF 3.3: a draw goes to extra time; the first goal ends the match."""
-    cfg = MatchConfig(fistf_pitch, half_length_s=0.2, extra_time=True, swap_ends=False)
+    cfg = MatchConfig(
+        fistf_pitch, half_length_s=0.2, extra_time=True, swap_ends=False, start="kick_off"
+    )
     feed = Feed(MatchState.new(cfg))
     for _ in range(2):
         feed.kick_off(7, +1)
@@ -134,7 +140,11 @@ def test_added_time_from_the_referee(fistf_pitch):
 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
-    [({"home_end": "north"}, "home_end 'north'"), ({"half_length_s": 0}, "half_length_s")],
+    [
+        ({"home_end": "north"}, "home_end 'north'"),
+        ({"half_length_s": 0}, "half_length_s"),
+        ({"start": "centre"}, "start 'centre'"),
+    ],
 )
 def test_bad_config(fistf_pitch, kwargs, message):
     with pytest.raises(ValueError, match=message):

@@ -37,7 +37,6 @@ from hardware.look import Look
 from hardware.scene_margins import build_margin_scene
 from hardware.simulate import simulate
 from hardware.truth import frame_truth, truth_calls
-from rules.observation import HOME
 from tablevar.cli import main
 from tablevar.rules_stage import FistfRules, ball_uncertainty_mm
 
@@ -123,27 +122,30 @@ def test_analyze_makes_no_stopping_call_the_truth_does_not_make(analysed):
 
 
 @pytest.mark.parametrize(
-    ("team", "xy", "keeper"),
+    ("figures", "placed"),
     [
-        (HOME, (-585.0, 0.0), True),  # in its own goal area: the rod goalkeeper
-        (HOME, (-592.0, 40.0), True),  # on its goal line in front of the net
-        (HOME, (585.0, 0.0), False),  # in the other goal area: a field figure
-        (HOME, (-300.0, 0.0), False),
+        pytest.param([("home", -585.0, 0.0)], [], id="in its own goal area: the rod goalkeeper"),
+        pytest.param([("home", -592.0, 40.0)], [], id="on its goal line in front of the net"),
+        pytest.param([("home", 585.0, 0.0)], [], id="a keeper whose kit read as the other team"),
+        pytest.param([("home", -300.0, 0.0)], [], id="a field figure outside the areas"),
+        pytest.param(
+            [("away", 590.0, 0.0), ("home", 570.0, 30.0)], [1], id="a second figure: put back"
+        ),
     ],
 )
-def test_rules_stage_knows_the_goalkeeper_by_its_own_goal_area(team, xy, keeper):
-    """FISTF 2.1: a field figure in a goal area is put back; the goalkeeper stands there."""
+def test_rules_stage_knows_the_goalkeeper_by_its_goal_area(figures, placed):
+    """FISTF 2.1: a field figure in a goal area is put back; the goalkeeper stands there. The
+    keeper of a goal is the figure deepest in its goal area, whatever team its kit reads as."""
     rules = FistfRules(load_pitch("fistf"))
-    fig = {"id": 5, "team": "home" if team == HOME else "away", "x_mm": xy[0], "y_mm": xy[1]}
+    figs = [{"id": i, "team": t, "x_mm": x, "y_mm": y} for i, (t, x, y) in enumerate(figures)]
     record = {
         "frame": 0,
         "t_s": 0.0,
         "ball": {"x_mm": 0.0, "y_mm": 0.0, "moving": False},
-        "figures": [fig],
+        "figures": figs,
     }
     calls = rules(record, [])
-    placed = [c for c in calls if c["kind"] == "figure_placement"]
-    assert bool(placed) == (not keeper and abs(xy[0]) > 500)
+    assert [c["figure"]["id"] for c in calls if c["kind"] == "figure_placement"] == placed
     assert np.isfinite(rules.clock_s)
 
 
