@@ -267,7 +267,7 @@ class LiveRunner:
     def _step(self, image: np.ndarray, index: int, t_s: float) -> None:
         if self._reset.is_set():
             self._reset.clear()
-            self._new_rules()
+            self._new_rules(start="kick_off")  # the referee's new match begins at its kick-off
         if self.calibration is None or self._requests:
             self._collect(image, t_s)
             if self.calibration is None:
@@ -347,10 +347,13 @@ class LiveRunner:
         self._calls_done = 0
         self._source_state(True)
 
-    def _new_rules(self) -> None:
+    def _new_rules(self, start: str = "open_play") -> None:
+        """Fresh rules: a camera opened on a table finds the match in play (unless it sees a
+        kick-off set up); a new match the referee starts waits for its kick-off."""
         cal = self.calibration
         pitch = cal.measured_pitch(self.pitch) if cal else self.pitch
-        self._rules = FistfRules(pitch, line_sigma_mm=cal.line_sigma_mm if cal else 0.0)
+        sigma = cal.line_sigma_mm if cal else 0.0
+        self._rules = FistfRules(pitch, line_sigma_mm=sigma, start=start)
         self._clock = ClockView()
 
     def _rules_stage(
