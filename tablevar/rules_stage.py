@@ -157,6 +157,11 @@ class FistfRules:
         return keeper, team
 
     @property
+    def state(self):
+        """The match state after the last record (``rules.fistf_state.MatchState``)."""
+        return self._state
+
+    @property
     def clock_s(self) -> float:
         c = self._state.clock
         return float(c.elapsed_s + (c.period - 1) * self._state.config.half_length_s)
