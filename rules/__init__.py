@@ -8,7 +8,9 @@ Public API (see docs/rules.md for the laws and how each is decided):
 - ``rules.observation``: ``Observation`` (one frame: ball, ``Figures``, ``Contact``\\ s),
   ``HOME``/``AWAY``.
 - ``rules.fistf``: ``MatchConfig``, ``MatchState.new(config)``,
-  ``step(state, observation) -> (state, calls)``, ``add_time``, ``referee_decision``.
+  ``step(state, observation) -> (state, calls)``, ``add_time``, ``referee_decision``. A match
+  starts in open play (``MatchConfig.start``) unless a kick-off is seen set up
+  (``rules.fistf_kickoff``) or the referee starts it from its kick-off.
 - ``rules.calls.Call``: one decision; ``Call.to_record()`` is a ``calls.jsonl`` line.
 - ``rules.clock``: the match clock (``ball-moving`` or ``running``).
 - ``rules.geometry``: predicates (fully crossed margins, goals, shooting zone, offside
