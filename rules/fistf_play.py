@@ -38,7 +38,10 @@ def _apply_contact(
     assert row is not None  # Observation checks contacts name seen figures
     team = int(obs.figures.team[row])
     if c.kind == "miss":
-        if team == state.possession:  # FISTF 5.1 a / 6.1 a
+        # FISTF 5.1 a / 6.1 a: the attacker missed, the defender has the ball. With the
+        # attacker not known yet the same holds: a defensive move (6.2) touches nothing too,
+        # and then the attacker, again the other team, keeps the ball.
+        if state.possession is None or team == state.possession:
             return replace(state, possession=other_team(team), repeat=None), []
         return state, []
     if c.target_id is not None:

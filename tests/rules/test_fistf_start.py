@@ -82,6 +82,22 @@ def test_open_play_start_waits_for_nothing_and_runs_the_clock(fistf_pitch, run):
 
 
 @pytest.mark.parametrize(
+    ("touch", "possession"),
+    [
+        pytest.param("flick 7", HOME, id="FISTF 5.1 the flicking team attacks"),
+        pytest.param("hit 9", AWAY, id="FISTF 5.1 b the ball touched a figure at rest"),
+        pytest.param("miss 9", HOME, id="FISTF 5.1 a / 6.2 a miss: the other team has the ball"),
+    ],
+)
+def test_possession_is_learnt_from_the_first_touch(run, touch, possession):
+    """Possession is unknown at an open-play start; the first touch tells who has the ball,
+    whichever side it was on before."""
+    lines = [f"ball 300,-40 rest; {ATTACK}", f"ball 310,-40 moving; {ATTACK}; {touch}"]
+    state, calls = fresh(run, lines)
+    assert state.possession == possession and stopping(calls) == []
+
+
+@pytest.mark.parametrize(
     ("contacts", "expected"),
     [
         pytest.param(("flick 7", "flick 7"), [], id="FISTF 5.2 one figure twice is allowed"),
