@@ -11,6 +11,8 @@ Public API (see docs/rules.md for the laws and how each is decided):
   ``step(state, observation) -> (state, calls)``, ``add_time``, ``referee_decision``. A match
   starts in open play (``MatchConfig.start``) unless a kick-off is seen set up
   (``rules.fistf_kickoff``) or the referee starts it from its kick-off.
+- ``rules.fistf_ends``: which end each kit defends, a belief with evidence; calls name the teams
+  by the ends (``home`` defends ``MatchConfig.home_end``).
 - ``rules.calls.Call``: one decision; ``Call.to_record()`` is a ``calls.jsonl`` line.
 - ``rules.clock``: the match clock (``ball-moving`` or ``running``).
 - ``rules.geometry``: predicates (fully crossed margins, goals, shooting zone, offside

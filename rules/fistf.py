@@ -7,7 +7,14 @@ Usage::
     for obs in observations:
         state, calls = step(state, obs)
 
-Each step applies the rules in this order (when several can fire on one frame):
+The observations name figures by kit (vision's team index); the rules name the teams by the
+ends they defend, a belief kept with its evidence (``rules.fistf_ends``): ``home`` defends
+``MatchConfig.home_end``. Each step applies the rules in this order (when several can fire on
+one frame):
+
+0. **Ends**: the weak prior of where the kits stand, a kick-off line-up (4.2.1), then the
+   frame's figures named after the belief. A play judged below may flip an unsettled belief
+   before it is judged (offside, 13.1; a goal, 7.1/10).
 
 1. **Clock** (FISTF 3, DESIGN.md 6): advance by this frame's timestamp (corrected once the
    frame is judged: play resumed or stopped between the last frame and this one, or an offside
@@ -34,6 +41,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules import clock as clk
+from rules import fistf_ends as ends
 from rules.calls import Call
 from rules.fistf_kickoff import see_kick_off
 from rules.fistf_lines import check_lines
@@ -52,8 +60,11 @@ def step(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
     """Apply one observation; return the new state and the calls it produced (in order)."""
     if state.finished:
         return state, []
-    obs = _sighting(obs)
-    state = see_kick_off(state, obs)
+    kits = _sighting(obs)
+    state = ends.prior(state, kits)
+    state = see_kick_off(state, kits)
+    obs = ends.named(state, kits)
+    home_kit = state.ends.home_kit
     in_play = state.restart is None
     before, play = state.clock, state.pending_play
     state = replace(
@@ -83,6 +94,8 @@ def step(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
             calls += new
         if state.restart is not None:
             state = replace(state, clock=_stopped(state, before, obs, play, calls))
+    if state.ends.home_kit != home_kit:  # a play judged above flipped the ends
+        obs = ends.named(state, kits)
     state = _date_pending_play(state, obs)
     state = replace(state, ball=_track(state.ball, obs))
     state, new = placement_notices(state, obs)

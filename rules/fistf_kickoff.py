@@ -18,8 +18,10 @@ A clip may start anywhere (DESIGN.md 4), so the rules start in open play
 Goalkeepers stand in their goals and are not counted. Which team kicks off is not seen (the
 attacker, 4.2.2, is whoever flicks first): the restart names no team.
 
-Only a ball nobody has touched yet is looked at: once play is seen, every kick-off follows a
-goal or a half-time the rules decided themselves.
+Which kit stands in which half is not known before (``rules.fistf_ends``): a line-up with either
+kit in the home half counts, and settles the ends. Only a ball nobody has touched yet is looked
+at for a new kick-off: once play is seen, every kick-off follows a goal or a half-time the rules
+decided themselves (a line-up seen then still settles ends not settled yet).
 """
 
 from __future__ import annotations
@@ -28,42 +30,50 @@ from dataclasses import replace
 
 import numpy as np
 
+from rules.fistf_ends import line_up_home_kit, settle
 from rules.fistf_state import MatchState, Restart
-from rules.observation import AWAY, HOME, Observation
-from rules.pitch import END_SIGN
+from rules.observation import Observation
 
 __all__ = ["is_kick_off_set_up", "see_kick_off"]
 
 
 def is_kick_off_set_up(state: MatchState, obs: Observation) -> bool:
-    """Whether this frame shows a kick-off set up (see the module docstring, FISTF 4.2)."""
+    """Whether this frame shows a kick-off set up (see the module docstring, FISTF 4.2).
+
+    ``obs`` names its figures by kit (``rules.fistf_ends``): the line-up may show either kit in
+    the home half, unless the ends are already settled.
+    """
+    return _line_up(state, obs) is not None
+
+
+def _line_up(state: MatchState, obs: Observation) -> int | None:
+    """The kit lined up in the home half with the ball on the centre spot, or None."""
     if obs.ball_xy_mm is None or obs.ball_moving:
-        return False
-    pitch = state.pitch
-    spot = pitch.line("centre_spot").a_mm
+        return None
+    spot = state.pitch.line("centre_spot").a_mm
     off_spot = float(np.hypot(obs.ball_xy_mm[0] - spot[0], obs.ball_xy_mm[1] - spot[1]))
     if off_spot > obs.ball_radius_mm + obs.ball_uncertainty_mm:
-        return False
-    figs = obs.figures
-    outfield = ~figs.goalkeeper
-    halfway = pitch.line("halfway_line")
-    for team in (HOME, AWAY):
-        mine = outfield & (figs.team == team)
-        if not mine.any():
-            return False
-        other_side = -END_SIGN[state.defended_end(team)]
-        across = halfway.beyond_edge_mm(figs.xy_mm[mine], other_side) - figs.radius_mm[mine]
-        if (across > obs.figure_uncertainty_mm).any():
-            return False
-    return True
+        return None
+    kit = line_up_home_kit(state, obs)
+    if kit is None or (state.ends.settled and kit != state.ends.home_kit):
+        return None
+    return kit
 
 
 def see_kick_off(state: MatchState, obs: Observation) -> MatchState:
-    """In a match picked up in play with nothing touched yet, a kick-off set up makes the ball
-    dead until its taking flick (FISTF 4.2); otherwise the state is returned unchanged."""
-    if not (state.unseen_play and state.last_touch is None and state.restart is None):
+    """A kick-off set up, seen on ``obs`` (figures named by kit), settles the ends (each team
+    in its own half, 4.2.1); in a match picked up in play with nothing touched yet it also
+    makes the ball dead until its taking flick (FISTF 4.2). Otherwise the state is returned
+    unchanged."""
+    fresh = state.unseen_play and state.last_touch is None and state.restart is None
+    waiting = state.restart is not None and state.restart.kind == "kick_off"
+    if not (fresh or (waiting and not state.ends.settled)):
         return state
-    if not is_kick_off_set_up(state, obs):
+    kit = _line_up(state, obs)
+    if kit is None:
+        return state
+    state = settle(state, kit, "kick_off")
+    if not fresh:
         return state
     restart = Restart("kick_off", None, (0.0, 0.0), "FISTF 4.2")
     return replace(state.ball_dead(), restart=restart, possession=None)

@@ -12,6 +12,7 @@ import math
 from dataclasses import replace
 
 from rules.calls import Call, is_too_close, margin_note
+from rules.fistf_ends import see_goal
 from rules.fistf_state import LineWatch, MatchState, Restart, point
 from rules.geometry import boundary_margins_mm, is_between_posts, quarter_index, shooting_margin_mm
 from rules.observation import Observation, other_team
@@ -68,7 +69,13 @@ def decide_goal(
     unc: float,
     note: str,
 ) -> tuple[MatchState, list[Call]]:
-    """The ball is wholly over the goal line of ``end`` between the posts: goal or not?"""
+    """The ball is wholly over the goal line of ``end`` between the posts: goal or not?
+
+    A flick seen before it settles the ends first (``rules.fistf_ends``: its team attacks this
+    goal), so an "own goal" that only a wrongly named kit made one is judged as the attacker's
+    shot it was.
+    """
+    state = see_goal(state, end)
     defender = state.defender_of(end)
     attacker = other_team(defender)
     last, direct = state.last_touch, state.live_set_piece

@@ -13,6 +13,7 @@ from dataclasses import replace
 import numpy as np
 
 from rules.calls import Call, FigureRef, is_too_close, margin_note
+from rules.fistf_ends import see_play
 from rules.fistf_state import SET_PIECES_NO_OFFSIDE, MatchState, PendingPlay, Restart, Touch, point
 from rules.geometry import crossed_margin_mm, goal_line_distance_mm, shooting_margin_mm
 from rules.observation import Contact, Observation, other_team
@@ -302,6 +303,9 @@ def resolve_pending_play(state: MatchState, obs: Observation) -> tuple[MatchStat
     d = np.subtract(obs.ball_xy_mm, play.ball_xy_mm)
     if np.hypot(*d) < state.config.forward_min_mm:
         return state, []
+    state = see_play(state, d)  # a flick toward a goal from its zone may flip the ends first
+    play = state.pending_play
+    assert play is not None
     state = replace(state, pending_play=None)
     end = state.attacked_end(play.team)
     forward = float(d[0]) * END_SIGN[end] > 0

@@ -21,6 +21,7 @@ from rules.pitch import END_SIGN, Pitch
 SET_PIECES_NO_OFFSIDE = ("corner", "throw_in", "penalty", "goal_kick")  # FISTF 13.1.3 a
 MatchStart = Literal["open_play", "kick_off"]
 MATCH_STARTS = ("open_play", "kick_off")
+ENDS_SETTLED_BY = ("configured", "referee", "kick_off", "goal")  # rules.fistf_ends 1 and 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,9 @@ class MatchConfig:
             clock starts with that kick-off's flick.
         first_kick_off: the team kicking off first (coin toss), or None to accept either
             (used with ``start="kick_off"``).
+        home_kit: the kit (vision's team index, ``Figures.team`` of an observation) of the home
+            team when it is known (configured); None: learnt from what is seen
+            (``rules.fistf_ends``).
         close_call_mm: the close-call band (DESIGN.md section 4: 3 mm).
         line_uncertainty_mm: error bound of the measured line edges, combined with the ball's.
         forward_min_mm: ball travel after a flick that shows its direction (offside, kick-off).
@@ -63,6 +67,7 @@ class MatchConfig:
     swap_ends: bool = True
     start: MatchStart = "open_play"
     first_kick_off: int | None = None
+    home_kit: int | None = None
     close_call_mm: float = 3.0
     line_uncertainty_mm: float = 0.0
     forward_min_mm: float = 3.0
@@ -76,8 +81,32 @@ class MatchConfig:
             raise ValueError(f"home_end {self.home_end!r}; expected 'left' or 'right'")
         if self.start not in MATCH_STARTS:
             raise ValueError(f"start {self.start!r}; expected one of {MATCH_STARTS}")
+        if self.home_kit not in (None, 0, 1):
+            raise ValueError(f"home_kit {self.home_kit!r}; expected 0, 1 or None")
         if not self.half_length_s > 0:
             raise ValueError(f"half_length_s must be > 0, got {self.half_length_s}")
+
+
+@dataclass(frozen=True, slots=True)
+class Ends:
+    """The belief about which kit is home (defends ``MatchState.home_end``), and its evidence.
+
+    Attributes:
+        home_kit: the kit (vision's team index) named home.
+        basis: what it rests on: ``none`` (nothing yet: kit 0), ``figures`` (the weak prior of
+            where the figures stand), ``play`` (flicks toward a goal from inside its shooting
+            zone), or one that settles it (``ENDS_SETTLED_BY``): ``configured``, ``referee``
+            (the referee's start from a kick-off), ``kick_off`` (a line-up seen), ``goal``.
+        support: plays seen for this belief, less those against it (``basis="play"``).
+    """
+
+    home_kit: int = 0
+    basis: str = "none"
+    support: int = 0
+
+    @property
+    def settled(self) -> bool:
+        return self.basis in ENDS_SETTLED_BY
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,9 +198,11 @@ class MatchState:
 
     Attributes:
         config: the match configuration.
+        ends: which kit is home (``rules.fistf_ends``); every other team here is a name,
+            ``HOME`` or ``AWAY``, after that belief.
         clock: the clock of the current period.
         score: goals ``(home, away)``.
-        home_end: the end home defends in the current period.
+        home_end: the end home defends in the current period (the names follow the ends).
         possession: the attacker (FISTF 5.1), or None while not known (before the first kick-off
             or, picked up in play, before the first touch).
         last_touch: the last figure to touch the ball (any kind).
@@ -214,6 +245,7 @@ class MatchState:
     noticed: frozenset[tuple[int, str]] = frozenset()
     ball_went_out: bool = False
     unseen_play: bool = False
+    ends: Ends = field(default_factory=Ends)
 
     @classmethod
     def new(cls, config: MatchConfig) -> MatchState:
@@ -227,10 +259,11 @@ class MatchState:
             started=config.start == "open_play",
             max_gap_s=config.max_gap_s,
         )
+        ends = Ends() if config.home_kit is None else Ends(config.home_kit, "configured")
         if config.start == "open_play":
-            return cls(config, clock, home_end=config.home_end, unseen_play=True)
+            return cls(config, clock, home_end=config.home_end, unseen_play=True, ends=ends)
         restart = Restart("kick_off", config.first_kick_off, (0.0, 0.0), "FISTF 4.1")
-        return cls(config, clock, home_end=config.home_end, restart=restart)
+        return cls(config, clock, home_end=config.home_end, restart=restart, ends=ends)
 
     @property
     def pitch(self) -> Pitch:

@@ -2,8 +2,10 @@
 
 The pipeline turns tracks into one ``Observation`` per frame and feeds it to a rule set's
 ``step``. Everything is in the pitch frame (DESIGN.md section 3): ground points in mm, the ball's
-footprint centre and each base's centre. Teams are small ints, ``HOME`` (0) and ``AWAY`` (1);
-the constructors also accept the names ``"home"`` / ``"away"``.
+footprint centre and each base's centre. A figure's team is the kit vision read for it, a small
+int 0 or 1 (``HOME``/``AWAY``; the constructors also accept the names ``"home"`` / ``"away"``):
+which end each kit defends is for the rules to learn (``rules.fistf_ends``), which then name the
+teams in their calls by the ends, ``HOME`` for the team defending the home end.
 
 A contact says that a figure touched the ball (``target_id is None``) or another figure, and how:
 
@@ -66,7 +68,7 @@ class Figures:
 
     Attributes:
         id: (n,) int64, figure ids, unique over both teams.
-        team: (n,) int8, ``HOME`` or ``AWAY``.
+        team: (n,) int8, the kit, 0 or 1 (named ``HOME``/``AWAY`` once the rules know the ends).
         goalkeeper: (n,) bool, rod goalkeepers (their footprint stands in for the figure).
         xy_mm: (n, 2) float64, base centres on the cloth.
         radius_mm: (n,) float64, base (or goalkeeper footprint) radii.

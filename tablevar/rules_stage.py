@@ -50,6 +50,7 @@ class FistfRules:
         home_end: str = "left",
         line_sigma_mm: float = 0.0,
         start: str = "open_play",
+        home_kit: int | None = None,
     ) -> None:
         """A new match on ``pitch``.
 
@@ -61,16 +62,23 @@ class FistfRules:
             start: ``open_play`` (a recording may start anywhere: the rules start in open play
                 and take a kick-off only when they see one set up) or ``kick_off`` (the referee
                 starts the match from its kick-off); see ``rules.fistf_state.MatchConfig``.
+            home_kit: vision's team index of the home team when it is known (configured);
+                None: the rules learn which end each kit defends (``rules.fistf_ends``).
         """
         from rules.fistf import MatchConfig, MatchState  # the rules engine is optional
 
         if not line_sigma_mm >= 0:
             raise ValueError(f"line_sigma_mm must be >= 0 mm, got {line_sigma_mm}")
-        config = MatchConfig(pitch, home_end=home_end, start=start)  # type: ignore[arg-type]
+        config = MatchConfig(
+            pitch,
+            home_end=home_end,
+            start=start,  # type: ignore[arg-type]
+            home_kit=home_kit,
+        )
         self._state = MatchState.new(config)
         self._pitch = pitch
         self._line_sigma_mm = float(line_sigma_mm)
-        self._last_figures: tuple | None = None  # (record list, ends, Figures, ids)
+        self._last_figures: tuple | None = None  # (record list, Figures, ids)
 
     def __call__(
         self,
@@ -105,14 +113,13 @@ class FistfRules:
         return [c.to_record() for c in calls]
 
     def _figures(self, figs: list[dict[str, Any]]):
-        """The observation's figures and their ids. The pipeline hands on the same list while
-        no figure moves: it is built again only for a new list or after a change of ends."""
+        """The observation's figures (named by kit) and their ids. The pipeline hands on the
+        same list while no figure moves: it is built again only for a new list."""
         from rules.observation import Figures
 
-        ends = (self._state.defended_end(0), self._state.defended_end(1))
         last = self._last_figures
-        if last is not None and last[0] is figs and last[1] == ends:
-            return last[2], last[3]
+        if last is not None and last[0] is figs:
+            return last[1], last[2]
         figures = Figures.build(
             [f["id"] for f in figs],
             [f["team"] for f in figs],
@@ -120,29 +127,22 @@ class FistfRules:
             [(f["x_mm"], f["y_mm"]) for f in figs],
             self._pitch.profile.base_radius_mm,
         )
-        keeper, team = self._goalkeepers(figures)
-        figures = replace(figures, goalkeeper=keeper, team=team)
+        figures = replace(figures, goalkeeper=self._goalkeepers(figures))
         ids = set(figures.id.tolist())
-        self._last_figures = (figs, ends, figures, ids)
+        self._last_figures = (figs, figures, ids)
         return figures, ids
 
-    def _goalkeepers(self, figures) -> tuple[np.ndarray, np.ndarray]:
-        """The rod goalkeeper at each end, and the figures' teams with the keepers' corrected.
+    def _goalkeepers(self, figures) -> np.ndarray:
+        """The rod goalkeeper at each end, (n,) bool.
 
         The keeper of an end is the figure in its goal area (field figures may not stand there,
-        FISTF 2.1) nearest the middle of its goal mouth, where the rod keeps it, whichever team
-        vision read for it: a keeper wears its own kit,
-        not its team's base colour, so its team is the one defending that end (the rules' own
-        ``home_end`` follows the change of ends at half-time).
-
-        Returns:
-            keeper: (n,) bool, the goalkeepers.
-            team: (n,) int8, the teams, each keeper's set to the team defending its goal.
+        FISTF 2.1) nearest the middle of its goal mouth, where the rod keeps it, whichever kit
+        vision read for it: a keeper wears its own kit, not its team's base colour, so the
+        rules take its team from the goal it keeps (``rules.fistf_ends.named``).
         """
         keeper = np.zeros(len(figures), bool)
-        team = figures.team.copy()
         if len(figures) == 0:
-            return keeper, team
+            return keeper
         for end in ("left", "right"):
             inside = self._pitch.zone_margin_mm(f"goal_area_{end}", figures.xy_mm)
             inside = (inside > -KEEPER_REACH_MM) & ~keeper  # one figure keeps one goal
@@ -151,10 +151,8 @@ class FistfRules:
             goal = self._pitch.goal(end)
             mouth = (goal.x_line_mm, 0.5 * (goal.y_min_mm + goal.y_max_mm))
             dist = np.hypot(figures.xy_mm[:, 0] - mouth[0], figures.xy_mm[:, 1] - mouth[1])
-            best = int(np.argmin(np.where(inside, dist, np.inf)))
-            keeper[best] = True
-            team[best] = self._state.defender_of(end)
-        return keeper, team
+            keeper[int(np.argmin(np.where(inside, dist, np.inf)))] = True
+        return keeper
 
     @property
     def state(self):

@@ -21,7 +21,8 @@ def run(fistf_pitch):
     By default the ball is in play with ``possession`` (home) known and the clock started, so a
     case needs no kick-off; pass ``state=`` to continue a match or ``in_play=False`` for a fresh
     one (as ``MatchConfig.start`` finds it: picked up in play unless ``start="kick_off"``).
-    Extra keywords go to ``MatchConfig``.
+    A case in play also knows its ends: the kit written ``home`` is home (``home_kit=0``); a
+    fresh match learns them (``rules.fistf_ends``). Extra keywords go to ``MatchConfig``.
     """
     from dataclasses import replace
 
@@ -30,6 +31,8 @@ def run(fistf_pitch):
     from rules.notation import parse_sequence
 
     def run_lines(lines, state=None, in_play=True, possession=0, restart=None, **config):
+        if state is None and in_play:
+            config.setdefault("home_kit", 0)
         st = state or MatchState.new(MatchConfig(fistf_pitch, **config))
         if state is None and in_play:
             st = replace(
