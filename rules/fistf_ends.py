@@ -44,7 +44,7 @@ from dataclasses import replace
 import numpy as np
 
 from rules.fistf_state import Ends, MatchState, PendingPlay, Touch
-from rules.geometry import shooting_margin_mm
+from rules.geometry import other_end, shooting_margin_mm
 from rules.observation import Figures, Observation, other_team
 from rules.pitch import END_SIGN
 
@@ -110,15 +110,16 @@ def line_up_home_kit(state: MatchState, obs: Observation) -> int | None:
     outfield = ~figs.goalkeeper
     halfway = pitch.line("halfway_line")
     for home_kit in (state.ends.home_kit, other_team(state.ends.home_kit)):
-        ok = True
-        for kit, end in ((home_kit, state.home_end), (other_team(home_kit), None)):
+        halves = ((home_kit, state.home_end), (other_team(home_kit), other_end(state.home_end)))
+        lined_up = True
+        for kit, own in halves:
             mine = outfield & (figs.team == kit)
             if not mine.any():
                 return None
-            own = end if end is not None else _other(state.home_end)
-            across = halfway.beyond_edge_mm(figs.xy_mm[mine], -END_SIGN[own]) - figs.radius_mm[mine]
-            ok = ok and not (across > obs.figure_uncertainty_mm).any()
-        if ok:
+            xy, r = figs.xy_mm[mine], figs.radius_mm[mine]
+            across = halfway.beyond_edge_mm(xy, -END_SIGN[own]) - r  # wholly in the other half
+            lined_up = lined_up and not (across > obs.figure_uncertainty_mm).any()
+        if lined_up:
             return home_kit
     return None
 
@@ -177,10 +178,6 @@ def see_goal(state: MatchState, end: str) -> MatchState:
     if state.attacked_end(flick.team) != end:
         state = _flip(state)
     return replace(state, ends=Ends(state.ends.home_kit, "goal"))
-
-
-def _other(end: str) -> str:
-    return "right" if end == "left" else "left"
 
 
 def _flip(state: MatchState) -> MatchState:
