@@ -156,14 +156,13 @@ class Renderer:
         if self._layers.line_s > 0 and np.any(v != 0.0):
             t_ref, spread = self._row_times(make, xy, v)
             xy = xy + v * t_ref  # where it is when its rows are exposed
-        travel_mm = float(np.hypot(*v)) * self.exposure_s
+        speed = float(np.hypot(*v))
         k, rolling = 1, None
-        if travel_mm > 0:
+        if speed > 0:
             scale = float(self.camera.mm_per_px(xy)[0])
-            k = int(np.clip(math.ceil(travel_mm / scale), 1, _MAX_TIME_SAMPLES))
+            k = int(np.clip(math.ceil(speed * self.exposure_s / scale), 1, _MAX_TIME_SAMPLES))
             if self._layers.line_s > 0:  # the shear across the object's rows, in pixels
-                shear_px = (spread[1] - spread[0]) * float(np.hypot(*v)) / scale
-                rolling = (v, t_ref, math.ceil(shear_px) + 1)
+                rolling = (v, t_ref, math.ceil((spread[1] - spread[0]) * speed / scale) + 1)
         solid = make(xy)
         if k == 1:
             return self._per_frame(solid, np.zeros((1, 2)), solid, solid, samples, rolling)
