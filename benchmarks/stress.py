@@ -224,6 +224,7 @@ def score_clip(clip: Path, out: Path, table: str, ok: bool) -> dict[str, Any]:
     cal_path = out / "calibration.json"
     cal = json.loads(cal_path.read_text(encoding="utf-8")) if cal_path.exists() else None
     sign = -1.0 if turned_half(camera, cal) else 1.0
+    seen = seen_positions(clip, truth, camera)
     tracks = {r["frame"]: r for r in _jsonl(out / "tracks.jsonl")}
     unc = {r["frame"]: r["u_mm"] for r in _jsonl(out / UNCERTAINTY_LOG)}
     pitch = load_pitch(table)
@@ -242,7 +243,7 @@ def score_clip(clip: Path, out: Path, table: str, ok: bool) -> dict[str, Any]:
         got = tracks.get(rec["frame"], {}).get("ball")
         if got is None:
             continue
-        xy_true = np.array([b["x_mm"], b["y_mm"]])
+        xy_true = seen[rec["frame"]]
         xy = sign * np.array([got["x_mm"], got["y_mm"]])
         err = xy - xy_true
         found += float(np.hypot(*err)) <= FOUND_MM
@@ -273,6 +274,36 @@ def score_clip(clip: Path, out: Path, table: str, ok: bool) -> dict[str, Any]:
         "calls": calls,
         "ms_per_frame": summary.get("ms_per_frame"),
     }
+
+
+def seen_positions(clip: Path, truth: list[dict], camera: CameraModel) -> dict[int, np.ndarray]:
+    """Per frame, where the ball is when the rows that show it are exposed, (2,) mm.
+
+    With a global shutter that is the truth itself. A rolling shutter exposes row v at
+    ``t + (v - (h - 1) / 2) * readout / h`` (``sim.json``): a rolling ball is then seen
+    where it was a little before or after the frame's time, interpolated between the truth
+    of neighbouring frames. A ball at rest is where the truth says either way.
+    """
+    frames = [r for r in truth if r["ball"] is not None]
+    xy = {r["frame"]: np.array([r["ball"]["x_mm"], r["ball"]["y_mm"]]) for r in frames}
+    sim = json.loads((clip / "sim.json").read_text(encoding="utf-8"))
+    readout = float(sim.get("readout_s", 0.0))
+    if readout == 0.0 or not frames:
+        return xy
+    meta = read_meta(clip)
+    fps, h = float(meta.fps), camera.size_px[1]
+    r_ball = load_pitch(meta.table).profile.ball_radius_mm
+    out = {}
+    for r in frames:
+        i = r["frame"]
+        row = float(camera.project(np.array([[*xy[i], r_ball]]))[0, 1])
+        step = (row - 0.5 * (h - 1)) * readout / h * fps  # in frames
+        j = i + (1 if step > 0 else -1)
+        if j not in xy:
+            out[i] = xy[i]
+            continue
+        out[i] = xy[i] + abs(step) * (xy[j] - xy[i])
+    return out
 
 
 def _read_summary(out: Path) -> dict:

@@ -98,19 +98,21 @@ def simulate_named(
     )
 
 
-def mid_play_start_s(compiled: CompiledScene, rng: np.random.Generator) -> float:
-    """A start time inside one of the scene's rolls (not the last), the ball well under way.
+def mid_play_start_s(
+    compiled: CompiledScene, rng: np.random.Generator, min_clip_s: float = 2.0
+) -> float:
+    """A start time inside one of the scene's rolls, the ball well under way.
 
     The clip then opens with the ball rolling wherever that roll has taken it: no kick-off,
-    no ball on the centre spot. Scenes without strikes start at 0.
+    no ball on the centre spot. Only rolls that leave at least ``min_clip_s`` of clip count;
+    a scene without one starts at 0.
     """
-    rolls = [s for s in compiled.strikes[:-1] if s.t_rest_s - s.t_s > 0.3] or list(
-        compiled.strikes[:1]
-    )
+    end = compiled.duration_s - min_clip_s
+    rolls = [s for s in compiled.strikes if s.t_rest_s - s.t_s > 0.3 and s.t_s + 0.1 < end]
     if not rolls:
         return 0.0
     roll = rolls[int(rng.integers(len(rolls)))]
-    return float(rng.uniform(roll.t_s + 0.1, max(roll.t_s + 0.1, roll.t_rest_s - 0.1)))
+    return float(rng.uniform(roll.t_s + 0.1, min(roll.t_rest_s - 0.1, end)))
 
 
 def simulate(

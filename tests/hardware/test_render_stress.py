@@ -224,3 +224,14 @@ def test_each_factor_draws_a_valid_reproducible_camera_and_look(factor):
 def test_unknown_factor_names_the_factors():
     with pytest.raises(ValueError, match="factors: base"):
         draw("fog", np.random.default_rng(0), PITCH)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_mid_play_starts_inside_a_roll_with_time_left(seed):
+    from hardware.simulate import mid_play_start_s
+
+    scene = margin_scene()
+    t = mid_play_start_s(scene, np.random.default_rng(seed))
+    _, v, on = scene.ball_state(np.array([t]))
+    assert on[0] and np.hypot(*v[0]) > 0  # the ball rolls on the first frame
+    assert scene.duration_s - t >= 2.0
