@@ -106,6 +106,18 @@ class Conditions:
             "mid_play": self.mid_play,
             "ball_bgr": list(self.look.ball_bgr),
             "ball_pattern": self.look.ball_pattern,
+            "ball_specular_gloss": [self.look.ball_specular, round(self.look.ball_gloss, 1)],
+            "ambient": round(self.look.ambient, 3),
+            "lights": self.look.lights,
+            "light_tint": self.look.light_tint,
+            "cloth_bgr": list(self.look.cloth_bgr),
+            "kits_bgr": [list(self.look.home_base_bgr), list(self.look.away_base_bgr)],
+            "principal_offset_px": [
+                round(self.camera.cx_px - 0.5 * (w - 1), 1),
+                round(self.camera.cy_px - 0.5 * (h - 1), 1),
+            ],
+            "dist": list(self.camera.dist),
+            "camera_mm": [round(v) for v in self.camera.centre_mm],
         }
 
 
