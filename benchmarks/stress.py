@@ -21,8 +21,8 @@ real ``tablevar analyze`` in a subprocess, as a user would. Factors (what each v
 - ``tilt_height``: tilted up to 15 degrees in any direction, 0.9-2.0 m above the cloth;
 - ``principal_point``: the principal point 3-25 px off centre in x and y;
 - ``lens``: distortion k1 -0.35 to +0.12, k2 +-0.08, tangential p1, p2 up to 0.003;
-- ``resolution``: 960x720 up to 2304x1296;
-- ``fps``: 30, 50, 60, 90 or 120 fps;
+- ``resolution``: 960x720, 1280x720, 1640x1232, 1920x1080 or 2304x1296;
+- ``fps``: 50, 60, 90 or 120 fps (the base is 30);
 - ``codec``: H.264 at 800-6000 kbit/s or MPEG-4 part 2 at 1500-12000 kbit/s;
 - ``rolling_shutter``: rows exposed one after another over 5-30 ms;
 - ``mid_play``: the clip starts inside a roll: the ball already moving, no kick-off seen;
@@ -109,12 +109,13 @@ def plan(factors: list[str], per_factor: int) -> list[dict[str, Any]]:
             rng = np.random.default_rng([seed, 3])
             size = rng.uniform(0.1, 1.5) if rng.random() < 0.5 else rng.uniform(1.5, 8.0)
             margin = float(round(size * rng.choice([-1.0, 1.0]), 3))
+            line = "touchline" if rng.random() < 0.5 else "goal_line"
             jobs.append(
                 {
                     "factor": factor,
                     "seed": seed,
                     "table": "fistf" if (fi + k) % 2 == 0 else "subbuteo-classic",
-                    "line": "touchline" if (seed // 2) % 2 == 0 else "goal_line",
+                    "line": line,
                     "margin_mm": margin,
                 }
             )

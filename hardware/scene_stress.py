@@ -39,14 +39,15 @@ FACTORS: dict[str, str] = {
     "principal_point": "principal point 3-25 px off the image centre in x and y",
     "lens": "lens distortion: k1 -0.35 to +0.12, k2, tangential p1 p2 up to 0.003",
     "resolution": "frame size from 960x720 to 2304x1296",
-    "fps": "frame rate 30-120 fps",
+    "fps": "frame rate 50-120 fps (the base is 30)",
     "codec": "H.264 at 800-6000 kbit/s or MPEG-4 part 2 at 1500-12000 kbit/s",
     "rolling_shutter": "rolling shutter: rows exposed one after another over 5-30 ms",
     "mid_play": "the clip starts in mid-play: the ball already rolling, no kick-off seen",
     "random": "all of the above at once",
 }
-SIZES_PX = ((960, 720), (1280, 720), (1280, 960), (1640, 1232), (1920, 1080), (2304, 1296))
-FPS_CHOICES = (30.0, 50.0, 60.0, 90.0, 120.0)
+# Sizes and rates other than the base's, so that varying one of them always changes it.
+SIZES_PX = ((960, 720), (1280, 720), (1640, 1232), (1920, 1080), (2304, 1296))
+FPS_CHOICES = (50.0, 60.0, 90.0, 120.0)
 # Ball colours, BGR: white, cream, orange, yellow, red, pink, pale blue, black.
 _BALL_COLOURS: tuple[BGR, ...] = (
     (240, 240, 240),
