@@ -49,7 +49,7 @@ benchmarks'. Per factor it prints:
 - ``right``: clips whose line call reads the truth (a confident call on the right side, or no
   call for a ball resting 3 mm or more inside); ``c.wrong``: confident wrong calls (a wrong
   reading with |margin| > uncertainty); ``close``: left to the referee as too close to call
-  (neither right nor wrong);
+  (neither right nor wrong); ``missed``: no call where one was due;
 - ``ms/f``: the analysis' own milliseconds per frame (``summary.json``).
 
 A camera turned by half a turn gives a pitch frame turned with it (home's goal is on the
@@ -57,8 +57,9 @@ image's left unless said otherwise): positions are compared in whichever of the 
 the calibration chose.
 
 Usage: ``.venv/bin/python benchmarks/stress.py [--size small|medium|large]
-[--clips-per-factor N] [--factors a,b,...] [--jobs 2] [--out DIR] [--keep]``. ``small`` (one
-clip per factor) takes about 10 minutes on two cores.
+[--clips-per-factor N] [--factors a,b,...] [--jobs 2] [--out DIR] [--keep] [--rescore]``.
+``small`` (one clip per factor) takes about 10 minutes on two idle cores (20 when they are
+shared); ``--rescore`` prints the table of an earlier run's ``OUT/results.json`` again.
 """
 
 from __future__ import annotations
@@ -347,6 +348,7 @@ def aggregate(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "call_cover": (sum(call_cov), len(call_cov)),
             "right": (outcomes.count("right"), len(rs)),
             "too_close": outcomes.count("too_close"),
+            "missed": outcomes.count("missed"),
             "confident_wrong": outcomes.count("wrong"),
             "ms_per_frame": float(np.mean(ms)) if ms else None,
         }
@@ -356,7 +358,8 @@ def aggregate(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 def format_table(table: dict[str, dict[str, Any]]) -> str:
     head = (
         f"{'factor':<16}{'clips':>6}{'fail':>5}{'found %':>9}{'rest med':>9}{'p95 mm':>8}"
-        f"{'cover %':>9}{'call cov':>9}{'right':>7}{'close':>6}{'c.wrong':>8}{'ms/f':>7}"
+        f"{'cover %':>9}{'call cov':>9}{'right':>7}{'close':>6}{'missed':>7}{'c.wrong':>8}"
+        f"{'ms/f':>7}"
     )
     rows = [head, "-" * len(head)]
 
@@ -371,7 +374,7 @@ def format_table(table: dict[str, dict[str, Any]]) -> str:
             f"{factor:<16}{t['clips']:>6}{t['failed']:>5}{num(t['found_pct'], '.1f'):>9}"
             f"{num(t['rest_median_mm'], '.2f'):>9}{num(t['rest_p95_mm'], '.2f'):>8}"
             f"{num(t['cover_pct'], '.0f'):>9}{frac(t['call_cover']):>9}"
-            f"{frac(t['right']):>7}{t['too_close']:>6}{t['confident_wrong']:>8}"
+            f"{frac(t['right']):>7}{t['too_close']:>6}{t['missed']:>7}{t['confident_wrong']:>8}"
             f"{num(t['ms_per_frame'], '.1f'):>7}"
         )
     return "\n".join(rows)
@@ -387,7 +390,13 @@ def main_benchmark(argv: list[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=2, help="clips rendered and analysed at once")
     parser.add_argument("--out", type=Path, default=Path("out/stress"), help="results folder")
     parser.add_argument("--keep", action="store_true", help="keep every clip and its analysis")
+    parser.add_argument(
+        "--rescore", action="store_true", help="print the table of OUT/results.json again"
+    )
     args = parser.parse_args(argv)
+    if args.rescore:
+        print(format_table(aggregate(json.loads((args.out / "results.json").read_text("utf-8")))))
+        return
     factors = [f.strip() for f in args.factors.split(",") if f.strip()]
     unknown = [f for f in factors if f not in FACTORS]
     if unknown:
