@@ -26,6 +26,7 @@ _TEAM_KITS: tuple[tuple[BGR, BGR], ...] = (
 )
 _CLOTHS: tuple[BGR, ...] = ((48, 128, 38), (40, 110, 30), (60, 140, 55), (45, 120, 70))
 _BALLS: tuple[BGR, ...] = ((240, 240, 240), (30, 140, 245), (40, 220, 240))
+BALL_PATTERNS = ("plain", "two_tone", "band", "spots")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +65,19 @@ class Look:
         net_opacity: how much of what lies under a net string it hides (0..1).
         net_mesh_mm: spacing of the net strings.
         shadow: darkness of the soft contact shadow under objects (0 = none).
+        ball_pattern: marks on the ball: ``plain``, ``two_tone``, ``band`` or ``spots``
+            (``hardware.render_shapes.Pattern``); they turn with the ball as it rolls.
+        ball_mark_bgr: the colour of those marks.
+        ball_specular: strength of the ball's highlight (None: ``specular``).
+        ball_gloss: exponent of the ball's highlight: ~5 a broad sheen, ~40 a plastic ball,
+            ~300 a small sharp spot.
+        lights: (azimuth_deg, elevation_deg, strength) of each distant light, azimuth in
+            the pitch frame from +x, elevation above the cloth; None: one light high
+            overhead. A low light lights one side of the ball and leaves the other dim, and
+            throws the contact shadows away from it.
+        light_tint: (b, g, r) gain of the light's colour (colour temperature): (1, 1, 1)
+            neutral, e.g. (0.8, 0.95, 1.15) a warm tungsten lamp the camera did not balance.
+        shadow_softness: width of the contact shadows' fade (1 = the default, < 1 harder).
     """
 
     cloth_bgr: BGR = (48, 128, 38)
@@ -98,6 +112,13 @@ class Look:
     net_opacity: float = 0.8
     net_mesh_mm: float = 6.0
     shadow: float = 0.25
+    ball_pattern: str = "plain"
+    ball_mark_bgr: BGR = (30, 30, 30)
+    ball_specular: float | None = None
+    ball_gloss: float = 40.0
+    lights: tuple[tuple[float, float, float], ...] | None = None
+    light_tint: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    shadow_softness: float = 1.0
 
     def __post_init__(self) -> None:
         if self.stripe_count < 1:
@@ -119,6 +140,23 @@ class Look:
             raise ValueError("Look.net_mesh_mm must be > 0 and frame_width_mm >= 0")
         if not 0.0 <= self.ambient <= 1.0:
             raise ValueError(f"Look.ambient must lie in 0..1, got {self.ambient}")
+        if self.ball_pattern not in BALL_PATTERNS:
+            raise ValueError(
+                f"Look.ball_pattern must be one of {', '.join(BALL_PATTERNS)}, "
+                f"got {self.ball_pattern!r}"
+            )
+        if (self.ball_specular is not None and self.ball_specular < 0) or self.ball_gloss <= 0:
+            raise ValueError("Look.ball_specular must be >= 0 and Look.ball_gloss > 0")
+        if self.lights is not None and (
+            not self.lights
+            or any(len(lamp) != 3 or not 0 < lamp[1] <= 90 or lamp[2] <= 0 for lamp in self.lights)
+        ):
+            raise ValueError(
+                "Look.lights must hold (azimuth_deg, elevation_deg in (0, 90], strength > 0) "
+                f"triples, got {self.lights!r}"
+            )
+        if len(self.light_tint) != 3 or min(self.light_tint) <= 0 or self.shadow_softness <= 0:
+            raise ValueError("Look.light_tint needs three gains > 0, shadow_softness > 0")
 
     def base_bgr(self, team: int) -> BGR:
         return self.home_base_bgr if team == 0 else self.away_base_bgr

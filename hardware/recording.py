@@ -118,6 +118,7 @@ class RecordingWriter:
         overwrite: replace an existing recording in ``folder``.
         repeatable: the same frames always give the same video (``VideoWriter``).
         lossless: write the video losslessly in full colour (``VideoWriter``), not H.264.
+        codec, bitrate_kbps: the lossy codec and its bitrate (``VideoWriter``).
 
     Raises:
         RecordingError: bad arguments, an existing recording, or a video file that cannot
@@ -136,6 +137,8 @@ class RecordingWriter:
         overwrite: bool = False,
         repeatable: bool = False,
         lossless: bool = False,
+        codec: str = "h264",
+        bitrate_kbps: float | None = None,
     ) -> None:
         self.folder = Path(folder)
         if not (math.isfinite(fps) and fps > 0):
@@ -154,6 +157,8 @@ class RecordingWriter:
                 self.size_px,
                 repeatable=repeatable,
                 lossless=lossless,
+                codec=codec,
+                bitrate_kbps=bitrate_kbps,
             )
         except VideoWriteError as exc:
             raise RecordingError(str(exc)) from exc

@@ -7,11 +7,18 @@ moving thing (the ball, moving figures, fingers) is ray cast in a small window a
 supersampled for anti-aliasing, depth-tested against the other objects and the goals in that
 window, and motion-blurred by averaging renders over the exposure; then sensor noise is added.
 Ground truth is the ``SceneFrame`` itself: pixels are drawn from it and nothing else.
+
+Rolling shutter (``readout_s`` > 0): the rows of a frame are exposed one after another, top to
+bottom, over ``readout_s``; the frame's time is the moment its middle row is exposed, so row v
+shows the scene at ``t_s + (v - (h - 1) / 2) * readout_s / h``. Only moving things look
+different: each is drawn where it is when its own rows are exposed, sheared by its motion
+across those rows (its velocity is taken as constant over the readout, as over the exposure).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -44,6 +51,8 @@ class Renderer:
         seed: fixes the cloth texture and the sensor noise; the same seed and scene frame
             always give the same picture.
         exposure_s: shutter time; moving objects are blurred over it.
+        readout_s: rolling shutter: time from the exposure of the first row to that of the
+            last (0: a global shutter, every row at once).
     """
 
     def __init__(
@@ -54,18 +63,25 @@ class Renderer:
         *,
         seed: int = 0,
         exposure_s: float = 1 / 120,
+        readout_s: float = 0.0,
     ) -> None:
-        if exposure_s < 0:
-            raise ValueError(f"exposure_s must be >= 0, got {exposure_s}")
+        if exposure_s < 0 or readout_s < 0:
+            raise ValueError(
+                f"exposure_s and readout_s must be >= 0, got {exposure_s}, {readout_s}"
+            )
         self.camera, self.pitch, self.look = camera, pitch, look
-        self.seed, self.exposure_s = seed, exposure_s
+        self.seed, self.exposure_s, self.readout_s = seed, exposure_s, readout_s
         pix = PixelMap.build(camera, pitch, look)
+        tint = np.asarray(look.light_tint, np.float32)
+        goals = goal_layer(camera, pitch, look, pix)
         self._layers = Layers(
             pix=pix,
-            cloth=cloth_layer(pix, pitch, look, seed),
-            goals=goal_layer(camera, pitch, look, pix),
-            light=Light.overhead(look.ambient, look.shading, look.specular),
+            cloth=cloth_layer(pix, pitch, look, seed) * tint,
+            goals=replace(goals, premul=goals.premul * tint),
+            light=Light.of(look.lights, look.ambient, look.shading, look.specular),
             look=look,
+            tint=tint,
+            line_s=readout_s / camera.size_px[1],
         )
         self._static = self.background()
         self._resting: dict[tuple, tuple[Solid, Window]] = {}
@@ -136,29 +152,58 @@ class Renderer:
     def _moving(self, make, xy: NDArray, v: NDArray, samples: int) -> Moving | None:
         """The object over the exposure, about one time sample per pixel of travel."""
         v = np.asarray(v, np.float64)
-        travel_mm = float(np.hypot(*v)) * self.exposure_s
-        k = 1
-        if travel_mm > 0:
+        t_ref, spread = 0.0, (0.0, 0.0)
+        if self._layers.line_s > 0 and np.any(v != 0.0):
+            t_ref, spread = self._row_times(make, xy, v)
+            xy = xy + v * t_ref  # where it is when its rows are exposed
+        speed = float(np.hypot(*v))
+        k, rolling = 1, None
+        if speed > 0:
             scale = float(self.camera.mm_per_px(xy)[0])
-            k = int(np.clip(math.ceil(travel_mm / scale), 1, _MAX_TIME_SAMPLES))
+            k = int(np.clip(math.ceil(speed * self.exposure_s / scale), 1, _MAX_TIME_SAMPLES))
+            if self._layers.line_s > 0:  # the shear across the object's rows, in pixels
+                rolling = (v, t_ref, math.ceil((spread[1] - spread[0]) * speed / scale) + 1)
         solid = make(xy)
         if k == 1:
-            return self._per_frame(solid, np.zeros((1, 2)), solid, solid, samples)
+            return self._per_frame(solid, np.zeros((1, 2)), solid, solid, samples, rolling)
         dts = ((np.arange(k) + 0.5) / k - 0.5) * self.exposure_s
         shifts = dts[:, None] * v[None, :]
-        first, last = make(xy + shifts[0]), make(xy + shifts[-1])
+        # The first and last windows hold the rows exposed first and last (rolling shutter).
+        first, last = make(xy + shifts[0] + spread[0] * v), make(xy + shifts[-1] + spread[1] * v)
         # Time samples already smooth a streak: fewer rays per pixel do.
         samples = _BLURRED_SAMPLES if k > 2 else samples
-        return self._per_frame(solid, shifts, first, last, samples)
+        return self._per_frame(solid, shifts, first, last, samples, rolling)
 
-    def _per_frame(self, solid: Solid, shifts, first: Solid, last: Solid, samples: int):
+    def _row_times(self, make, xy: NDArray, v: NDArray) -> tuple[float, tuple[float, float]]:
+        """When a moving object's rows are exposed, relative to the frame time, s.
+
+        Returns the time its centre row is exposed and the span (earliest, latest) of its
+        other rows around that time: the object moves while the shutter sweeps over it.
+        """
+        line_s, mid = self._layers.line_s, 0.5 * (self.camera.size_px[1] - 1)
+        lo, hi = make(xy).bounds_mm(shadow=False)
+        z = 0.5 * (lo[2] + hi[2])
+        t = 0.0
+        for _ in range(3):  # the object's row moves little over the readout: converges fast
+            p = xy + v * t
+            row = float(self.camera.project(np.array([[p[0], p[1], z]]))[0, 1])
+            t = (row - mid) * line_s
+        box = self._window(make(xy + v * t), shadow=False)
+        if box is None:
+            return t, (0.0, 0.0)
+        return t, ((box[1] - 1 - row) * line_s, (box[3] + 1 - row) * line_s)
+
+    def _per_frame(self, solid, shifts, first: Solid, last: Solid, samples: int, rolling=None):
         """A ``Moving`` whose window holds the shadow too, and whose ray boxes do not."""
         ends = [self._window(s) for s in (first, last)]
         rays = [self._window(s, shadow=False) for s in (first, last)]
         if any(w is None for w in ends + rays):
             return None  # off the image, or partly behind the camera
         window = _union(*ends)
-        return Moving(solid, shifts, window, rays[0], rays[1], samples)
+        if rolling is None:
+            return Moving(solid, shifts, window, rays[0], rays[1], samples)
+        v, t_ref, pad = rolling
+        return Moving(solid, shifts, window, rays[0], rays[1], samples, v, t_ref, pad)
 
     def _window(self, solid: Solid, shadow: bool = True) -> Window | None:
         lo, hi = solid.bounds_mm(shadow)

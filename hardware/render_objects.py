@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from hardware.look import Look
-from hardware.render_shapes import Capsule, Cylinder, Shape, Sphere
+from hardware.render_shapes import Capsule, Cylinder, Pattern, Shape, Sphere
 from hardware.scene import HOME, Finger
 from rules.pitch import Pitch
 
@@ -33,17 +33,29 @@ _ROD_ABOVE_BASE_MM = 6.0
 @dataclass(frozen=True, slots=True)
 class Shadow:
     """Soft contact shadow on the cloth: full ``strength`` within ``r0_mm``, fading over
-    ``fade_mm`` beyond it."""
+    ``fade_mm`` beyond it; drawn out ``stretch`` times along the direction ``axis_rad`` (a
+    low light's long shadow)."""
 
     xy_mm: tuple[float, float]
     r0_mm: float
     fade_mm: float
     strength: float = 1.0
+    stretch: float = 1.0
+    axis_rad: float = 0.0
 
     def darkness(self, x_mm: NDArray, y_mm: NDArray) -> NDArray[np.float32]:
-        d = np.hypot(x_mm - self.xy_mm[0], y_mm - self.xy_mm[1]) - self.r0_mm
+        dx, dy = x_mm - self.xy_mm[0], y_mm - self.xy_mm[1]
+        if self.stretch != 1.0:
+            c, s = math.cos(self.axis_rad), math.sin(self.axis_rad)
+            dx, dy = (dx * c + dy * s) / self.stretch, -dx * s + dy * c
+        d = np.hypot(dx, dy) - self.r0_mm
         dark = self.strength * np.exp(-((np.maximum(d, 0.0) / self.fade_mm) ** 2))
         return dark.astype(np.float32)
+
+    @property
+    def reach_mm(self) -> float:
+        """Distance from ``xy_mm`` beyond which the shadow has faded to nothing."""
+        return self.stretch * (self.r0_mm + 2.5 * self.fade_mm)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +71,7 @@ class Solid:
         lo, hi = np.min(los, axis=0), np.max(his, axis=0)
         if not shadow:
             return lo, hi
-        reach = self.shadow.r0_mm + 2.5 * self.shadow.fade_mm
+        reach = self.shadow.reach_mm
         sx, sy = self.shadow.xy_mm
         lo[:2] = np.minimum(lo[:2], (sx - reach, sy - reach))
         hi[:2] = np.maximum(hi[:2], (sx + reach, sy + reach))
@@ -70,8 +82,51 @@ class Solid:
 def ball_solid(xy_mm: NDArray, pitch: Pitch, look: Look) -> Solid:
     r = pitch.profile.ball_radius_mm
     x, y = float(xy_mm[0]), float(xy_mm[1])
-    sphere = Sphere((x, y, r), r, _f(look.ball_bgr), shiny=True)
-    return Solid((sphere,), Shadow((x, y), 0.35 * r, 0.45 * r))
+    pattern = None
+    if look.ball_pattern != "plain":
+        pattern = Pattern(look.ball_pattern, _f(look.ball_mark_bgr), rolled(x, y, r))
+    sphere = Sphere(
+        (x, y, r),
+        r,
+        _f(look.ball_bgr),
+        shiny=True,
+        pattern=pattern,
+        specular=look.ball_specular,
+        gloss=look.ball_gloss,
+    )
+    return Solid((sphere,), cast_shadow(look, (x, y), r, 0.35 * r, 0.45 * r))
+
+
+def rolled(x_mm: float, y_mm: float, r_mm: float) -> tuple[float, ...]:
+    """The turn (pitch -> ball frame, 3 x 3 row major) of a ball rolled from the centre spot.
+
+    Rolling along +x turns the ball about +y by x / r, along +y about -x by y / r; applied in
+    that order, which is exact along either axis and close enough for marks elsewhere.
+    """
+    a, b = x_mm / r_mm, -y_mm / r_mm
+    ry = np.array([[math.cos(a), 0, math.sin(a)], [0, 1, 0], [-math.sin(a), 0, math.cos(a)]])
+    rx = np.array([[1, 0, 0], [0, math.cos(b), -math.sin(b)], [0, math.sin(b), math.cos(b)]])
+    return tuple((ry @ rx).T.ravel().tolist())
+
+
+def cast_shadow(
+    look: Look, xy_mm: tuple[float, float], height_mm: float, r0_mm: float, fade_mm: float
+) -> Shadow:
+    """The contact shadow of an object whose bulk stands ``height_mm`` above the cloth.
+
+    Under the default overhead light it lies right under the object; under ``look.lights``
+    it falls away from the strongest light, drawn out the lower that light stands.
+    """
+    fade = fade_mm * look.shadow_softness
+    if look.lights is None:
+        return Shadow(xy_mm, r0_mm, fade)
+    az, el, _ = max(look.lights, key=lambda lamp: lamp[2])
+    el_rad = math.radians(el)
+    run = min(height_mm / math.tan(el_rad), 3.0 * height_mm)  # away from the light
+    az_rad = math.radians(az)
+    centre = (xy_mm[0] - run * math.cos(az_rad), xy_mm[1] - run * math.sin(az_rad))
+    stretch = min(1.0 / math.sin(el_rad), 3.0)
+    return Shadow(centre, r0_mm, fade, stretch=stretch, axis_rad=az_rad)
 
 
 def figure_solid(
@@ -82,7 +137,7 @@ def figure_solid(
     x, y = float(xy_mm[0]), float(xy_mm[1])
     rb, hb = p.base_radius_mm, p.base_height_mm
     base = Cylinder((x, y), rb, rb, 0.0, 0.0, hb, _f(look.base_bgr(team)))
-    shadow = Shadow((x, y), rb, 2.0)
+    shadow = cast_shadow(look, (x, y), hb, rb, 2.0)
     if not look.figure_bodies:
         return Solid((base,), shadow)
     facing = 0.0 if team == HOME else math.pi

@@ -22,19 +22,59 @@ Rays = NDArray[np.float64]  # (n, 3) unit directions
 
 
 @dataclass(frozen=True, slots=True)
+class Pattern:
+    """Marks painted on a ball: a second colour over part of its surface.
+
+    ``kind`` is ``two_tone`` (one hemisphere), ``band`` (a stripe round its equator) or
+    ``spots`` (six round patches, like the panels of a football). ``rotation`` (3 x 3, row
+    major) turns pitch-frame directions into the ball's own frame, in which the marks are fixed.
+    """
+
+    kind: str
+    colour: tuple[float, float, float]
+    rotation: tuple[float, ...] = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+
+    def marked(self, unit: Rays) -> NDArray[np.bool_]:
+        """Which of the surface directions ``unit`` (n, 3), pitch frame, carry the mark."""
+        local = unit @ np.asarray(self.rotation).reshape(3, 3).T
+        if self.kind == "two_tone":
+            return local[:, 2] < 0.0
+        if self.kind == "band":
+            return np.abs(local[:, 2]) < 0.3
+        if self.kind == "spots":  # patches round the six axes, 20 degrees in radius
+            return np.abs(local).max(axis=1) > math.cos(math.radians(20.0))
+        raise ValueError(f"unknown ball pattern {self.kind!r}; use two_tone, band or spots")
+
+
+@dataclass(frozen=True, slots=True)
 class Sphere:
-    """A sphere of ``radius_mm`` around ``centre_mm`` (x, y, z)."""
+    """A sphere of ``radius_mm`` around ``centre_mm`` (x, y, z).
+
+    ``specular`` (None: the light's) and ``gloss`` (the highlight's exponent: small is broad
+    and dull, large is a small sharp spot) describe the surface of a shiny sphere; ``pattern``
+    paints marks on it.
+    """
 
     centre_mm: tuple[float, float, float]
     radius_mm: float
     colour: tuple[float, float, float]
     shiny: bool = True
+    pattern: Pattern | None = None
+    specular: float | None = None
+    gloss: float = 40.0
 
     def hit(self, origin: Vec | Rays, dirs: Rays) -> NDArray[np.float64]:
         return _sphere_t(origin - np.asarray(self.centre_mm), dirs, self.radius_mm**2)
 
     def normal(self, points: Rays) -> Rays:
         return (points - np.asarray(self.centre_mm)) / self.radius_mm
+
+    def albedo(self, points: Rays) -> NDArray[np.float32]:
+        """Surface colour (n, 3) at ``points`` on the sphere."""
+        colour = np.tile(np.asarray(self.colour, np.float32), (len(points), 1))
+        if self.pattern is not None:
+            colour[self.pattern.marked(self.normal(points))] = self.pattern.colour
+        return colour
 
     def bounds_mm(self) -> tuple[Vec, Vec]:
         c, r = np.asarray(self.centre_mm), self.radius_mm
@@ -162,17 +202,48 @@ def _dot(a: NDArray, b: NDArray) -> NDArray[np.float64]:
 
 @dataclass(frozen=True, slots=True)
 class Light:
-    """One distant light plus ambient light; a flat cloth facing up is lit to exactly 1."""
+    """Distant lights plus ambient light; a flat cloth facing up is lit to exactly 1.
 
-    direction: Vec  # (3,) unit, toward the light
+    Attributes:
+        directions: (k, 3) unit vectors toward each light.
+        weights: (k,) share of each light in the directed light (they sum to 1).
+        ambient: share of light that reaches every surface regardless of its normal.
+        shading: strength of the shading (0 = flat colours).
+        specular: strength of the highlights on shiny surfaces.
+    """
+
+    directions: NDArray[np.float64]
+    weights: NDArray[np.float64]
     ambient: float
     shading: float
     specular: float
 
+    @property
+    def direction(self) -> Vec:
+        """The strongest light's direction (3,)."""
+        return self.directions[int(np.argmax(self.weights))]
+
     @classmethod
     def overhead(cls, ambient: float, shading: float, specular: float) -> Light:
-        d = np.array([-0.25, 0.3, 1.0])
-        return cls(d / np.linalg.norm(d), ambient, shading, specular)
+        d = np.array([[-0.25, 0.3, 1.0]])
+        return cls(d / np.linalg.norm(d), np.ones(1), ambient, shading, specular)
+
+    @classmethod
+    def of(
+        cls,
+        lamps: tuple[tuple[float, float, float], ...] | None,
+        ambient: float,
+        shading: float,
+        specular: float,
+    ) -> Light:
+        """Lights from (azimuth_deg, elevation_deg, strength) triples; None: one overhead."""
+        if lamps is None:
+            return cls.overhead(ambient, shading, specular)
+        az = np.radians([a for a, _, _ in lamps])
+        el = np.radians([e for _, e, _ in lamps])
+        d = np.stack([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)], axis=1)
+        w = np.array([s for _, _, s in lamps], np.float64)
+        return cls(d, w / w.sum(), ambient, shading, specular)
 
 
 def cast(
@@ -196,22 +267,32 @@ def cast(
             continue
         d = dirs[sel]
         o = origin[sel] if origin.ndim == 2 else origin
-        normals = shape.normal(o + t[sel, None] * d)
-        factor, spec = _shade(light, normals, d, shape.shiny)
-        colour[sel] = np.asarray(shape.colour, np.float32) * factor[:, None] + spec[:, None]
+        points = o + t[sel, None] * d
+        normals = shape.normal(points)
+        sphere = isinstance(shape, Sphere)
+        strength = light.specular if not sphere or shape.specular is None else shape.specular
+        gloss = shape.gloss if sphere else 40.0
+        factor, spec = _shade(light, normals, d, shape.shiny, strength, gloss)
+        albedo = shape.albedo(points) if sphere else np.asarray(shape.colour, np.float32)
+        colour[sel] = albedo * factor[:, None] + spec[:, None]
     return t, colour
 
 
-def _shade(light: Light, normals: Rays, dirs: Rays, shiny: bool) -> NDArray[np.float64]:
-    lam = np.maximum(normals @ light.direction, 0.0)
-    diffuse = (1.0 - light.ambient) / light.direction[2]
+def _shade(
+    light: Light, normals: Rays, dirs: Rays, shiny: bool, specular: float, gloss: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Brightness factor (n,) and additive highlight (n,) in grey levels."""
+    lam = np.maximum(normals @ light.directions.T, 0.0) @ light.weights
+    # Scaled so that a surface facing straight up (the cloth) is lit to exactly 1.
+    diffuse = (1.0 - light.ambient) / float(light.directions[:, 2] @ light.weights)
     factor = 1.0 + light.shading * (light.ambient + diffuse * lam - 1.0)
     spec = np.zeros_like(factor)
-    if shiny and light.specular > 0 and light.shading > 0:
-        half = light.direction - dirs
-        half /= np.linalg.norm(half, axis=1, keepdims=True)
-        gloss = np.maximum(np.einsum("ij,ij->i", normals, half), 0.0) ** 40
-        spec = light.shading * light.specular * 255.0 * gloss
+    if shiny and specular > 0 and light.shading > 0:
+        for direction, weight in zip(light.directions, light.weights, strict=True):
+            half = direction - dirs
+            half /= np.linalg.norm(half, axis=1, keepdims=True)
+            peak = np.maximum(np.einsum("ij,ij->i", normals, half), 0.0) ** gloss
+            spec += light.shading * specular * weight * 255.0 * peak
     return factor, spec
 
 

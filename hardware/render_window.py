@@ -8,12 +8,13 @@ over the goals' layer depending on which is nearer along the ray.
 Moving objects are blurred over the exposure: an object only translates during it, so each
 time sample is the same solid seen from a camera moved the other way, and all time samples of
 an object are one batch of rays with shifted origins. Each time sample casts only the rays
-near where the object is at that instant.
+near where the object is at that instant. A rolling shutter shifts each ray's origin further,
+by how far the object moves between its own time and the time that ray's row is exposed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,6 +38,10 @@ class Moving:
         window: pixels the object can touch during the exposure.
         first, last: pixels it touches at the first and the last time sample.
         samples: rays per pixel side (supersampling for anti-aliasing).
+        v_mm_s: (2,) its velocity, for a rolling shutter's shear.
+        t_ref_s: when (relative to the frame's time) ``solid`` is where it is drawn: the
+            moment a rolling shutter exposes its rows.
+        pad_px: how far its rows' shear can reach beyond the boxes ``first`` and ``last``.
     """
 
     solid: Solid
@@ -45,6 +50,9 @@ class Moving:
     first: Window
     last: Window
     samples: int
+    v_mm_s: NDArray[np.float64] = field(default_factory=lambda: np.zeros(2))
+    t_ref_s: float = 0.0
+    pad_px: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +64,16 @@ class Layers:
     goals: GoalLayer
     light: Light
     look: Look
+    tint: NDArray[np.float32] = field(default_factory=lambda: np.ones(3, np.float32))
+    line_s: float = 0.0  # rolling shutter: time between the exposures of adjacent rows
+
+    def row_dt_s(self, rows: NDArray, m: Moving) -> NDArray[np.float64] | None:
+        """Time from ``m``'s own instant to the exposure of each of ``rows`` (px), or None
+        without a rolling shutter or motion."""
+        if self.line_s == 0.0 or not np.any(m.v_mm_s != 0.0):
+            return None
+        mid = 0.5 * (self.cloth.shape[0] - 1)
+        return (rows - mid) * self.line_s - m.t_ref_s
 
 
 def compose(
@@ -83,6 +101,9 @@ def compose(
         lit_i = np.ones((h, w), np.float32)
         for m in moving:
             sx, sy = m.shifts_mm[i * len(m.shifts_mm) // k]
+            dt = layers.row_dt_s(np.arange(y0, y1, dtype=np.float64)[:, None], m)
+            if dt is not None:  # a rolling shutter shears the shadow too
+                sx, sy = sx + m.v_mm_s[0] * dt, sy + m.v_mm_s[1] * dt
             lit_i *= 1.0 - layers.look.shadow * m.solid.shadow.darkness(xs - sx, ys - sy)
         lit += lit_i
     # Per time sample and ray the nearer of the moving and the static objects is seen.
@@ -116,13 +137,17 @@ def _cast_moving(
             f = (j + 0.5) / len(m.shifts_mm)
             # Where the object is at this instant: between its first and last windows.
             box = [round(a + f * (b - a)) for a, b in zip(m.first, m.last, strict=True)]
-            bx0, by0 = max(box[0] - 1, x0) - x0, max(box[1] - 1, y0) - y0
-            bx1, by1 = min(box[2] + 1, x1) - x0, min(box[3] + 1, y1) - y0
+            pad = 1 + m.pad_px
+            bx0, by0 = max(box[0] - pad, x0) - x0, max(box[1] - pad, y0) - y0
+            bx1, by1 = min(box[2] + pad, x1) - x0, min(box[3] + pad, y1) - y0
             sel = index[by0 * s : by1 * s, bx0 * s : bx1 * s].ravel()
             sels.append(sel)
             steps.append(np.full(len(sel), j))
         sel, step = np.concatenate(sels), np.concatenate(steps)
         shift = np.column_stack([m.shifts_mm[step], np.zeros(len(step))])
+        dt = layers.row_dt_s(y0 + (sel // ((x1 - x0) * s) + 0.5) / s - 0.5, m)
+        if dt is not None:
+            shift[:, :2] += dt[:, None] * m.v_mm_s[None, :]
         t, c = cast(list(m.solid.shapes), layers.pix.origin_mm - shift, dirs[sel], layers.light)
         hit = np.isfinite(t)
         time_index = np.repeat(np.arange(k), [len(x) for x in sels])
@@ -144,7 +169,7 @@ def _blend(layers: Layers, window: Window, s: int, colour, hits, depth, keep):
     w, h = x1 - x0, y1 - y0
     cover = hits.reshape(h, s, w, s).mean(axis=(1, 3))[..., None]
     obj = colour.reshape(h, s, w, s, 3).mean(axis=(1, 3))  # premultiplied by coverage
-    obj *= layers.pix.gain[y0:y1, x0:x1, None]
+    obj *= layers.pix.gain[y0:y1, x0:x1, None] * layers.tint
     obj_depth = depth.reshape(h, s, w, s).min(axis=(1, 3))
     cloth = layers.cloth[y0:y1, x0:x1] * keep[..., None]
     goals = layers.goals

@@ -354,3 +354,33 @@ def _pt(xy) -> tuple[float, float]:
 
 def _r(v: float) -> float:
     return round(float(v), DECIMALS)
+
+
+def clip_truth(
+    c: CompiledScene, fps: float, first: int, n: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Truth of a clip that starts at the scene's frame ``first`` and holds ``n`` frames.
+
+    Frames, times and contacts' onsets count from the clip's first frame; a contact whose
+    strike came before it, and calls decided outside the clip, are left out. The ball's
+    ``moving`` flag on the first frame still says whether it rolls there.
+    """
+    if not 0 <= first < c.frame_count(fps) or n < 0:
+        raise ValueError(
+            f"a clip of {c.frame_count(fps)} frames cannot start at frame {first} (n={n})"
+        )
+    frames = []
+    for rec in frame_truth(c, fps)[first : first + n]:
+        i = rec["frame"] - first
+        contacts = [
+            {**k, "onset_frame": k["onset_frame"] - first}
+            for k in rec["contacts"]
+            if k["onset_frame"] >= first
+        ]
+        frames.append({**rec, "frame": i, "t_s": round(i / fps, 6), "contacts": contacts})
+    calls = [
+        {**call, "frame": call["frame"] - first, "t_s": (call["frame"] - first) / fps}
+        for call in truth_calls(c, fps)
+        if first <= call["frame"] < first + n
+    ]
+    return frames, calls

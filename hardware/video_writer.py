@@ -5,9 +5,11 @@ times the size of H.264 at the same quality, and an MP4 whose writer was never c
 index and does not open. Here every keyframe (one per second) starts a new MP4 fragment, so a
 crash loses at most the last second, and the files play in any browser and decode in OpenCV.
 
-Recordings are H.264 (libx264, 4:2:0 colour). A lossless recording (FFV1, full colour) keeps
-every pixel as the camera gave it, at some thirty times the size: for clips whose calls must be
-measured without the codec's losses; browsers do not play it.
+Recordings are H.264 (libx264, 4:2:0 colour), at constant quality or at a chosen bitrate. A
+lossless recording (FFV1, full colour) keeps every pixel as the camera gave it, at some thirty
+times the size: for clips whose calls must be measured without the codec's losses; browsers do
+not play it. MPEG-4 part 2 (``mpeg4``, what OpenCV's wheels and many older cameras and phones
+write) is there for the simulator, to test that footage from such devices is read as well.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ from numpy.typing import NDArray
 CRF = 18
 PRESET = "veryfast"
 LOSSLESS_CODEC = "ffv1"
+CODECS = ("h264", "mpeg4")  # lossy codecs a recording can be written in
+# MPEG-4 part 2 has no constant-quality mode in every build: without a bitrate it gets this
+# many bits per pixel and frame (about 5.5 Mbit/s at 1280x960, 30 fps: a phone's rate).
+MPEG4_BITS_PER_PIXEL = 0.15
 
 
 class VideoWriteError(ValueError):
@@ -44,6 +50,9 @@ class VideoWriter:
             those it encodes after it: a clip that must repeat gets a process of its own.
         lossless: write FFV1 in full colour (BGR): every decoded frame equals the frame
             written; always repeatable.
+        codec: the lossy codec, ``h264`` or ``mpeg4`` (MPEG-4 part 2); ignored when lossless.
+        bitrate_kbps: target bitrate in kbit/s; None: H.264 at constant quality (CRF 18),
+            MPEG-4 part 2 at ``MPEG4_BITS_PER_PIXEL``.
     """
 
     def __init__(
@@ -54,10 +63,16 @@ class VideoWriter:
         *,
         repeatable: bool = False,
         lossless: bool = False,
+        codec: str = "h264",
+        bitrate_kbps: float | None = None,
     ) -> None:
         w, h = size_px
         if w % 2 or h % 2:
             raise VideoWriteError(f"H.264 needs an even frame size, got {w}x{h}")
+        if codec not in CODECS:
+            raise VideoWriteError(f"unknown codec {codec!r}; use one of {', '.join(CODECS)}")
+        if bitrate_kbps is not None and not bitrate_kbps > 0:
+            raise VideoWriteError(f"bitrate must be > 0 kbit/s, got {bitrate_kbps}")
         rate = Fraction(fps).limit_denominator(1001)
         try:
             self._file = av.open(
@@ -74,17 +89,26 @@ class VideoWriter:
         if lossless:  # intra only: every frame is a keyframe
             self._stream = self._file.add_stream(LOSSLESS_CODEC, rate=rate)
             self._stream.pix_fmt = "bgr0"
-        else:
+        elif codec == "mpeg4":
             self._stream = self._file.add_stream(
-                "libx264",
+                "mpeg4",
                 rate=rate,
-                options={
-                    "crf": str(CRF),
-                    "preset": PRESET,
-                    "g": str(max(1, round(fps))),
-                    "threads": "1" if repeatable else "0",
-                },
+                options={"g": str(max(1, round(fps))), "threads": "1" if repeatable else "0"},
             )
+            self._stream.pix_fmt = "yuv420p"
+            bits = MPEG4_BITS_PER_PIXEL * w * h * fps
+            self._stream.bit_rate = round(bits if bitrate_kbps is None else 1000 * bitrate_kbps)
+        else:
+            options = {
+                "preset": PRESET,
+                "g": str(max(1, round(fps))),
+                "threads": "1" if repeatable else "0",
+            }
+            if bitrate_kbps is None:
+                options["crf"] = str(CRF)
+            self._stream = self._file.add_stream("libx264", rate=rate, options=options)
+            if bitrate_kbps is not None:
+                self._stream.bit_rate = round(1000 * bitrate_kbps)
             self._stream.pix_fmt = "yuv420p"
         self._stream.width, self._stream.height = w, h
         self._file.start_encoding()  # the header now, so even an empty recording has a file

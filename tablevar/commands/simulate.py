@@ -7,7 +7,9 @@ import re
 
 from calibration.tables import load_profile
 from hardware.scene_library import scene_names
+from hardware.scene_stress import FACTORS
 from hardware.simulate import simulate_named
+from hardware.video_writer import CODECS
 
 SIZES = ("1280x960", "2304x1296")
 
@@ -28,9 +30,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", required=True, metavar="DIR", help="recording folder to write")
     parser.add_argument("--seed", type=int, default=0, help="draw of positions, camera, look")
     parser.add_argument(
-        "--size", default="1280x960", help=f"frame size WxH (usual: {', '.join(SIZES)})"
+        "--size", default=None, help=f"frame size WxH (default 1280x960; usual: {', '.join(SIZES)})"
     )
-    parser.add_argument("--fps", type=float, default=60.0, help="frames per second")
+    parser.add_argument(
+        "--fps", type=float, default=None, help="frames per second (default 60, or 30 with --vary)"
+    )
     parser.add_argument("--table", default="fistf", help="table profile name or .toml path")
     parser.add_argument("--frames", type=int, default=None, metavar="N", help="stop after N frames")
     parser.add_argument(
@@ -38,6 +42,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="write the frames exactly as rendered (FFV1, about thirty times larger, does not play "
         "in browsers) instead of H.264: what a camera hands the live pipeline",
+    )
+    parser.add_argument(
+        "--codec", choices=CODECS, default=None, help="h264 (default) or mpeg4 (MPEG-4 part 2)"
+    )
+    parser.add_argument(
+        "--bitrate", type=float, default=None, metavar="KBPS", help="video bitrate in kbit/s"
+    )
+    parser.add_argument(
+        "--readout",
+        type=float,
+        default=None,
+        metavar="MS",
+        help="rolling shutter: milliseconds from the first row's exposure to the last's",
+    )
+    parser.add_argument(
+        "--start",
+        type=float,
+        default=None,
+        metavar="S",
+        help="start the clip S seconds into the scene (in mid-play)",
+    )
+    parser.add_argument(
+        "--vary",
+        choices=list(FACTORS),
+        default=None,
+        metavar="FACTOR",
+        help="draw the recording conditions far wider than natural, varying FACTOR from a plain "
+        f"base: {', '.join(FACTORS)} (random: all at once)",
     )
     parser.set_defaults(run=run)
 
@@ -55,9 +87,15 @@ def parse_size(text: str) -> tuple[int, int]:
 def run(args: argparse.Namespace) -> int:
     if args.scene not in scene_names():
         raise SimulateError(f"unknown scene {args.scene!r}; scenes: {', '.join(scene_names())}")
-    size = parse_size(args.size)
-    if not args.fps > 0:
+    size = None if args.size is None else parse_size(args.size)
+    if args.fps is not None and not args.fps > 0:
         raise SimulateError(f"bad --fps {args.fps}: give a positive frame rate, e.g. 60")
+    for name in ("bitrate", "readout", "start"):
+        value = getattr(args, name)
+        if value is not None and not (value > 0 or (name != "bitrate" and value == 0)):
+            raise SimulateError(f"bad --{name} {value}: give a positive number")
+    if args.vary == "resolution" and size is not None:
+        raise SimulateError("--vary resolution draws the frame size: leave out --size")
     load_profile(args.table)  # a bad table fails here, with the list of shipped profiles
     result = simulate_named(
         args.scene,
@@ -68,6 +106,11 @@ def run(args: argparse.Namespace) -> int:
         table=args.table,
         max_frames=args.frames,
         lossless=args.lossless,
+        codec=args.codec,
+        bitrate_kbps=args.bitrate,
+        readout_s=None if args.readout is None else args.readout / 1000.0,
+        start_s=args.start,
+        vary=args.vary,
     )
     per_1000 = 1000.0 * result.seconds / max(result.frames, 1)
     print(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -20,6 +22,18 @@ def test_writes_a_readable_recording_with_truth(tmp_path):
     assert frames[0].image_bgr.shape == (240, 320, 3)
     assert [t["frame"] for t in read_truth(out)] == [0, 1, 2]
     assert read_meta(out).source == "sim:kickoff_pass"
+
+
+def test_footage_as_other_devices_record_it_says_how_it_was_made(tmp_path):
+    out = tmp_path / "clip"
+    options = ["--vary", "lights", "--codec", "mpeg4", "--bitrate", "800", "--readout", "10"]
+    argv = ["simulate", "touchline_out", "--out", str(out), "--start", "1.0", *options, *SMALL]
+    assert cli.main(argv) == 0
+    sim = json.loads((out / "sim.json").read_text(encoding="utf-8"))
+    assert (sim["codec"], sim["bitrate_kbps"], sim["readout_s"]) == ("mpeg4", 800.0, 0.01)
+    assert sim["start_frame"] == 30 and sim["look"]["lights"]
+    assert [f.index for f in VideoFileSource(out).frames()] == [0, 1, 2]
+    assert read_truth(out)[0]["t_s"] == 0.0
 
 
 def test_a_simulated_recording_is_rendered_again_in_place(tmp_path):
@@ -44,6 +58,10 @@ def test_a_camera_recording_is_never_overwritten(tmp_path, capsys):
         (["snooker"], "kickoff_pass"),  # unknown scenes list the known ones
         (["demo", "--size", "12x"], "size"),
         (["demo", "--table", "pool"], "fistf, subbuteo-classic"),
+        (["demo", "--readout", "-1"], "readout"),
+        (["demo", "--readout", "40"], "within a frame"),  # 40 ms is longer than a 60 fps frame
+        (["demo", "--vary", "resolution", "--size", "320x240"], "leave out --size"),
+        (["demo", "--start", "9999"], "outside the scene"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, capsys, argv, message):
