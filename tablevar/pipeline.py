@@ -113,8 +113,13 @@ class Pipeline:
         if self._t0 is None:
             self._t0 = t_s
         t = t_s - self._t0
-        det = self.detector.detect(image, **self._hints(t))
+        settled = self.tracker.ball_confirmed
+        # Until the ball has rolled, every candidate on the cloth is watched (one of them may
+        # be struck while the chosen one is a goalkeeper).
+        det = self.detector.detect(image, all_balls=not settled, **self._hints(t))
         tracks = self.tracker.update(det, t)
+        if not settled and self.tracker.ball_confirmed:
+            self._settle_colour(det, tracks)
         self._revise(tracks)
         self._pending.append(_Pending(self._record(tracks), [], tracks.ball.sigma_mm))
         self._attach_contacts(tracks)
@@ -133,6 +138,14 @@ class Pipeline:
         return 1000.0 * self.busy_s / max(self.frames, 1)
 
     # ------------------------------------------------------------------ steps
+    def _settle_colour(self, det, tracks: Tracks) -> None:
+        """The ball has rolled: search only for the colour it showed from now on."""
+        colours = self.detector.last_ball_colours
+        if tracks.ball.xy_mm is None or det.n_balls == 0 or len(colours) != det.n_balls:
+            return
+        i = int(np.argmin(np.linalg.norm(det.ball_xy_mm - tracks.ball.xy_mm, axis=1)))
+        self.detector.settle_ball_colour(int(colours[i]))
+
     def _hints(self, t: float) -> dict[str, Any]:
         last = self._last
         if last is None and self.model.ball_px is not None:

@@ -199,6 +199,17 @@ class BallTracker:
             self._step_moving(z)
         return self._track(z is not None, onset)
 
+    def forget(self) -> None:
+        """Drop the track (another candidate is the ball): lost from this frame on, found
+        again through the usual acquisition. Frame count and time go on."""
+        self._state = _LOST
+        self._kf = None
+        self._rest.clear()
+        self._displaced = 0
+        self._missing_s = 0.0
+        self._newcomer = None
+        self._history.clear()
+
     @property
     def frame(self) -> int:
         """Index of the last update (-1 before the first)."""
