@@ -35,11 +35,13 @@ REFIT_PX = 0.05
 
 @dataclass(slots=True)
 class _Coarse:
-    """One whole-cloth pass: rough ball centres (k, 2) px, bases (n, 2) px, their teams and
-    which were found where the frame changed (n,), and the ball and base fits, made when
-    first needed (the base fits keyed by which blobs were taken for bases)."""
+    """One whole-cloth pass: rough ball centres (k, 2) px and which were found where the frame
+    changed (k,), bases (n, 2) px, their teams and which were found where the frame changed
+    (n,), and the ball and base fits, made when first needed (the base fits keyed by which
+    blobs were taken for bases)."""
 
     rough_balls_px: NDArray
+    balls_fresh: NDArray  # (k,) the ball candidate was found where the frame changed
     bases_px: NDArray
     teams: NDArray
     fresh: NDArray
@@ -83,6 +85,7 @@ class Detector:
         self._ball_gate = ChangeGate(self._t_ch, max_age=cfg.rest_refit_frames)
         self._cloth = self._new_cloth()
         self._coarse: _Coarse | None = None
+        self._last_balls = None  # (rough px (k, 2), fits) of the last coarse ball fits
         self._scale_key, self._scale = b"", 1.0  # ``_scale_at``'s last point and answer
         # (rough px when fitted, xy px, r px, mm, team) of the bases of the last coarse pass.
         self._last_bases = None
@@ -230,7 +233,7 @@ class Detector:
         self._colour_prior = np.ones(1)
         self.ball_colour_settled = True
         self._cloth = self._new_cloth()
-        self._coarse, self._last_bases = None, None
+        self._coarse, self._last_bases, self._last_balls = None, None, None
         self._ball_gate.clear()
 
     def _window_ball(self, image, hint, travel_px, rolling: bool):
@@ -306,8 +309,32 @@ class Detector:
         return self._coarse
 
     def _coarse_balls(self, image, coarse: _Coarse):
-        if coarse.balls is None:  # fitted once per coarse pass, however often it is reused
-            coarse.balls = self._fit_balls(image, coarse.rough_balls_px)
+        """The ball fits of a coarse pass, made once per pass however often it is reused.
+
+        A candidate found again at the same rough centre where the frame did not change
+        keeps its last fit: while the ball's identity is open every candidate is watched,
+        and a hand moving elsewhere must not refit them all."""
+        if coarse.balls is not None:
+            return coarse.balls
+        rough = coarse.rough_balls_px
+        n = len(rough)
+        reuse, j = np.zeros(n, bool), np.zeros(n, int)
+        last = self._last_balls
+        if last is not None and n and len(last[0]):
+            d = np.linalg.norm(rough[:, None, :] - last[0][None], axis=2)
+            j = np.argmin(d, axis=1)
+            reuse = (d[np.arange(n), j] < 0.6 * self._step) & ~coarse.balls_fresh
+        fits = [np.zeros((n, 2)), np.zeros(n), np.zeros((n, 2)), np.zeros(n)]
+        fits += [np.zeros(n, bool), np.zeros(n, np.int64)]
+        if reuse.any():
+            for f, old in zip(fits, last[1], strict=True):
+                f[reuse] = old[j[reuse]]
+        if (~reuse).any():
+            new = self._fit_balls(image, rough[~reuse])
+            for f, got in zip(fits, new, strict=True):
+                f[~reuse] = got
+        coarse.balls = tuple(fits)
+        self._last_balls = (rough, coarse.balls)
         return coarse.balls
 
     def _refine_bases(self, image, rough, teams, from_coarse: bool, fresh=None):
@@ -388,14 +415,15 @@ class Detector:
         return quality, keep, colour
 
     # ------------------------------------------------------------------ search
-    def _ball_candidates(self, blobs) -> tuple[NDArray, NDArray]:
-        """Ball-coloured blobs of a ball's size (a streak may be longer), best first.
+    def _ball_candidates(self, blobs, fresh=None) -> tuple[NDArray, NDArray, NDArray]:
+        """Ball-coloured blobs of a ball's size (a streak may be longer), best first: centres
+        (k, 2), scores (k,) and which are ``fresh`` (k,) (all, when not given).
 
         The score is 1 for a blob of exactly a ball's area and falls with the log of the
         ratio; blobs under 0.2 or over 2.5 balls (slivers, shirts) are dropped.
         """
         if blobs is None:
-            return np.zeros((0, 2)), np.zeros(0)
+            return np.zeros((0, 2)), np.zeros(0), np.zeros(0, bool)
         centre, cls, area, elong = blobs[:4]
         balls = area / self._ball_area_mm2
         ratio = balls / np.maximum(elong, 1.0)  # a streak: its area per length of a ball
@@ -403,7 +431,8 @@ class Detector:
         # A fifth of a ball (the rest under a finger) is still worth a fit.
         ok = (cls == BALL) & (balls > 0.2) & (ratio < 2.5)
         order = np.argsort(-score[ok])[: self.config.max_ball_candidates]
-        return centre[ok][order], score[ok][order]
+        fresh = np.ones(len(cls), bool) if fresh is None else fresh
+        return centre[ok][order], score[ok][order], fresh[ok][order]
 
     def _cloth_blobs(self, image, background, roi, origin, step):
         """``ColourBlobs.find`` on a sub-sampled part of the cloth (``vision/cloth.py``)."""
@@ -411,11 +440,11 @@ class Detector:
 
     def _coarse_of(self, table: BlobTable) -> _Coarse:
         blobs = (table.centre_px, table.cls, table.area_mm2, table.elongation)
-        balls, _ = self._ball_candidates(blobs if len(table.cls) else None)
+        balls, _, fresh = self._ball_candidates(blobs if len(table.cls) else None, table.fresh)
         ratio = table.area_mm2 / self._base_area_mm2
         base = (table.cls != BALL) & (ratio > 0.3) & (ratio < 3.0)
         teams = (table.cls[base] - HOME).astype(np.int8)
-        return _Coarse(balls, table.centre_px[base], teams, table.fresh[base])
+        return _Coarse(balls, fresh, table.centre_px[base], teams, table.fresh[base])
 
     def _ring_teams(self, image, xy_mm, ok, teams) -> tuple[NDArray, NDArray]:
         """The team each fitted base shows ``(n,)``, and how well it shows it ``(n,)``.
@@ -473,7 +502,7 @@ class Detector:
             1,
             classes=(BALL,),
         )
-        return self._ball_candidates(blobs)
+        return self._ball_candidates(blobs)[:2]
 
     def _bases_in_windows(self, image, hints):
         r = self.model.pitch.profile.base_radius_mm

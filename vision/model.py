@@ -419,8 +419,12 @@ def _split_blobs(
         kit &= _look_alikes(blobs.top_bgr) >= 3
     even = (blobs.uniformity >= BALL_UNIFORMITY) | on_spot
     size = np.clip(1.0 - np.abs(r_eq - r_ball_px - excess) / (r_base_px - r_ball_px + 0.5), 0, 1)
-    fit = size + 2.0 * blobs.uniformity + 0.5 * blobs.roundness + 0.5 * on_spot
-    cand = np.flatnonzero(ball_like & even & ~kit)
+    # The centre spot ranks first (a kick-off is common; on a pale cloth a ball there reads
+    # small and in pieces), but it is only a rank: motion still decides.
+    fit = size + 2.0 * blobs.uniformity + 0.5 * blobs.roundness + 2.0 * on_spot
+    # A ball on the centre spot may show in pieces beside the paint: neither even nor, with
+    # a kit of its colour, of a colour no kit shares; the spot vouches for it.
+    cand = np.flatnonzero(ball_like & ((even & ~kit) | on_spot))
     balls = cand[np.argsort(-fit[cand], kind="stable")][:MAX_BALL_BLOBS]
     figures = (r_eq > 0.7 * r_ball_px) & (r_eq < 3.0 * r_base_px)
     figures[balls] = False
@@ -478,22 +482,27 @@ def _ball_colours(
         pix = image[blobs.labels == i + 1].astype(np.float32)
         lum = pix.sum(axis=1)
         c = np.median(pix[lum >= np.percentile(lum, 70)], axis=0)
-        if (
-            not colours
-            or not _same_colour(
-                shaded_distance(c[None], np.array(colours), (0.8, 1.25))[0], np.array(colours)
-            ).any()
-        ):
+        # A later candidate in a kit's colour is a figure the kit test missed (a keeper in
+        # the other team's colour): searched for, it would take that team's bases for balls.
+        if not colours or not (_known(c, colours) or _near_team(c, team_bgr, config)):
             colours.append(c)
     for usual in USUAL_BALLS_BGR.values():
         u = np.asarray(usual, np.float32)
-        known = np.array(colours).reshape(-1, 3)
-        kit = shaded_distance(u[None], team_bgr, config.shading_range)[0]
-        if (kit < 0.25 * float(np.linalg.norm(u)) + 10.0).any():
-            continue
-        if (
-            not len(known)
-            or not _same_colour(shaded_distance(u[None], known, (0.8, 1.25))[0], known).any()
-        ):
+        if not (_known(u, colours) or _near_team(u, team_bgr, config)):
             colours.append(u)
     return np.array(colours, np.float32), first
+
+
+def _known(bgr: NDArray, colours: list[NDArray]) -> bool:
+    """``bgr (3,)`` is the same colour as one of ``colours`` under mild shading."""
+    if not colours:
+        return False
+    known = np.array(colours, np.float32).reshape(-1, 3)
+    return bool(_same_colour(shaded_distance(bgr[None], known, (0.8, 1.25))[0], known).any())
+
+
+def _near_team(bgr: NDArray, team_bgr: NDArray, config: VisionConfig) -> bool:
+    """A ball of colour ``bgr (3,)`` would be a twin of a team (``ColourBlobs``): searched
+    for, that team's bases would be taken for balls."""
+    d = shaded_distance(np.asarray(bgr, np.float32)[None], team_bgr, config.shading_range)[0]
+    return bool((d < 0.25 * float(np.linalg.norm(bgr)) + 10.0).any())
