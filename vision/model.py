@@ -406,6 +406,8 @@ def _split_blobs(
     passes both: it stays a hypothesis until motion tells (a ball rolls when struck).
     """
     r_eq = np.sqrt(blobs.area / np.pi)
+    if len(r_eq) == 0:
+        return np.zeros(0, np.intp), np.zeros(0, bool)
     excess = float(np.clip(np.median(r_eq - r_base_px), 0.0, 0.3 * np.median(r_base_px)))
     # A ball may read up to a base's size: it stands nearer the camera than a base's rim, its
     # contact shadow reads as ball, and on the centre spot its shadow darkens the paint under
