@@ -329,12 +329,17 @@ class Detector:
         if reuse.any():
             for f, old in zip(fits, last[1], strict=True):
                 f[reuse] = old[j[reuse]]
-        if (~reuse).any():
-            new = self._fit_balls(image, rough[~reuse])
+        # Candidates come best first: a hand over the cloth shows many small ball-coloured
+        # pieces at once, and only so many are fitted per frame (the rest on later passes).
+        todo = np.flatnonzero(~reuse)[: self.config.max_fresh_ball_fits]
+        if len(todo):
+            new = self._fit_balls(image, rough[todo])
             for f, got in zip(fits, new, strict=True):
-                f[~reuse] = got
+                f[todo] = got
+        done = reuse.copy()
+        done[todo] = True
         coarse.balls = tuple(fits)
-        self._last_balls = (rough, coarse.balls)
+        self._last_balls = (rough[done], tuple(f[done] for f in fits))
         return coarse.balls
 
     def _refine_bases(self, image, rough, teams, from_coarse: bool, fresh=None):
