@@ -70,8 +70,12 @@ class Tracker:
             # Until one candidate rolls and is tracked, the ball tracker sees only the chosen
             # one.
             i = self.hypotheses.update(det.ball_xy_mm, det.ball_score, t_s)
-            if self.hypotheses.switched:
-                self.ball.forget()
+            if self.hypotheses.switched or (i is not None and self.ball.lost):
+                standing = self.hypotheses.chosen_standing()
+                if standing is not None:  # seen standing there already: no new wait
+                    self.ball.adopt(*standing)
+                elif self.hypotheses.switched:
+                    self.ball.forget()
             keep = np.zeros(det.n_balls, bool)
             if i is not None:
                 keep[i] = True

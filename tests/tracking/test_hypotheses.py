@@ -101,3 +101,26 @@ def test_tracker_reports_the_ball_that_rolled_after_following_a_keeper():
     assert tracker.ball_confirmed
     assert tracks.ball.xy_mm is not None
     assert tracks.ball.xy_mm[0] > BALL[0] + 100.0  # on the roll, far from the keeper
+
+
+def test_a_striker_running_up_is_not_taken_for_the_ball():
+    """A figure's part of the ball's colour shows only as the figure runs up to strike: it is
+    never a candidate seen standing, so its slide is no roll; nor is it a keeper seen long ago
+    (identity is not carried over a gap longer than a flick's). The ball struck away is the
+    ball."""
+    hyp = BallHypotheses()
+    t = 0.0
+    for _ in range(5):  # the keeper, then only the ball for a while (the keeper hidden)
+        hyp.update(np.array([KEEPER, BALL]), np.array([0.9, 0.8]), t)
+        t += 1 / FPS
+    for _ in range(20):
+        hyp.update(BALL[None], np.array([0.8]), t)
+        t += 1 / FPS
+    striker = BALL + np.array([-70.0, 0.0])
+    for k in range(15):  # the striker slides 60 mm up to the ball; then the ball rolls
+        run = striker + np.array([min(k, 6) * 10.0, 0.0])
+        ball = BALL + np.array([max(k - 6, 0) * 20.0, 0.0])
+        i = hyp.update(np.array([run, ball]), np.array([0.8, 0.8]), t)
+        t += 1 / FPS
+    assert hyp.confirmed
+    assert i == 1  # the ball, 160 mm on
