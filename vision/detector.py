@@ -35,13 +35,11 @@ REFIT_PX = 0.05
 
 @dataclass(slots=True)
 class _Coarse:
-    """One whole-cloth pass: rough ball centres (k, 2) px and which were found where the frame
-    changed (k,), bases (n, 2) px, their teams and which were found where the frame changed
-    (n,), and the ball and base fits, made when first needed (the base fits keyed by which
-    blobs were taken for bases)."""
+    """One whole-cloth pass: rough ball centres (k, 2) px, bases (n, 2) px, their teams and
+    which were found where the frame changed (n,), and the ball and base fits, made when
+    first needed (the base fits keyed by which blobs were taken for bases)."""
 
     rough_balls_px: NDArray
-    balls_fresh: NDArray  # (k,) the ball candidate was found where the frame changed
     bases_px: NDArray
     teams: NDArray
     fresh: NDArray
@@ -85,7 +83,8 @@ class Detector:
         self._ball_gate = ChangeGate(self._t_ch, max_age=cfg.rest_refit_frames)
         self._cloth = self._new_cloth()
         self._coarse: _Coarse | None = None
-        self._last_balls = None  # (rough px (k, 2), fits) of the last coarse ball fits
+        # (rough px (k, 2), fits, frame of each fit) of the last coarse ball fits
+        self._last_balls = None
         self._scale_key, self._scale = b"", 1.0  # ``_scale_at``'s last point and answer
         # (rough px when fitted, xy px, r px, mm, team) of the bases of the last coarse pass.
         self._last_bases = None
@@ -311,9 +310,11 @@ class Detector:
     def _coarse_balls(self, image, coarse: _Coarse):
         """The ball fits of a coarse pass, made once per pass however often it is reused.
 
-        A candidate found again at the same rough centre where the frame did not change
-        keeps its last fit: while the ball's identity is open every candidate is watched,
-        and a hand moving elsewhere must not refit them all."""
+        A candidate found again at the same rough centre (within a fraction of the search
+        step) keeps its last fit for up to ``coarse_refit_frames`` frames: while the ball's
+        identity is open every candidate is watched, and neither a hand moving elsewhere nor
+        a codec's flicker over a still scene should refit them all. A struck candidate leaves
+        its rough centre within a frame or two, and the chosen ball has its own window."""
         if coarse.balls is not None:
             return coarse.balls
         rough = coarse.rough_balls_px
@@ -323,7 +324,8 @@ class Detector:
         if last is not None and n and len(last[0]):
             d = np.linalg.norm(rough[:, None, :] - last[0][None], axis=2)
             j = np.argmin(d, axis=1)
-            reuse = (d[np.arange(n), j] < 0.6 * self._step) & ~coarse.balls_fresh
+            fresh_fit = self._frames - last[2][j] < self.config.coarse_refit_frames
+            reuse = (d[np.arange(n), j] < 0.6 * self._step) & fresh_fit
         fits = [np.zeros((n, 2)), np.zeros(n), np.zeros((n, 2)), np.zeros(n)]
         fits += [np.zeros(n, bool), np.zeros(n, np.int64)]
         if reuse.any():
@@ -338,8 +340,11 @@ class Detector:
                 f[todo] = got
         done = reuse.copy()
         done[todo] = True
+        fitted_at = np.full(n, self._frames)
+        if reuse.any():
+            fitted_at[reuse] = last[2][j[reuse]]
         coarse.balls = tuple(fits)
-        self._last_balls = (rough[done], tuple(f[done] for f in fits))
+        self._last_balls = (rough[done], tuple(f[done] for f in fits), fitted_at[done])
         return coarse.balls
 
     def _refine_bases(self, image, rough, teams, from_coarse: bool, fresh=None):
@@ -420,15 +425,14 @@ class Detector:
         return quality, keep, colour
 
     # ------------------------------------------------------------------ search
-    def _ball_candidates(self, blobs, fresh=None) -> tuple[NDArray, NDArray, NDArray]:
-        """Ball-coloured blobs of a ball's size (a streak may be longer), best first: centres
-        (k, 2), scores (k,) and which are ``fresh`` (k,) (all, when not given).
+    def _ball_candidates(self, blobs) -> tuple[NDArray, NDArray]:
+        """Ball-coloured blobs of a ball's size (a streak may be longer), best first.
 
         The score is 1 for a blob of exactly a ball's area and falls with the log of the
         ratio; blobs under 0.2 or over 2.5 balls (slivers, shirts) are dropped.
         """
         if blobs is None:
-            return np.zeros((0, 2)), np.zeros(0), np.zeros(0, bool)
+            return np.zeros((0, 2)), np.zeros(0)
         centre, cls, area, elong = blobs[:4]
         balls = area / self._ball_area_mm2
         ratio = balls / np.maximum(elong, 1.0)  # a streak: its area per length of a ball
@@ -436,8 +440,7 @@ class Detector:
         # A fifth of a ball (the rest under a finger) is still worth a fit.
         ok = (cls == BALL) & (balls > 0.2) & (ratio < 2.5)
         order = np.argsort(-score[ok])[: self.config.max_ball_candidates]
-        fresh = np.ones(len(cls), bool) if fresh is None else fresh
-        return centre[ok][order], score[ok][order], fresh[ok][order]
+        return centre[ok][order], score[ok][order]
 
     def _cloth_blobs(self, image, background, roi, origin, step):
         """``ColourBlobs.find`` on a sub-sampled part of the cloth (``vision/cloth.py``)."""
@@ -445,11 +448,11 @@ class Detector:
 
     def _coarse_of(self, table: BlobTable) -> _Coarse:
         blobs = (table.centre_px, table.cls, table.area_mm2, table.elongation)
-        balls, _, fresh = self._ball_candidates(blobs if len(table.cls) else None, table.fresh)
+        balls, _ = self._ball_candidates(blobs if len(table.cls) else None)
         ratio = table.area_mm2 / self._base_area_mm2
         base = (table.cls != BALL) & (ratio > 0.3) & (ratio < 3.0)
         teams = (table.cls[base] - HOME).astype(np.int8)
-        return _Coarse(balls, fresh, table.centre_px[base], teams, table.fresh[base])
+        return _Coarse(balls, table.centre_px[base], teams, table.fresh[base])
 
     def _ring_teams(self, image, xy_mm, ok, teams) -> tuple[NDArray, NDArray]:
         """The team each fitted base shows ``(n,)``, and how well it shows it ``(n,)``.
@@ -507,7 +510,7 @@ class Detector:
             1,
             classes=(BALL,),
         )
-        return self._ball_candidates(blobs)[:2]
+        return self._ball_candidates(blobs)
 
     def _bases_in_windows(self, image, hints):
         r = self.model.pitch.profile.base_radius_mm
