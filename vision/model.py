@@ -416,9 +416,13 @@ def _split_blobs(
     ball_like = (r_eq > 0.7 * r_ball_px) & (r_eq < cut) & (blobs.roundness > 0.5)
     # A kit's figures share their rims' colour and their tops': a ring blends with the cloth,
     # and an orange ball's ring alone reads as a red team's.
-    kit = _look_alikes(blobs.ring_bgr) >= 3
+    alike = _same_colours(blobs.ring_bgr)
     if blobs.top_bgr is not None:
-        kit &= _look_alikes(blobs.top_bgr) >= 3
+        alike &= _same_colours(blobs.top_bgr)
+    kit = alike.sum(axis=1) >= 3
+    # ... unless it is clearly smaller than the kit's figures: a ball of a team's colour.
+    kit_r = np.array([np.median(r_eq[a]) if a.any() else 0.0 for a in alike])
+    kit &= r_eq >= kit_r - 0.5 * (r_base_px - r_ball_px)
     even = (blobs.uniformity >= BALL_UNIFORMITY) | on_spot
     size = np.clip(1.0 - np.abs(r_eq - r_ball_px - excess) / (r_base_px - r_ball_px + 0.5), 0, 1)
     # The centre spot ranks first (a kick-off is common; on a pale cloth a ball there reads
@@ -433,10 +437,16 @@ def _split_blobs(
     return balls, figures
 
 
+def _same_colours(bgr: NDArray) -> NDArray[np.bool_]:
+    """Which other colours ``(n, n)`` of ``bgr (n, 3)`` each is the same colour as."""
+    near = _same_colour(np.linalg.norm(bgr[:, None] - bgr[None], axis=2), bgr[:, None])
+    np.fill_diagonal(near, False)
+    return near
+
+
 def _look_alikes(bgr: NDArray) -> NDArray[np.int64]:
     """How many other colours of ``bgr (n, 3)`` each is the same colour as."""
-    near = _same_colour(np.linalg.norm(bgr[:, None] - bgr[None], axis=2), bgr[:, None])
-    return near.sum(axis=1) - 1
+    return _same_colours(bgr).sum(axis=1)
 
 
 def _teams(
