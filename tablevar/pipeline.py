@@ -152,6 +152,15 @@ class Pipeline:
             # First frame: the ball is where learning saw it.
             return {"ball_hint_px": self.model.ball_px, "search_bases": True}
         if last is None or last.ball.xy_mm is None:
+            chosen = self.tracker.hypotheses.chosen_xy_mm
+            if chosen is not None and not self.tracker.ball_confirmed:
+                # The candidate taken for the ball, not yet tracked: fitted in its window.
+                r = self.pitch.profile.ball_radius_mm
+                try:
+                    hint = self.model.lens.project(np.array([[chosen[0], chosen[1], r]]))[0]
+                except ValueError:
+                    return {"search_bases": True}
+                return {"ball_hint_px": hint, "ball_travel_px": 2.0, "search_bases": True}
             return {"search_bases": True}  # the whole cloth is searched for the ball anyway
         dt = t - self._last_t
         cam = self.model.lens

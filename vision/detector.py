@@ -311,7 +311,8 @@ class Detector:
         """The ball fits of a coarse pass, made once per pass however often it is reused.
 
         A candidate found again at the same rough centre (within a fraction of the search
-        step) keeps its last fit for up to ``coarse_refit_frames`` frames: while the ball's
+        step) keeps its last fit for up to ``coarse_refit_frames`` frames (a failed one for
+        ``rest_refit_frames``): while the ball's
         identity is open every candidate is watched, and neither a hand moving elsewhere nor
         a codec's flicker over a still scene should refit them all. A struck candidate leaves
         its rough centre within a frame or two, and the chosen ball has its own window."""
@@ -324,7 +325,12 @@ class Detector:
         if last is not None and n and len(last[0]):
             d = np.linalg.norm(rough[:, None, :] - last[0][None], axis=2)
             j = np.argmin(d, axis=1)
-            fresh_fit = self._frames - last[2][j] < self.config.coarse_refit_frames
+            # A failed fit is tried again sooner: it may have started from a blob that was
+            # cut by something passing.
+            age = self._frames - last[2][j]
+            ok_before = last[1][4][j]
+            cfg = self.config
+            fresh_fit = age < np.where(ok_before, cfg.coarse_refit_frames, cfg.rest_refit_frames)
             reuse = (d[np.arange(n), j] < 0.6 * self._step) & fresh_fit
         fits = [np.zeros((n, 2)), np.zeros(n), np.zeros((n, 2)), np.zeros(n)]
         fits += [np.zeros(n, bool), np.zeros(n, np.int64)]
