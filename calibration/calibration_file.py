@@ -7,12 +7,14 @@
      "line_edges_mm": {"touchline_top": {"inner_mm": -1.48, "outer_mm": 1.53}, ...},
      "residuals": {"rms_px", "rms_mm", "local_mm", "per_line_mm": {...}, "per_line_px": {...}},
      "lines_used": ["touchline_top", ...],
-     "focal": {"source": "goals", "sigma_pct": 0.4, "goals": 2}}
+     "focal": {"source": "goals", "sigma_pct": 0.4, "goals": 2}, "ball_colour": "orange"}
 
 ``focal`` says what fixed the focal length (and so the camera's height, which the parallax
 correction of the ball and the bases rests on): ``lens`` (a lens file), ``lines`` (the view's
 perspective), ``goals`` (the goals' known height) or ``none`` (neither: the mapping to the
 cloth is exact, the height is a guess). Files written before it was added lack it.
+``ball_colour`` is the ball's colour as the user named it (a name or ``#rrggbb``, see
+``tablevar analyze --ball-colour``); absent when it was not named.
 
 ``lens.json`` holds the intrinsics of a camera measured with a ChArUco board::
 
@@ -44,7 +46,7 @@ _CALIBRATION_KEYS = frozenset(
     {"schema_version", "table", "image_size_px", "camera", "home", "line_edges_mm"}
     | {"residuals", "lines_used"}
 )
-_OPTIONAL_CALIBRATION_KEYS = frozenset({"focal"})
+_OPTIONAL_CALIBRATION_KEYS = frozenset({"focal", "ball_colour"})
 _FOCAL_KEYS = frozenset({"source", "sigma_pct", "goals"})
 FOCAL_SOURCES = ("lens", "lines", "goals", "none")
 _RESIDUAL_KEYS = frozenset({"rms_px", "rms_mm", "per_line_mm", "per_line_px"})
@@ -150,6 +152,7 @@ class Calibration:
         lines_used: names of the lines the fit used, in pitch order.
         samples: the edge samples behind the fit (empty when read from a file).
         focal: what fixed the focal length (None: not recorded, an older file).
+        ball_colour: the ball's colour as the user named it (a name or ``#rrggbb``), or None.
     """
 
     table: str
@@ -165,6 +168,7 @@ class Calibration:
     samples: EdgeSamples = field(default_factory=EdgeSamples.empty, compare=False, repr=False)
     focal: FocalCheck | None = None
     local_mm: float | None = None
+    ball_colour: str | None = None
 
     def __post_init__(self) -> None:
         if self.home not in HOME_SIDES:
@@ -209,6 +213,8 @@ class Calibration:
         }
         if self.focal is not None:
             out["focal"] = self.focal.to_dict()
+        if self.ball_colour is not None:
+            out["ball_colour"] = self.ball_colour
         return out
 
     @classmethod
@@ -241,6 +247,7 @@ class Calibration:
                     else None
                 ),
                 local_mm=float(residuals["local_mm"]) if "local_mm" in residuals else None,
+                ball_colour=str(data["ball_colour"]) if "ball_colour" in data else None,
             )
         except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
             raise CalibrationFileError(

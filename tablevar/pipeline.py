@@ -113,8 +113,13 @@ class Pipeline:
         if self._t0 is None:
             self._t0 = t_s
         t = t_s - self._t0
-        det = self.detector.detect(image, **self._hints(t))
+        settled = self.tracker.ball_confirmed
+        # Until the ball has rolled, every candidate on the cloth is watched (one of them may
+        # be struck while the chosen one is a goalkeeper).
+        det = self.detector.detect(image, all_balls=not settled, **self._hints(t))
         tracks = self.tracker.update(det, t)
+        if not settled and self.tracker.ball_confirmed:
+            self._settle_colour(det, tracks)
         self._revise(tracks)
         self._pending.append(_Pending(self._record(tracks), [], tracks.ball.sigma_mm))
         self._attach_contacts(tracks)
@@ -133,12 +138,29 @@ class Pipeline:
         return 1000.0 * self.busy_s / max(self.frames, 1)
 
     # ------------------------------------------------------------------ steps
+    def _settle_colour(self, det, tracks: Tracks) -> None:
+        """The ball has rolled: search only for the colour it showed from now on."""
+        colours = self.detector.last_ball_colours
+        if tracks.ball.xy_mm is None or det.n_balls == 0 or len(colours) != det.n_balls:
+            return
+        i = int(np.argmin(np.linalg.norm(det.ball_xy_mm - tracks.ball.xy_mm, axis=1)))
+        self.detector.settle_ball_colour(int(colours[i]))
+
     def _hints(self, t: float) -> dict[str, Any]:
         last = self._last
         if last is None and self.model.ball_px is not None:
             # First frame: the ball is where learning saw it.
             return {"ball_hint_px": self.model.ball_px, "search_bases": True}
         if last is None or last.ball.xy_mm is None:
+            chosen = self.tracker.hypotheses.chosen_xy_mm
+            if chosen is not None and not self.tracker.ball_confirmed:
+                # The candidate taken for the ball, not yet tracked: fitted in its window.
+                r = self.pitch.profile.ball_radius_mm
+                try:
+                    hint = self.model.lens.project(np.array([[chosen[0], chosen[1], r]]))[0]
+                except ValueError:
+                    return {"search_bases": True}
+                return {"ball_hint_px": hint, "ball_travel_px": 2.0, "search_bases": True}
             return {"search_bases": True}  # the whole cloth is searched for the ball anyway
         dt = t - self._last_t
         cam = self.model.lens

@@ -199,6 +199,29 @@ class BallTracker:
             self._step_moving(z)
         return self._track(z is not None, onset)
 
+    def forget(self) -> None:
+        """Drop the track (another candidate is the ball): lost from this frame on, found
+        again through the usual acquisition. Frame count and time go on."""
+        self._state = _LOST
+        self._kf = None
+        self._rest.clear()
+        self._displaced = 0
+        self._missing_s = 0.0
+        self._newcomer = None
+        self._history.clear()
+
+    def adopt(self, xy_mm: NDArray, since_frame: int) -> None:
+        """Take up a ball standing at ``xy_mm (2,)`` since ``since_frame`` (seen there by
+        someone else: the candidates' watch, ``tracking/hypotheses.py``), without waiting for
+        its own sightings."""
+        self.forget()
+        self._start_rest([np.asarray(xy_mm, np.float64)], since_frame)
+
+    @property
+    def lost(self) -> bool:
+        """No ball is tracked."""
+        return self._state == _LOST
+
     @property
     def frame(self) -> int:
         """Index of the last update (-1 before the first)."""

@@ -14,6 +14,7 @@ from rules.pitch import Pitch
 from tracking.ball import BallTrack, BallTracker, BallTrackerConfig
 from tracking.contacts import Contact, ContactConfig, ContactDetector
 from tracking.figures import FigureTracker, FigureTrackerConfig, FigureTracks
+from tracking.hypotheses import BallHypotheses, HypothesisConfig
 from vision.detections import Detections
 
 
@@ -24,6 +25,7 @@ class TrackerConfig:
     ball: BallTrackerConfig = field(default_factory=BallTrackerConfig)
     figures: FigureTrackerConfig = field(default_factory=FigureTrackerConfig)
     contacts: ContactConfig = field(default_factory=ContactConfig)
+    hypotheses: HypothesisConfig = field(default_factory=HypothesisConfig)
 
     @classmethod
     def for_pitch(cls, pitch: Pitch) -> TrackerConfig:
@@ -51,11 +53,35 @@ class Tracker:
         self.ball = BallTracker(config.ball)
         self.figures = FigureTracker(config.figures, pitch)
         self.contacts = ContactDetector(config.contacts)
+        self.hypotheses = BallHypotheses(config.hypotheses)
+        self._settled = False  # the ball rolled and the ball tracker has taken it up
         self._base_r_mm = config.contacts.base_radius_mm
+
+    @property
+    def ball_confirmed(self) -> bool:
+        """A candidate has rolled and is tracked: the ball is known
+        (``tracking/hypotheses.py``)."""
+        return self._settled
 
     def update(self, detections: Detections, t_s: float) -> Tracks:
         figures = self.figures.update(detections, t_s)
-        ball = self.ball.update(_off_bases(detections, figures, self._base_r_mm), t_s)
+        det = _off_bases(detections, figures, self._base_r_mm)
+        if not self._settled:
+            # Until one candidate rolls and is tracked, the ball tracker sees only the chosen
+            # one.
+            i = self.hypotheses.update(det.ball_xy_mm, det.ball_score, t_s)
+            if self.hypotheses.switched or (i is not None and self.ball.lost):
+                standing = self.hypotheses.chosen_standing()
+                if standing is not None:  # seen standing there already: no new wait
+                    self.ball.adopt(*standing)
+                elif self.hypotheses.switched:
+                    self.ball.forget()
+            keep = np.zeros(det.n_balls, bool)
+            if i is not None:
+                keep[i] = True
+            det = det.with_balls(keep)
+        ball = self.ball.update(det, t_s)
+        self._settled = self._settled or (self.hypotheses.confirmed and ball.xy_mm is not None)
         return Tracks(ball, figures, self.contacts.update(ball, figures))
 
 

@@ -41,39 +41,61 @@ class ColourBlobs:
         threshold: float,
         shading_range: tuple[float, float],
     ) -> None:
-        """Colours (3,) and (2, 3) BGR, the foreground threshold (a colour distance) and the
-        range of shading an object's colour may show (``VisionConfig.shading_range``)."""
-        ball_bgr = np.asarray(ball_bgr, np.float32)
+        """Ball colour hypotheses (3,) or (k, 3) and team colours (2, 3) BGR, the foreground
+        threshold (a colour distance) and the range of shading an object's colour may show
+        (``VisionConfig.shading_range``). A pixel is ball-coloured when any hypothesis
+        explains it."""
+        ball_bgr = np.asarray(ball_bgr, np.float32).reshape(-1, 3)
         team_bgr = np.asarray(team_bgr, np.float32).reshape(2, 3)
         # Per-channel threshold: a Euclidean colour distance t shows as >= t / sqrt(3) in at
         # least one channel.
         self.threshold_ch = float(threshold / np.sqrt(3.0))
         self._shading = shading_range
-        self._colours = np.concatenate([ball_bgr[None], team_bgr])
-        # A team whose bases have the ball's colour (a yellow ball, a yellow team): its pixels
+        self.ball_bgr = ball_bgr
+        self._k = k = len(ball_bgr)
+        self._colours = np.concatenate([ball_bgr, team_bgr])
+        # Colour index -> class: the k ball colours are BALL, then HOME and AWAY.
+        self._class_of = np.array([BALL] * k + [HOME, AWAY])
+        # A team whose bases have a ball's colour (a yellow ball, a yellow team): its pixels
         # may be either, so ball candidates come from both classes and size decides.
-        d = shaded_distance(ball_bgr[None], team_bgr, shading_range)[0]
-        near = d < 0.25 * float(np.linalg.norm(ball_bgr)) + 10.0
+        d = shaded_distance(ball_bgr, team_bgr, shading_range)  # (k, 2)
+        near = (d < 0.25 * np.linalg.norm(ball_bgr, axis=1)[:, None] + 10.0).any(axis=0)
         self.ball_classes = [BALL] + [HOME + i for i in np.flatnonzero(near)]
         self._is_ball_class = np.isin(np.arange(3), self.ball_classes)  # by class
+
+    def narrowed(self, i: int) -> ColourBlobs:
+        """The same classes with only ball colour ``i`` (the ball has shown its colour)."""
+        return ColourBlobs(
+            self.ball_bgr[i],
+            self._colours[self._k :],
+            np.sqrt(3.0) * self.threshold_ch,
+            self._shading,
+        )
+
+    def ball_colour_index(self, pixels: NDArray) -> NDArray[np.int64]:
+        """Index ``(n,)`` of the ball colour that best explains each pixel ``(n, 3)``."""
+        return np.argmin(shaded_distance(pixels, self.ball_bgr, self._shading), axis=1)
 
     def classes(self, pixels: NDArray) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
         """Team class and ball colour of each pixel ``(n, 3)``.
 
         Returns the class (n,) of the nearest shaded colour (``BALL``, ``HOME``, ``AWAY``;
         a pixel of the ball's colour counts for its twin team, if there is one) and whether
-        the ball's colour explains the pixel under shading (n,). Team pixels keep their class
-        however far they are (rims, walls and bodies vary more), but only pixels the ball's
+        a ball colour explains the pixel under shading (n,). Team pixels keep their class
+        however far they are (rims, walls and bodies vary more), but only pixels a ball
         colour explains can make a ball: a finger or a shirt nearest a pale team's colour is
         not ball-coloured.
         """
         d = shaded_distance(pixels, self._colours, self._shading)
-        cls = np.argmin(d, axis=1)
+        k = self._k
+        cls = self._class_of[np.argmin(d, axis=1)]
         size = np.linalg.norm(np.asarray(pixels, np.float32), axis=1)
-        ball = (d[:, BALL] <= 0.12 * size + 12.0) & self._is_ball_class[cls]
+        d_ball = d[:, 0] if k == 1 else d[:, :k].min(axis=1)
+        ball = (d_ball <= 0.12 * size + 12.0) & self._is_ball_class[cls]
         twins = self.ball_classes[1:]
         if twins:  # the ball's pixels count for its twin team (the nearer, if both are)
-            nearer = np.asarray(twins)[np.argmin(d[:, twins], axis=1)]
+            cols = [k + t - HOME for t in twins]
+            nearer = np.asarray(twins)[np.argmin(d[:, cols], axis=1)]
             cls = np.where(cls == BALL, nearer, cls)
         else:
             cls = np.where((cls == BALL) & ~ball, -1, cls)

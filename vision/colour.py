@@ -23,3 +23,34 @@ def shaded_distance(
     a = np.minimum(np.maximum(pc / cc, lo), hi)  # np.clip, at a fraction of its call cost
     d2 = (p * p).sum(axis=1)[:, None] - 2.0 * a * pc + a * a * cc
     return np.sqrt(np.maximum(d2, 0.0))
+
+
+# The usual colours of a table football ball at full light, BGR: searched for as long as the
+# ball has not shown itself (``vision/model.py``), and the names ``--ball-colour`` takes.
+USUAL_BALLS_BGR: dict[str, tuple[int, int, int]] = {
+    "white": (235, 235, 235),
+    "orange": (20, 110, 240),
+    "yellow": (35, 210, 235),
+}
+
+
+class ColourNameError(ValueError):
+    """A ball colour that is neither a known name nor ``#rrggbb``."""
+
+
+def parse_colour(text: str) -> tuple[int, int, int]:
+    """BGR of a colour name (``USUAL_BALLS_BGR``) or of ``#rrggbb``.
+
+    Raises:
+        ColourNameError: naming what was given and what is accepted.
+    """
+    t = text.strip().lower()
+    if t in USUAL_BALLS_BGR:
+        return USUAL_BALLS_BGR[t]
+    h = t[1:] if t.startswith("#") else ""
+    if len(h) == 6 and all(c in "0123456789abcdef" for c in h):
+        r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
+        return (b, g, r)
+    raise ColourNameError(
+        f"ball colour {text!r} is not one of {', '.join(USUAL_BALLS_BGR)} nor #rrggbb"
+    )

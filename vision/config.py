@@ -45,6 +45,9 @@ class VisionConfig:
             searching the window when it scores at least this (see ``Detector``).
         max_ball_candidates: at most this many ball-sized blobs (best first) are fitted when
             the ball is searched for (a team of the ball's colour shows one per base).
+        max_fresh_ball_fits: at most this many whole-cloth ball candidates are fitted anew
+            per frame (a lost ball, or one whose identity motion has not settled, must cost
+            little while a hand moves over the cloth); the rest wait for a later frame.
         ball_min_colour: ... nor one less than this share ball-coloured just inside the part
             of the outline that is seen.
         ball_sigma_px: standard uncertainty of a ball fit in exact frames, pixels: what the
@@ -77,6 +80,7 @@ class VisionConfig:
     blur_elongation: float = 1.3
     ball_min_support: float = 0.4
     max_ball_candidates: int = 16
+    max_fresh_ball_fits: int = 4
     hint_min_score: float = 0.7
     ball_min_colour: float = 0.3
     ball_sigma_px: float = 0.1

@@ -61,8 +61,14 @@ class Detector:
         r_px = model.pitch.profile.ball_radius_mm * float(np.min(model.scale_grid))
         self._step = max(1, min(self.config.search_step, int(r_px / 2.0)))
         self._colour = ColourBlobs(
-            model.ball_bgr, model.team_bgr, model.threshold, self.config.shading_range
+            model.ball_colours_bgr, model.team_bgr, model.threshold, self.config.shading_range
         )
+        # Until the ball shows its colour, each candidate is scored less the later its colour
+        # comes among the hypotheses (``SceneModel.ball_colours_bgr``, best first).
+        k = len(model.ball_colours_bgr)
+        self._colour_prior = np.maximum(1.0 - 0.1 * np.arange(k), 0.6)
+        self.ball_colour_settled = model.ball_named or k == 1
+        self.last_ball_colours = np.zeros(0, np.int64)  # colour index of each ball returned
         self._t_ch = self._colour.threshold_ch
         p = model.pitch.profile
         self._ball_area_mm2 = np.pi * p.ball_radius_mm**2
@@ -75,21 +81,27 @@ class Detector:
         self._frames = 0
         cfg = self.config
         self._ball_gate = ChangeGate(self._t_ch, max_age=cfg.rest_refit_frames)
+        self._cloth = self._new_cloth()
+        self._coarse: _Coarse | None = None
+        # (rough px (k, 2), fits, frame of each fit) of the last coarse ball fits
+        self._last_balls = None
+        self._scale_key, self._scale = b"", 1.0  # ``_scale_at``'s last point and answer
+        # (rough px when fitted, xy px, r px, mm, team) of the bases of the last coarse pass.
+        self._last_bases = None
+
+    def _new_cloth(self) -> ClothBlobs:
+        model = self.model
         # A figure's blob reaches about a base diameter from its centre (body, parallax).
-        blob_r_px = 2.0 * p.base_radius_mm * float(np.max(model.scale_grid)) + self._step
-        self._cloth = ClothBlobs(
+        r_px = 2.0 * model.pitch.profile.base_radius_mm * float(np.max(model.scale_grid))
+        return ClothBlobs(
             self._cloth_blobs,
             model.background,
             model.roi.astype(np.uint8) * 255,
             step=self._step,
-            blob_radius_px=blob_r_px,
+            blob_radius_px=r_px + self._step,
             threshold=self._t_ch,
-            max_age=cfg.coarse_refit_frames,
+            max_age=self.config.coarse_refit_frames,
         )
-        self._coarse: _Coarse | None = None
-        self._scale_key, self._scale = b"", 1.0  # ``_scale_at``'s last point and answer
-        # (rough px when fitted, xy px, r px, mm, team) of the bases of the last coarse pass.
-        self._last_bases = None
 
     # ------------------------------------------------------------------ public
     def detect(
@@ -101,6 +113,7 @@ class Detector:
         ball_rolling: bool = False,
         base_hints_px: NDArray | None = None,
         search_bases: bool | None = None,
+        all_balls: bool = False,
     ) -> Detections:
         """Detect the ball and bases in one frame ``(h, w, 3)`` uint8 BGR.
 
@@ -112,6 +125,9 @@ class Detector:
             base_hints_px: (k, 2) predicted centres of moving bases, refined every frame.
             search_bases: force (True) or skip (False) the coarse base pass; None follows the
                 ``base_refresh_frames`` schedule.
+            all_balls: also return the ball candidates of the whole cloth, not only the
+                window's (while the ball's identity is not settled, every candidate is watched;
+                the whole-cloth pass is renewed only where the frame changed).
         """
         w, h = self.model.size_px
         if image.shape != (h, w, 3):
@@ -131,10 +147,14 @@ class Detector:
         if ball is None:  # the whole cloth, for the ball
             coarse = self._coarse_pass(image, None)
             ball = self._coarse_balls(image, coarse)
+        elif all_balls:
+            coarse = self._coarse_pass(image, None)
+            ball = _merge_fits(ball, self._coarse_balls(image, coarse))
         elif search_bases:
             watch = None if due else self._watch(ball_hint_px, base_hints_px)
             coarse = self._coarse_pass(image, watch)
-        bxy, br, bmm, scores, ok = ball
+        bxy, br, bmm, scores, ok = ball[:5]
+        self.last_ball_colours = ball[5][ok]
         if coarse is not None and search_bases:
             fxy, fr, fmm, fok, teams = self._coarse_bases(image, coarse, bxy[ok], br[ok])
         else:
@@ -192,12 +212,28 @@ class Detector:
         return ~(d < balls_r_px[None, :]).any(axis=1)
 
     def _fit_balls(self, image, rough_px):
-        """Sub-pixel fits and checks of rough ball centres: (xy px, r px, mm, score, ok)."""
+        """Sub-pixel fits and checks of rough ball centres: (xy px, r px, mm, score, ok,
+        index of the ball colour each shows)."""
         bxy, br, bmm, ok, outline, size_err = refine_balls(
             image, self.model, rough_px, self.config, again_px=REFIT_PX
         )
-        scores, ok = self._ball_quality(image, bxy, br, ok & self._ball_sized(size_err), outline)
-        return bxy, br, bmm, scores, ok
+        scores, ok, colour = self._ball_quality(
+            image, bxy, br, ok & self._ball_sized(size_err), outline
+        )
+        return bxy, br, bmm, scores, ok, colour
+
+    def settle_ball_colour(self, i: int) -> None:
+        """Search only for ball colour ``i`` from now on (``last_ball_colours`` says which
+        colour each candidate showed): the ball has shown itself. The whole-cloth pass and the
+        ball window are redone with the narrowed colours."""
+        if self.ball_colour_settled:
+            return
+        self._colour = self._colour.narrowed(int(i))
+        self._colour_prior = np.ones(1)
+        self.ball_colour_settled = True
+        self._cloth = self._new_cloth()
+        self._coarse, self._last_bases, self._last_balls = None, None, None
+        self._ball_gate.clear()
 
     def _window_ball(self, image, hint, travel_px, rolling: bool):
         """Fitted ball candidates in the window around ``hint``, or None when it shows none.
@@ -272,8 +308,49 @@ class Detector:
         return self._coarse
 
     def _coarse_balls(self, image, coarse: _Coarse):
-        if coarse.balls is None:  # fitted once per coarse pass, however often it is reused
-            coarse.balls = self._fit_balls(image, coarse.rough_balls_px)
+        """The ball fits of a coarse pass, made once per pass however often it is reused.
+
+        A candidate found again at the same rough centre (within a fraction of the search
+        step) keeps its last fit for up to ``coarse_refit_frames`` frames (a failed one for
+        ``rest_refit_frames``): while the ball's
+        identity is open every candidate is watched, and neither a hand moving elsewhere nor
+        a codec's flicker over a still scene should refit them all. A struck candidate leaves
+        its rough centre within a frame or two, and the chosen ball has its own window."""
+        if coarse.balls is not None:
+            return coarse.balls
+        rough = coarse.rough_balls_px
+        n = len(rough)
+        reuse, j = np.zeros(n, bool), np.zeros(n, int)
+        last = self._last_balls
+        if last is not None and n and len(last[0]):
+            d = np.linalg.norm(rough[:, None, :] - last[0][None], axis=2)
+            j = np.argmin(d, axis=1)
+            # A failed fit is tried again sooner: it may have started from a blob that was
+            # cut by something passing.
+            age = self._frames - last[2][j]
+            ok_before = last[1][4][j]
+            cfg = self.config
+            fresh_fit = age < np.where(ok_before, cfg.coarse_refit_frames, cfg.rest_refit_frames)
+            reuse = (d[np.arange(n), j] < 0.6 * self._step) & fresh_fit
+        fits = [np.zeros((n, 2)), np.zeros(n), np.zeros((n, 2)), np.zeros(n)]
+        fits += [np.zeros(n, bool), np.zeros(n, np.int64)]
+        if reuse.any():
+            for f, old in zip(fits, last[1], strict=True):
+                f[reuse] = old[j[reuse]]
+        # Candidates come best first: a hand over the cloth shows many small ball-coloured
+        # pieces at once, and only so many are fitted per frame (the rest on later passes).
+        todo = np.flatnonzero(~reuse)[: self.config.max_fresh_ball_fits]
+        if len(todo):
+            new = self._fit_balls(image, rough[todo])
+            for f, got in zip(fits, new, strict=True):
+                f[todo] = got
+        done = reuse.copy()
+        done[todo] = True
+        fitted_at = np.full(n, self._frames)
+        if reuse.any():
+            fitted_at[reuse] = last[2][j[reuse]]
+        coarse.balls = tuple(fits)
+        self._last_balls = (rough[done], tuple(f[done] for f in fits), fitted_at[done])
         return coarse.balls
 
     def _refine_bases(self, image, rough, teams, from_coarse: bool, fresh=None):
@@ -331,18 +408,27 @@ class Detector:
         cfg = self.config
         k, m = outline.shape
         if k == 0:
-            return np.zeros(0), ok
+            return np.zeros(0), ok, np.zeros(0, np.int64)
         pts = centre_px[:, None, :] + 0.6 * self._ray_u[None] * r_px[:, None, None]  # (k, m, 2)
         w, h = self.model.size_px
         ix = np.minimum(np.maximum(np.rint(pts[..., 0]).astype(np.intp), 0), w - 1)
         iy = np.minimum(np.maximum(np.rint(pts[..., 1]).astype(np.intp), 0), h - 1)
-        _, ball = self._colour.classes(image[iy.ravel(), ix.ravel()])
+        pixels = image[iy.ravel(), ix.ravel()]
+        _, ball = self._colour.classes(pixels)
         seen = outline.sum(1)
-        share = (ball.reshape(k, m) & outline).sum(1) / np.maximum(seen, 1)
+        inside = ball.reshape(k, m) & outline
+        share = inside.sum(1) / np.maximum(seen, 1)
         support = seen / m
         keep = ok & (support >= cfg.ball_min_support) & (share >= cfg.ball_min_colour)
         quality = np.minimum(1.0, support / 0.8) * share
-        return quality, keep
+        colour = np.zeros(k, np.int64)
+        n_colours = len(self._colour_prior)
+        if n_colours > 1:  # the colour most of its ball-coloured inside shows
+            idx = self._colour.ball_colour_index(pixels).reshape(k, m)
+            votes = np.stack([(inside & (idx == c)).sum(1) for c in range(n_colours)], 1)
+            colour = np.argmax(votes, axis=1)
+            quality = quality * self._colour_prior[colour]
+        return quality, keep, colour
 
     # ------------------------------------------------------------------ search
     def _ball_candidates(self, blobs) -> tuple[NDArray, NDArray]:
@@ -458,3 +544,15 @@ class Detector:
         if not centres:
             return np.zeros((0, 2)), np.zeros(0, np.int8)
         return np.array(centres), np.array(teams, np.int8)
+
+
+def _merge_fits(window: tuple, cloth: tuple) -> tuple:
+    """The window's ball fits and those of the whole cloth that are not the same candidate
+    (within a radius of one of the window's)."""
+    wxy, wr = window[0][window[4]], window[1][window[4]]
+    if len(wxy):
+        d = np.linalg.norm(cloth[0][:, None, :] - wxy[None], axis=2)
+        other = ~(d < wr[None, :]).any(axis=1)
+    else:
+        other = np.ones(len(cloth[0]), bool)
+    return tuple(np.concatenate([a, b[other]]) for a, b in zip(window, cloth, strict=True))

@@ -14,9 +14,15 @@
   threshold is a multiple of it (``VisionConfig.foreground_sigmas``).
 - **Colours.** Foreground blobs of about a base's size are figures: their rim colours fall in
   two clusters (``cv2.kmeans``), the two teams; the team whose bases stand mostly in the left
-  half is home (DESIGN.md section 3). The ball is the round, even blob of a ball's size
-  (on the centre spot at kick-off), in a colour that no kit's many figures share. Any of
-  these can be overridden in ``VisionConfig``.
+  half is home (DESIGN.md section 3).
+- **Ball colours.** A clip may start anywhere (DESIGN.md section 4): the ball may be anywhere,
+  hidden, or beside a goalkeeper in a plain kit as round and even as itself. Learning does not
+  pick the ball; it lists colour *hypotheses*, best first: each round blob of a ball's size
+  that is one colour inside its blurred outline and whose colour no kit's many figures share,
+  then the usual ball colours (``vision/colour.py``) no such blob showed. Motion settles which
+  is the ball (``tracking/hypotheses.py``). A colour named by the user
+  (``VisionConfig.ball_bgr``) is the only hypothesis.
+Teams can be overridden in ``VisionConfig``; without figures in view learning fails.
 """
 
 from __future__ import annotations
@@ -29,14 +35,17 @@ from numpy.typing import NDArray
 
 from calibration.camera import CameraModel
 from rules.pitch import Pitch
+from vision.colour import USUAL_BALLS_BGR, shaded_distance
 from vision.config import VisionConfig
 from vision.geometry import FastCamera
 
 EDGE_SLACK_PX = 0.4  # how far a line's seen edge may be from its measured one
+MAX_BALL_BLOBS = 4  # learnt ball hypotheses kept (a ball, a goalkeeper or two, a stray)
+BALL_UNIFORMITY = 0.85  # least share of a ball blob's inside in one colour under shading
 
 
 class LearningError(ValueError):
-    """The first frames do not show what detection needs to learn (teams, ball)."""
+    """The first frames do not show what detection needs to learn (the teams)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,11 +59,13 @@ class SceneModel:
         roi: (h, w) bool, pixels whose ground point lies on the cloth.
         noise_sigma: sensor noise per channel, grey levels.
         threshold: foreground colour distance, grey levels.
-        ball_bgr: (3,) float32 learnt ball colour.
+        ball_bgr: (3,) float32 the most likely ball colour (``ball_colours_bgr[0]``).
         team_bgr: (2, 3) float32 base colour of home (row 0) and away (row 1).
         scale_grid: (gh, gw) float32 pixels per mm on the cloth, sampled every ``grid_step``.
         grid_step: pixel spacing of ``scale_grid``.
-        ball_px: (2,) where the ball was in the learning frame (a first hint), or None.
+        ball_px: (2,) the blob of ``ball_bgr`` in the learning frame, or None.
+        ball_colours_bgr: (k, 3) float32 colour hypotheses of the ball, best first (k >= 1).
+        ball_named: the ball's colour was named by the user (one hypothesis, settled).
         lens: the camera's mapping for the hot loop (``vision/geometry.py``), derived.
     """
 
@@ -69,10 +80,14 @@ class SceneModel:
     scale_grid: NDArray[np.float32]
     grid_step: int
     ball_px: NDArray[np.float64] | None = None
+    ball_colours_bgr: NDArray[np.float32] | None = None
+    ball_named: bool = False
     lens: FastCamera = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "lens", FastCamera(self.camera))
+        if self.ball_colours_bgr is None:
+            object.__setattr__(self, "ball_colours_bgr", self.ball_bgr.reshape(1, 3))
 
     @property
     def size_px(self) -> tuple[int, int]:
@@ -101,8 +116,8 @@ def learn_model(
     """Learn background, noise and colours from the first frame(s); see the module docstring.
 
     Raises:
-        LearningError: a frame has the wrong size, or no figures / no ball could be found and
-            no colour override was given.
+        LearningError: a frame has the wrong size, or no figures could be found and no team
+            colours were given. A ball need not be in view.
     """
     config = config or VisionConfig()
     if not frames_bgr:
@@ -131,12 +146,26 @@ def learn_model(
     p = pitch.profile
     ground = camera.back_project(blobs.centre_px, p.ball_radius_mm)
     on_spot = np.hypot(ground[:, 0], ground[:, 1]) < p.ball_radius_mm
-    ball, figures = _split_blobs(blobs, p.ball_radius_mm * px_mm, p.base_radius_mm * px_mm, on_spot)
+    balls, figures = _split_blobs(
+        blobs, p.ball_radius_mm * px_mm, p.base_radius_mm * px_mm, on_spot
+    )
     team = _teams(blobs, figures, camera, config)
-    ball_bgr = _ball_colour(image, blobs, ball, config)
-    ball_px = None if ball is None else blobs.centre_px[ball].astype(np.float64)
+    colours, first = _ball_colours(image, blobs, balls, team, config)
+    ball_px = None if first is None else blobs.centre_px[first].astype(np.float64)
     return SceneModel(
-        camera, pitch, background, roi, noise, thr, ball_bgr, team, scale, grid_step, ball_px
+        camera,
+        pitch,
+        background,
+        roi,
+        noise,
+        thr,
+        colours[0],
+        team,
+        scale,
+        grid_step,
+        ball_px,
+        colours,
+        config.ball_bgr is not None,
     )
 
 
@@ -294,8 +323,9 @@ class _Blobs:
     centre_px: NDArray  # (n, 2)
     ring_bgr: NDArray  # (n, 3) median colour of the outer ring
     roundness: NDArray  # (n,) area / area of the enclosing square's circle
-    uniformity: NDArray  # (n,) share of pixels near the blob's mean colour (under shading)
+    uniformity: NDArray  # (n,) share of inside pixels near their mean colour (under shading)
     labels: NDArray  # (h, w) int32
+    top_bgr: NDArray | None = None  # (n, 3) median colour of the inside (None: not measured)
 
 
 def _blobs(image: NDArray[np.uint8], objects: NDArray[np.uint8], ball_px: float) -> _Blobs:
@@ -314,11 +344,34 @@ def _blobs(image: NDArray[np.uint8], objects: NDArray[np.uint8], ball_px: float)
     for c in range(3):  # per channel: median is not vectorisable by label, the mean is
         ring_bgr[:, c] = np.bincount(lab, colours[:, c], minlength=n - 1)
     ring_bgr /= np.maximum(np.bincount(lab, minlength=n - 1), 1)[:, None]
-    return _Blobs(area, centroids[1:], ring_bgr, roundness, _uniformity(image, labels, n), labels)
+    # The inside: a blob's outline blends it with the cloth over a pixel or two, which for a
+    # small ball is a third of it, and a colour blended with green is no shade of it.
+    k_in = max(3, int(0.5 * ball_px) | 1)
+    inside = cv2.erode(objects, kernel=cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k_in, k_in)))
+    inside_labels = np.where(inside > 0, labels, 0)
+    uniform = _uniformity(image, inside_labels, n)
+    top_bgr = _inside_colours(image, inside_labels, n)
+    return _Blobs(area, centroids[1:], ring_bgr, roundness, uniform, labels, top_bgr)
+
+
+def _inside_colours(image: NDArray[np.uint8], labels: NDArray, n: int) -> NDArray[np.float64]:
+    """Median colour ``(n - 1, 3)`` of each blob's inside (``labels`` 0 elsewhere): what is on
+    top (a shirt, the ball), without the outline's blend with the cloth or a line's sliver."""
+    ys, xs = np.nonzero(labels)
+    lab = labels[ys, xs] - 1
+    order = np.argsort(lab, kind="stable")
+    pix = image[ys[order], xs[order]].astype(np.float64)
+    bounds = np.searchsorted(lab[order], np.arange(n))
+    out = np.zeros((n - 1, 3))
+    for i in range(n - 1):  # learning only: a few dozen blobs, once
+        if bounds[i + 1] > bounds[i]:
+            out[i] = np.median(pix[bounds[i] : bounds[i + 1]], axis=0)
+    return out
 
 
 def _uniformity(image: NDArray[np.uint8], labels: NDArray, n: int) -> NDArray[np.float64]:
-    """Share of each blob's pixels within a shaded match of the blob's mean colour.
+    """Share of each blob's pixels within a shaded match of the blob's mean colour (0 for a
+    blob without pixels in ``labels``).
 
     A ball is one colour under its shading; a figure shows a base, a shirt and dark hair.
     """
@@ -341,46 +394,59 @@ def _same_colour(distance: NDArray, ref_bgr: NDArray) -> NDArray[np.bool_]:
 
 def _split_blobs(
     blobs: _Blobs, r_ball_px: NDArray, r_base_px: NDArray, on_spot: NDArray[np.bool_]
-) -> tuple[int | None, NDArray[np.bool_]]:
-    """Index of the ball blob (or None) and the mask of figure blobs.
+) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
+    """Indices of the blobs that may be the ball (best first) and the mask of figure blobs.
 
     Blobs are told apart by their equivalent radius against the local scale: a ball shows
     about its radius, a figure at least its base radius (more with its wall and body). The
     foreground threshold and the edge blur add about the same to every blob; figures are the
-    majority, so the median excess over the base radius measures it.
+    majority, so the median excess over the base radius measures it. Size alone is unreliable
+    when the ball is only a few pixels across: a ball is also one colour inside its outline (no
+    hair, no shirt), and its colour is on no kit's many figures. A goalkeeper in a plain kit
+    passes both: it stays a hypothesis until motion tells (a ball rolls when struck).
     """
     r_eq = np.sqrt(blobs.area / np.pi)
+    if len(r_eq) == 0:
+        return np.zeros(0, np.intp), np.zeros(0, bool)
     excess = float(np.clip(np.median(r_eq - r_base_px), 0.0, 0.3 * np.median(r_base_px)))
-    # Size alone is unreliable when the ball is only a few pixels across: its colour is
-    # also uniform (no hair, no shirt), so that counts as much as the size.
-    # A match starts with the ball on the centre spot (FISTF 4.2): there it may read up to a
-    # base's size (its shadow darkens the halfway line under it, and that reads as ball).
-    cut = np.where(on_spot, r_base_px, 0.5 * (r_ball_px + r_base_px)) + excess + 0.1
+    # A ball may read up to a base's size: it stands nearer the camera than a base's rim, its
+    # contact shadow reads as ball, and on the centre spot its shadow darkens the paint under
+    # it. Colour and motion tell it from a figure.
+    cut = r_base_px + excess + 0.1
     ball_like = (r_eq > 0.7 * r_ball_px) & (r_eq < cut) & (blobs.roundness > 0.5)
-    ball = None
-    if ball_like.any():
-        size = np.clip(
-            1.0 - np.abs(r_eq - r_ball_px - excess) / (r_base_px - r_ball_px + 0.5), 0, 1
-        )
-        # The spot outweighs size: a ball of the lines' colour there loses its pixels over the
-        # halfway line and spot and reads small, while a figure in a plain kit is as round and
-        # even as a ball (and on a cloth near its colour reads as small). What the spot does
-        # not show, colour does: there is one ball, and a team's kit is on many figures.
-        kit = _look_alikes(blobs.ring_bgr) >= 3
-        fit = size + 2.0 * blobs.uniformity + 0.5 * blobs.roundness + 2.0 * on_spot - kit
-        ball = int(np.argmax(np.where(ball_like, fit, -9.0)))
-        if blobs.uniformity[ball] < 0.93 and not on_spot[ball]:
-            ball = None  # the best looks like a figure: the ball is not on the table yet
+    # A kit's figures share their rims' colour and their tops': a ring blends with the cloth,
+    # and an orange ball's ring alone reads as a red team's.
+    alike = _same_colours(blobs.ring_bgr)
+    if blobs.top_bgr is not None:
+        alike &= _same_colours(blobs.top_bgr)
+    kit = alike.sum(axis=1) >= 3
+    # ... unless it is clearly smaller than the kit's figures: a ball of a team's colour.
+    kit_r = np.array([np.median(r_eq[a]) if a.any() else 0.0 for a in alike])
+    kit &= r_eq >= kit_r - 0.5 * (r_base_px - r_ball_px)
+    even = (blobs.uniformity >= BALL_UNIFORMITY) | on_spot
+    size = np.clip(1.0 - np.abs(r_eq - r_ball_px - excess) / (r_base_px - r_ball_px + 0.5), 0, 1)
+    # The centre spot ranks first (a kick-off is common; on a pale cloth a ball there reads
+    # small and in pieces), but it is only a rank: motion still decides.
+    fit = size + 2.0 * blobs.uniformity + 0.5 * blobs.roundness + 2.0 * on_spot
+    # A ball on the centre spot may show in pieces beside the paint: neither even nor, with
+    # a kit of its colour, of a colour no kit shares; the spot vouches for it.
+    cand = np.flatnonzero(ball_like & ((even & ~kit) | on_spot))
+    balls = cand[np.argsort(-fit[cand], kind="stable")][:MAX_BALL_BLOBS]
     figures = (r_eq > 0.7 * r_ball_px) & (r_eq < 3.0 * r_base_px)
-    if ball is not None:
-        figures[ball] = False
-    return ball, figures
+    figures[balls] = False
+    return balls, figures
+
+
+def _same_colours(bgr: NDArray) -> NDArray[np.bool_]:
+    """Which other colours ``(n, n)`` of ``bgr (n, 3)`` each is the same colour as."""
+    near = _same_colour(np.linalg.norm(bgr[:, None] - bgr[None], axis=2), bgr[:, None])
+    np.fill_diagonal(near, False)
+    return near
 
 
 def _look_alikes(bgr: NDArray) -> NDArray[np.int64]:
     """How many other colours of ``bgr (n, 3)`` each is the same colour as."""
-    near = _same_colour(np.linalg.norm(bgr[:, None] - bgr[None], axis=2), bgr[:, None])
-    return near.sum(axis=1) - 1
+    return _same_colours(bgr).sum(axis=1)
 
 
 def _teams(
@@ -405,17 +471,50 @@ def _teams(
     return centres[order].astype(np.float32)
 
 
-def _ball_colour(
-    image: NDArray[np.uint8], blobs: _Blobs, ball: int | None, config: VisionConfig
-) -> NDArray[np.float32]:
+def _ball_colours(
+    image: NDArray[np.uint8],
+    blobs: _Blobs,
+    balls: NDArray[np.intp],
+    team_bgr: NDArray,
+    config: VisionConfig,
+) -> tuple[NDArray[np.float32], int | None]:
+    """The ball's colour hypotheses ``(k, 3)``, best first, and the blob of the first (or None).
+
+    Each candidate blob gives the colour of its lit top (its colour at full light, the
+    reference for shading); one of the same colour as a better one adds nothing. The usual
+    ball colours follow, those no candidate showed (the ball may be hidden in this frame),
+    except one near a team's colour: searched for unseen, it would take that team's bases for
+    balls (an orange ball beside a red team shows in its own blob, and is learnt from it).
+    """
     if config.ball_bgr is not None:
-        return np.asarray(config.ball_bgr, np.float32)
-    if ball is None:
-        raise LearningError(
-            "could not find the ball in the first frame to learn its colour; "
-            "start with the ball in view or set ball_bgr in the vision config"
-        )
-    colours = image[blobs.labels == ball + 1].astype(np.float32)
-    # The lit top of the ball: its colour at full light, the reference for shading.
-    lum = colours.sum(axis=1)
-    return np.median(colours[lum >= np.percentile(lum, 70)], axis=0).astype(np.float32)
+        return np.asarray(config.ball_bgr, np.float32).reshape(1, 3), None
+    colours: list[NDArray] = []
+    first = int(balls[0]) if len(balls) else None
+    for i in balls:
+        pix = image[blobs.labels == i + 1].astype(np.float32)
+        lum = pix.sum(axis=1)
+        c = np.median(pix[lum >= np.percentile(lum, 70)], axis=0)
+        # A later candidate in a kit's colour is a figure the kit test missed (a keeper in
+        # the other team's colour): searched for, it would take that team's bases for balls.
+        if not colours or not (_known(c, colours) or _near_team(c, team_bgr, config)):
+            colours.append(c)
+    for usual in USUAL_BALLS_BGR.values():
+        u = np.asarray(usual, np.float32)
+        if not (_known(u, colours) or _near_team(u, team_bgr, config)):
+            colours.append(u)
+    return np.array(colours, np.float32), first
+
+
+def _known(bgr: NDArray, colours: list[NDArray]) -> bool:
+    """``bgr (3,)`` is the same colour as one of ``colours`` under mild shading."""
+    if not colours:
+        return False
+    known = np.array(colours, np.float32).reshape(-1, 3)
+    return bool(_same_colour(shaded_distance(bgr[None], known, (0.8, 1.25))[0], known).any())
+
+
+def _near_team(bgr: NDArray, team_bgr: NDArray, config: VisionConfig) -> bool:
+    """A ball of colour ``bgr (3,)`` would be a twin of a team (``ColourBlobs``): searched
+    for, that team's bases would be taken for balls."""
+    d = shaded_distance(np.asarray(bgr, np.float32)[None], team_bgr, config.shading_range)[0]
+    return bool((d < 0.25 * float(np.linalg.norm(bgr)) + 10.0).any())

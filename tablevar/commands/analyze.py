@@ -9,11 +9,16 @@ one-line error and a non-zero status.
 Calibration: ``--calibration FILE`` uses a ``calibration.json`` (from ``tablevar calibrate``);
 otherwise the camera is calibrated automatically from the empty-table view of the video's first
 ``--seconds`` (the per-pixel median, in which moving figures vanish).
+
+Ball colour: found by itself (``vision/model.py``); ``--ball-colour NAME|#rrggbb`` names it
+instead. The choice is saved in the written ``calibration.json`` and used again when that file
+is given as ``--calibration``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any, TextIO
@@ -28,6 +33,8 @@ from hardware.sources import SourceError, VideoFileSource
 from tablevar.evidence import EvidenceWriter
 from tablevar.pipeline import Pipeline, PipelineConfig
 from tablevar.rules_stage import FistfRules
+from vision.colour import USUAL_BALLS_BGR, parse_colour
+from vision.config import VisionConfig
 from vision.model import LearningError, learn_model
 
 CALIBRATION_FRAMES = 25
@@ -57,6 +64,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=2.0,
         help="calibrate from the empty-table view of the first SECONDS (default: 2)",
     )
+    parser.add_argument(
+        "--ball-colour",
+        metavar="COLOUR",
+        help=f"the ball's colour: {', '.join(USUAL_BALLS_BGR)} or #rrggbb (default: found by "
+        "itself; saved in calibration.json)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(run=run)
 
@@ -73,6 +86,10 @@ def run(args: argparse.Namespace) -> int:
                 f"the video is {video.size_px[0]}x{video.size_px[1]} but the calibration is "
                 f"for {cal.image_size_px[0]}x{cal.image_size_px[1]}: calibrate this camera mode"
             )
+        colour = getattr(args, "ball_colour", None)  # callers other than the CLI: not named
+        if colour is not None:
+            parse_colour(colour)  # a bad name fails before any work
+            cal = dataclasses.replace(cal, ball_colour=colour)
         args.out.mkdir(parents=True, exist_ok=True)
         write_calibration(args.out / "calibration.json", cal)
         return analyze(video, cal, pitch, args.out, progress=not args.no_progress)
@@ -94,6 +111,10 @@ def _empty_view(video: VideoFileSource, seconds: float) -> np.ndarray:
 def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progress: bool) -> int:
     """Run the pipeline over ``video`` and write the outputs; returns the exit status."""
     pitch = cal.measured_pitch(pitch)
+    config = PipelineConfig.for_frames(video.lossy)
+    if cal.ball_colour is not None:
+        vision = dataclasses.replace(config.vision, ball_bgr=parse_colour(cal.ball_colour))
+        config = dataclasses.replace(config, vision=vision)
     pipeline: Pipeline | None = None
     rules = FistfRules(pitch, line_sigma_mm=cal.line_sigma_mm)
     evidence = EvidenceWriter(out, cal.camera, pitch)
@@ -124,7 +145,7 @@ def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progr
             for frame in bar:
                 t0 = frame.t_s if t0 is None else t0
                 if pipeline is None:
-                    model = _learn(frame, cal, pitch, video.fps)
+                    model = _learn(frame, cal, pitch, video.fps, config.vision)
                     if model is None:
                         _write(tracks, [_empty_record(frame.index, frame.t_s - t0)])
                         skipped += 1
@@ -132,7 +153,7 @@ def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progr
                     pipeline = Pipeline(
                         model,
                         fps=video.fps,
-                        config=PipelineConfig.for_frames(video.lossy),
+                        config=config,
                         rules=rules,
                         first_frame=skipped,
                         t0_s=t0,
@@ -157,14 +178,17 @@ def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progr
     return 0
 
 
-def _learn(frame, cal: Calibration, pitch, fps: float):
-    """The scene model from this frame; None while the ball is not yet on the table.
+def _learn(frame, cal: Calibration, pitch, fps: float, config: VisionConfig):
+    """The scene model from this frame; None while the figures are not yet on the table.
 
-    A clip may begin with the ball still in a player's hand: learning waits (up to
-    ``LEARN_WAIT_S``) for a frame that shows it, and earlier frames get empty records.
+    A clip may begin before the figures are set up: learning waits (up to ``LEARN_WAIT_S``,
+    trying twice a second: learning costs far more than a frame) for a frame that shows them,
+    and earlier frames get empty records. The ball need not be in view.
     """
+    if frame.index % max(1, round(fps / 2)) != 0 and frame.index < LEARN_WAIT_S * fps:
+        return None
     try:
-        return learn_model([frame.image_bgr], cal.camera, pitch)
+        return learn_model([frame.image_bgr], cal.camera, pitch, config)
     except LearningError:
         if frame.index < LEARN_WAIT_S * fps:
             return None

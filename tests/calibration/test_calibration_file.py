@@ -141,3 +141,11 @@ def test_unknown_focal_source_is_refused(tmp_path):
     path.write_text(json.dumps(data), "utf-8")
     with pytest.raises(CalibrationFileError, match="focal source must be one of"):
         read_calibration(path)
+
+
+@pytest.mark.parametrize("colour", [None, "orange", "#f08c1e"])
+def test_named_ball_colour_round_trips_and_older_files_lack_it(tmp_path, colour):
+    path = tmp_path / "calibration.json"
+    write_calibration(path, replace(_calibration(), ball_colour=colour))
+    assert ("ball_colour" in json.loads(path.read_text("utf-8"))) == (colour is not None)
+    assert read_calibration(path).ball_colour == colour

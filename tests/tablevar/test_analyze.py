@@ -147,3 +147,24 @@ def test_calibration_of_another_size_is_refused(analyzed, clip, tmp_path, capsys
     status = main(["analyze", str(clip), "--out", str(tmp_path / "o"), "--calibration", str(path)])
     assert status == 2
     assert "calibrat" in capsys.readouterr().err
+
+
+def test_a_named_ball_colour_is_saved_and_used_again(analyzed, clip, tmp_path, capsys):
+    """``--ball-colour`` goes into the written calibration.json; given that file next time,
+    the colour is used without naming it again. A bad name is refused before any work."""
+    out1 = tmp_path / "named"
+    status = main(
+        ["analyze", str(clip), "--out", str(out1), "--no-progress", "--ball-colour", "white"]
+    )
+    assert status == 0
+    cal = json.loads((out1 / "calibration.json").read_text(encoding="utf-8"))
+    assert cal["ball_colour"] == "white"
+    out2 = tmp_path / "again"
+    args = ["analyze", str(clip), "--out", str(out2), "--no-progress"]
+    assert main([*args, "--calibration", str(out1 / "calibration.json")]) == 0
+    again = json.loads((out2 / "calibration.json").read_text(encoding="utf-8"))
+    assert again["ball_colour"] == "white"
+    balls = [r["ball"] for r in _lines(out2 / "tracks.jsonl")]
+    assert sum(b is not None for b in balls) >= 0.9 * FRAMES
+    assert main([*args, "--ball-colour", "pink"]) == 2
+    assert "pink" in capsys.readouterr().err

@@ -12,6 +12,8 @@ import pytest
 
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
+from vision.colour import USUAL_BALLS_BGR
+from vision.config import VisionConfig
 from vision.detector import Detector, FrameSizeError
 from vision.model import LearningError, _Blobs, _cloth_roi, _scale_grid, _split_blobs, learn_model
 
@@ -105,9 +107,26 @@ def test_frame_of_another_size_is_a_clear_error(model):
         Detector(model).detect(np.zeros((100, 100, 3), np.uint8))
 
 
-def test_learning_without_a_ball_asks_for_its_colour():
-    with pytest.raises(LearningError, match="ball_bgr"):
-        learn_model([draw(None)], CAMERA, PITCH)
+def test_learning_without_a_ball_searches_the_usual_colours():
+    """A clip may start with the ball hidden: learning still succeeds, with the usual ball
+    colours as hypotheses (none near a team's: an orange ball is not searched for unseen
+    beside a red team, whose bases it would take for balls)."""
+    model = learn_model([draw(None)], CAMERA, PITCH)
+    assert model.ball_px is None and not model.ball_named
+    colours = model.ball_colours_bgr
+    assert np.allclose(colours, [USUAL_BALLS_BGR["white"], USUAL_BALLS_BGR["yellow"]])
+    assert Detector(model).detect(draw(None, seed=4), search_bases=True).n_balls == 0
+
+
+def test_learning_without_figures_is_a_clear_error():
+    with pytest.raises(LearningError, match="home_bgr"):
+        learn_model([draw(None, home=np.zeros((0, 2)), away=np.zeros((0, 2)))], CAMERA, PITCH)
+
+
+def test_a_named_ball_colour_is_the_only_hypothesis():
+    model = learn_model([draw()], CAMERA, PITCH, VisionConfig(ball_bgr=(20, 110, 240)))
+    assert model.ball_named
+    assert model.ball_colours_bgr.tolist() == [[20.0, 110.0, 240.0]]
 
 
 def test_learning_takes_a_ball_of_the_lines_colour_on_the_centre_spot():
@@ -125,9 +144,9 @@ def test_learning_takes_a_ball_of_the_lines_colour_on_the_centre_spot():
         labels=np.zeros((1, 1), np.int32),
     )
     on_spot = np.arange(n) == 3
-    ball, figures = _split_blobs(blobs, np.full(n, 5.4), np.full(n, 5.9), on_spot)
-    assert ball == 3
-    assert figures.tolist() == [True, True, True, False, True]
+    balls, figures = _split_blobs(blobs, np.full(n, 5.4), np.full(n, 5.9), on_spot)
+    assert balls[0] == 3
+    assert not figures[balls].any() and figures[np.setdiff1d(np.arange(n), balls)].all()
 
 
 def kits_and_ball(ball_r_eq, ball_uniformity):
@@ -160,8 +179,8 @@ def test_learning_tells_the_ball_from_a_plain_kit(ball_r_eq, ball_uniformity, on
     blobs = kits_and_ball(ball_r_eq, ball_uniformity)
     n = len(blobs.area)
     spot = (np.arange(n) == n - 1) & on_spot
-    ball, figures = _split_blobs(blobs, np.full(n, 5.4), np.full(n, 5.9), spot)
-    assert ball == n - 1
+    balls, figures = _split_blobs(blobs, np.full(n, 5.4), np.full(n, 5.9), spot)
+    assert balls.tolist() == [n - 1]  # the kits' figures are no hypotheses
     assert figures[:-1].all() and not figures[-1]
 
 

@@ -1,0 +1,126 @@
+"""Choosing the ball among candidates until motion settles it (``tracking/hypotheses.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tracking.hypotheses import BallHypotheses, HypothesisConfig
+from tracking.tracker import Tracker
+from vision.detections import Detections
+
+FPS = 60.0
+KEEPER = np.array([-520.0, 10.0])  # a goalkeeper in a plain kit, as round as a ball
+BALL = np.array([200.0, -50.0])
+
+
+def frames(n, *, keeper_score=0.9, ball_score=0.7, roll_from=None, v=(600.0, 0.0)):
+    """(t_s, xy (m, 2), score (m,)) per frame: a still keeper and a ball struck at frame
+    ``roll_from`` (rolling at ``v`` mm/s), the keeper listed first."""
+    out = []
+    for k in range(n):
+        t = k / FPS
+        ball = BALL.copy()
+        if roll_from is not None and k > roll_from:
+            ball = ball + np.asarray(v) * (k - roll_from) / FPS
+        out.append((t, np.array([KEEPER, ball]), np.array([keeper_score, ball_score])))
+    return out
+
+
+def run(hyp, seq):
+    picked = []
+    for t, xy, score in seq:
+        i = hyp.update(xy, score, t)
+        picked.append(None if i is None else xy[i])
+    return picked
+
+
+def test_the_better_ranked_candidate_is_chosen_while_nothing_moves():
+    hyp = BallHypotheses()
+    picked = run(hyp, frames(20))
+    assert np.allclose(picked[-1], KEEPER)
+    assert not hyp.confirmed
+
+
+def test_a_candidate_that_rolls_is_the_ball_whatever_its_rank():
+    hyp = BallHypotheses()
+    picked = run(hyp, frames(40, roll_from=10))
+    assert hyp.confirmed
+    assert np.hypot(*(picked[-1] - BALL)) > 40.0  # following the rolled ball, not the keeper
+    assert np.hypot(*(picked[-1] - KEEPER)) > 500.0
+
+
+def test_a_jitter_is_not_a_roll():
+    """Fits of a still candidate scatter by a fraction of a millimetre: never a roll."""
+    rng = np.random.default_rng(0)
+    hyp = BallHypotheses()
+    for t, xy, score in frames(120):
+        hyp.update(xy + rng.normal(0.0, 0.3, xy.shape), score, t)
+    assert not hyp.confirmed
+
+
+@pytest.mark.parametrize(
+    "lead, switches",
+    [
+        (0.05, False),  # a small lead does not flip the choice (no flicker)
+        (0.4, True),  # a clearly better one takes over
+    ],
+)
+def test_the_choice_switches_only_on_a_clear_lead(lead, switches):
+    hyp = BallHypotheses()
+    run(hyp, frames(10, keeper_score=0.6, ball_score=0.5))
+    assert np.allclose(hyp.chosen_xy_mm, KEEPER)
+    run(
+        hyp,
+        [
+            (1.0 + k / FPS, xy, np.array([0.5, 0.5 + lead]))
+            for k, (_, xy, _) in enumerate(frames(60))
+        ],
+    )
+    assert np.allclose(hyp.chosen_xy_mm, BALL) == switches
+
+
+def test_a_candidate_unseen_for_long_is_forgotten():
+    hyp = BallHypotheses(HypothesisConfig(forget_s=0.5))
+    run(hyp, frames(10))
+    for k in range(60):  # only the ball from now on: the keeper left the view
+        hyp.update(BALL[None], np.array([0.7]), 1.0 + k / FPS)
+    assert len(hyp) == 1
+    assert np.allclose(hyp.chosen_xy_mm, BALL)
+
+
+def test_tracker_reports_the_ball_that_rolled_after_following_a_keeper():
+    """Through the whole tracker: first the keeper is the ball (it ranks better), then the
+    real ball is struck; the track follows the ball and is confirmed."""
+    tracker = Tracker()
+    tracks = None
+    for t, xy, score in frames(60, roll_from=20):
+        tracks = tracker.update(Detections.build(ball_xy_mm=xy, ball_score=score), t)
+        if t < 15 / FPS and tracks.ball.xy_mm is not None:
+            assert np.hypot(*(tracks.ball.xy_mm - KEEPER)) < 1.0
+    assert tracker.ball_confirmed
+    assert tracks.ball.xy_mm is not None
+    assert tracks.ball.xy_mm[0] > BALL[0] + 100.0  # on the roll, far from the keeper
+
+
+def test_a_striker_running_up_is_not_taken_for_the_ball():
+    """A figure's part of the ball's colour shows only as the figure runs up to strike: it is
+    never a candidate seen standing, so its slide is no roll; nor is it a keeper seen long ago
+    (identity is not carried over a gap longer than a flick's). The ball struck away is the
+    ball."""
+    hyp = BallHypotheses()
+    t = 0.0
+    for _ in range(5):  # the keeper, then only the ball for a while (the keeper hidden)
+        hyp.update(np.array([KEEPER, BALL]), np.array([0.9, 0.8]), t)
+        t += 1 / FPS
+    for _ in range(20):
+        hyp.update(BALL[None], np.array([0.8]), t)
+        t += 1 / FPS
+    striker = BALL + np.array([-70.0, 0.0])
+    for k in range(15):  # the striker slides 60 mm up to the ball; then the ball rolls
+        run = striker + np.array([min(k, 6) * 10.0, 0.0])
+        ball = BALL + np.array([max(k - 6, 0) * 20.0, 0.0])
+        i = hyp.update(np.array([run, ball]), np.array([0.8, 0.8]), t)
+        t += 1 / FPS
+    assert hyp.confirmed
+    assert i == 1  # the ball, 160 mm on

@@ -1,0 +1,214 @@
+"""Which ball candidate is the ball, while that is not yet known.
+
+A clip may start anywhere (DESIGN.md section 4): the first frame may show a goalkeeper in a
+plain kit as round, even and ball-sized as the ball, or a ball of a usual colour beside a kit
+of the same colour. Colour and shape rank the candidates; motion settles them: *a ball is what
+gets struck and rolls*. ``BallHypotheses`` follows every candidate the detector reports (in mm)
+from frame to frame and
+
+- chooses the best-ranked one as the ball (its mean score, once seen in a few frames), and
+  keeps it until another ranks clearly better or it has not been seen for ``forget_s``;
+- settles on the first candidate that rolls ``roll_mm`` from where it stood, seen as a ball
+  along the way: from then on it is the ball (``confirmed``), and the caller hands every
+  candidate to the ball tracker again.
+
+Candidates on figures' bases are removed before (``tracking/tracker.py``): a figure flicked
+across the cloth is a figure, not a rolling ball. Time comes only from ``t_s``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+
+@dataclass(frozen=True, slots=True)
+class HypothesisConfig:
+    """Tunables of the choice between ball candidates.
+
+    Attributes:
+        reach_mm: a candidate seen again within this of where it was predicted is the same.
+        max_speed_mm_s: fastest flick: how far a still candidate may have gone when struck.
+        roll_mm: a candidate seen standing still (``settle_frames`` sightings) that then
+            moves this far from where it stood, about two ball diameters, has been struck and
+            rolled: it is the ball. (A figure's part first seen as it runs up to the ball was
+            never seen standing.)
+        min_score: least mean detection score of a candidate that may be the ball (as the
+            ball tracker's ``acquire_score``).
+        flick_gap_s: a candidate unseen for at most this long may be found a flick's travel
+            away (struck between two frames); after longer, only within ``reach_mm``.
+        forget_s: a candidate not seen for this long is dropped (a ball under a hand for a
+            moment keeps its place).
+        settle_frames: sightings before a candidate's rank counts in full (one glint is not a
+            ball).
+        switch_margin: rank lead another candidate needs to replace the chosen one before
+            motion has settled it (so the choice does not flicker between two).
+        max_hypotheses: candidates followed at most (the lowest ranked are dropped).
+    """
+
+    reach_mm: float = 8.0
+    max_speed_mm_s: float = 3000.0
+    roll_mm: float = 40.0
+    min_score: float = 0.3
+    flick_gap_s: float = 0.1
+    forget_s: float = 2.0
+    settle_frames: int = 3
+    switch_margin: float = 0.15
+    max_hypotheses: int = 24
+
+
+@dataclass(slots=True, eq=False)
+class _Candidate:
+    xy_mm: NDArray[np.float64]
+    v_mm_s: NDArray[np.float64]
+    start_mm: NDArray[np.float64]  # where it stood before it moved
+    seen_s: float
+    sightings: int = 1
+    score_sum: float = 0.0
+    first_frame: int = 0  # the update it was first seen in
+    moved_frames: int = 0  # sightings since it left its place
+    still_frames: int = 0  # sightings at its place before it left
+    key: int = field(default=0)
+
+
+class BallHypotheses:
+    """Follows every ball candidate until one rolls; see the module docstring."""
+
+    def __init__(self, config: HypothesisConfig | None = None) -> None:
+        self.config = config or HypothesisConfig()
+        self._cands: list[_Candidate] = []
+        self._t_s: float | None = None
+        self._chosen: int | None = None  # key of the chosen candidate
+        self._next_key = 0
+        self.confirmed = False
+        self.switched = False  # the chosen candidate changed in the last update
+        self._frame = -1  # index of the last update
+
+    @property
+    def chosen_xy_mm(self) -> NDArray[np.float64] | None:
+        """Where the chosen candidate was last seen, or None."""
+        c = self._find(self._chosen)
+        return None if c is None else c.xy_mm.copy()
+
+    def chosen_standing(self) -> tuple[NDArray[np.float64], int] | None:
+        """Where the chosen candidate stands and the update it was first seen in, when it has
+        been seen standing in a few updates and not moved since; else None."""
+        c = self._find(self._chosen)
+        if c is None or c.moved_frames or c.still_frames < self.config.settle_frames:
+            return None
+        return c.xy_mm.copy(), c.first_frame
+
+    def __len__(self) -> int:
+        return len(self._cands)
+
+    def update(self, xy_mm: NDArray, score: NDArray, t_s: float) -> int | None:
+        """Take this frame's candidates ``(m, 2)`` mm with their scores ``(m,)``; return the
+        index of the one that is the ball this frame, or None when it is not among them."""
+        cfg = self.config
+        xy_mm = np.asarray(xy_mm, np.float64).reshape(-1, 2)
+        score = np.asarray(score, np.float64).reshape(-1)
+        dt = 0.0 if self._t_s is None else max(t_s - self._t_s, 0.0)
+        self._t_s = t_s
+        self._frame += 1
+        match = self._associate(xy_mm, t_s)
+        for i, c in enumerate(match):
+            if c is None:
+                c = _Candidate(xy_mm[i].copy(), np.zeros(2), xy_mm[i].copy(), t_s)
+                c.key, self._next_key = self._next_key, self._next_key + 1
+                c.sightings, c.first_frame = 0, self._frame
+                self._cands.append(c)
+                match[i] = c
+            else:
+                step_s = max(t_s - c.seen_s, 1e-6)
+                c.v_mm_s = (xy_mm[i] - c.xy_mm) / step_s
+                c.xy_mm = xy_mm[i].copy()
+            c.seen_s = t_s
+            c.sightings += 1
+            c.score_sum += float(score[i])
+            if np.hypot(*(c.xy_mm - c.start_mm)) > cfg.reach_mm:
+                c.moved_frames += 1
+            else:
+                c.v_mm_s = np.zeros(2)
+                if c.moved_frames == 0:
+                    c.still_frames += 1
+        for c in self._cands:  # one unseen for a while is predicted where it was last seen
+            if t_s - c.seen_s > max(2.0 * dt, 0.1):
+                c.v_mm_s = np.zeros(2)
+        self._cands = [c for c in self._cands if t_s - c.seen_s <= cfg.forget_s]
+        self._choose()
+        chosen = self._find(self._chosen)
+        return next((i for i, c in enumerate(match) if c is chosen), None)
+
+    # ------------------------------------------------------------------ steps
+    def _associate(self, xy_mm: NDArray, t_s: float) -> list[_Candidate | None]:
+        """The followed candidate each detection continues (None: a new one), nearest first:
+        within ``reach_mm`` (more for a fast one) of its prediction, or else within a flick's
+        travel of one seen a moment ago."""
+        cfg = self.config
+        m = len(xy_mm)
+        match: list[_Candidate | None] = [None] * m
+        if not self._cands or m == 0:
+            return match
+        pred = np.array([c.xy_mm + c.v_mm_s * (t_s - c.seen_s) for c in self._cands])
+        since = np.array([t_s - c.seen_s for c in self._cands])
+        d = np.linalg.norm(xy_mm[:, None, :] - pred[None], axis=2)  # (m, n)
+        taken = np.zeros(len(self._cands), bool)
+        # A flick between two frames: only a candidate seen a moment ago may have been struck
+        # away unseen; one not seen for longer may be anywhere, and is no clue to identity.
+        recent = since <= cfg.flick_gap_s
+        flick = cfg.reach_mm + np.where(recent, cfg.max_speed_mm_s * since, 0.0)
+        # A moving candidate's prediction is as good as its speed is steady (it may stop).
+        speed = np.array([np.hypot(*c.v_mm_s) for c in self._cands])
+        for reach in (cfg.reach_mm + 0.5 * speed * since, flick):
+            free = np.array([mt is None for mt in match])
+            cost = np.where(free[:, None] & ~taken[None, :] & (d <= reach[None, :]), d, np.inf)
+            while np.isfinite(cost).any():
+                i, j = np.unravel_index(np.argmin(cost), cost.shape)
+                match[i] = self._cands[j]
+                taken[j] = True
+                cost[i, :] = np.inf
+                cost[:, j] = np.inf
+        return match
+
+    @staticmethod
+    def _mean_score(c: _Candidate) -> float:
+        return c.score_sum / max(c.sightings, 1)
+
+    def _rank(self, c: _Candidate) -> float:
+        return self._mean_score(c) * min(1.0, c.sightings / self.config.settle_frames)
+
+    def _choose(self) -> None:
+        cfg = self.config
+        before = self._chosen
+        self.switched = False
+        rolled = [
+            c
+            for c in self._cands
+            if np.hypot(*(c.xy_mm - c.start_mm)) >= cfg.roll_mm
+            and c.moved_frames >= 2
+            and c.still_frames >= cfg.settle_frames
+        ]
+        if rolled:  # struck and rolled: the ball
+            best = max(rolled, key=lambda c: (c.moved_frames, self._rank(c)))
+            self._chosen, self.confirmed = best.key, True
+        elif self._cands:
+            best = max(self._cands, key=self._rank)
+            current = self._find(self._chosen)
+            if self._mean_score(best) < cfg.min_score:
+                self._chosen = None  # nothing ball-like enough: no ball
+            elif current is None or self._rank(best) > self._rank(current) + cfg.switch_margin:
+                self._chosen = best.key
+        else:
+            self._chosen = None
+        self.switched = before is not None and self._chosen != before
+        if len(self._cands) > cfg.max_hypotheses:
+            keep = sorted(self._cands, key=self._rank, reverse=True)[: cfg.max_hypotheses]
+            chosen = self._find(self._chosen)
+            if chosen is not None and chosen not in keep:
+                keep[-1] = chosen
+            self._cands = keep
+
+    def _find(self, key: int | None) -> _Candidate | None:
+        return next((c for c in self._cands if c.key == key), None)
