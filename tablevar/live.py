@@ -27,7 +27,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +44,10 @@ from hardware.sources import Frame, FrameSource, SourceError, VideoFileSource
 from tablevar.clock_view import ClockView
 from tablevar.pipeline import Pipeline, PipelineConfig
 from tablevar.rules_stage import FistfRules
+from vision.colour import parse_colour
 from vision.model import learn_model
 from web.hub import MatchHub
+from web.recordings import VIEW_NAME
 
 _log = logging.getLogger(__name__)
 EVIDENCE_DIR = "evidence"
@@ -127,6 +129,7 @@ class LiveRunner:
         self._cal_frames: list[np.ndarray] = []
         self._cal_t0: float | None = None
         self._requests: list[_Recalibration] = []
+        self._ball_colour: str | None = None  # picked on the page, for the worker to take
         self._pipeline: Pipeline | None = None
         self._offset = (0, 0.0)  # (frame, t_s) of the current pipeline's first frame
         self._calls_done = 0
@@ -187,6 +190,17 @@ class LiveRunner:
             raise LiveError(request.error)
         assert request.result is not None
         return request.result
+
+    def set_ball_colour(self, colour: str) -> None:
+        """Look for a ball of ``colour`` (``#rrggbb`` or a name, picked on the calibration
+        page) from the next frame on, and save it with the calibration.
+
+        Raises:
+            ValueError: the colour is not a name or ``#rrggbb``.
+        """
+        parse_colour(colour)  # a bad colour fails here, not in the worker
+        with self._lock:
+            self._ball_colour = colour
 
     def _on_control(self, action: str, payload: Mapping[str, Any]) -> None:
         if action == "reset":
@@ -265,6 +279,10 @@ class LiveRunner:
 
     # ------------------------------------------------------------------ per frame
     def _step(self, image: np.ndarray, index: int, t_s: float) -> None:
+        with self._lock:
+            colour, self._ball_colour = self._ball_colour, None
+        if colour is not None and self.calibration is not None:
+            self._use_calibration(replace(self.calibration, ball_colour=colour), None)
         if self._reset.is_set():
             self._reset.clear()
             self._new_rules(start="kick_off")  # the referee's new match begins at its kick-off
@@ -310,26 +328,35 @@ class LiveRunner:
             if self.calibration is None:  # nothing to referee with: say so and try again
                 self._source_state(False, f"{message}; trying again")
             return
-        self._use_calibration(cal, view)
+        cal = self._use_calibration(cal, view)
         for request in requests:
             request.result = cal.to_dict()
             request.done.set()
 
-    def _use_calibration(self, cal: Calibration, view: np.ndarray) -> None:
+    def _use_calibration(self, cal: Calibration, view: np.ndarray | None) -> Calibration:
+        """Referee with ``cal`` from the next frame on; ``view``: the picture it came from
+        (None: the same picture, only the ball's colour is new). Returns the calibration
+        used: ``cal`` keeping a ball colour picked before."""
+        if cal.ball_colour is None and self.calibration is not None:
+            cal = replace(cal, ball_colour=self.calibration.ball_colour)  # a picked ball stays
         write_calibration(self.output_dir / "calibration.json", cal)
-        overlay = draw_overlay(view, cal, cal.measured_pitch(self.pitch))
-        cv2.imwrite(str(self.output_dir / OVERLAY_NAME), overlay)
+        if view is not None:
+            overlay = draw_overlay(view, cal, cal.measured_pitch(self.pitch))
+            cv2.imwrite(str(self.output_dir / OVERLAY_NAME), overlay)
+            cv2.imwrite(str(self.output_dir / VIEW_NAME), view)
         if self._pipeline is not None:  # recalibrated: let the old pipeline hand over its frames
             pipeline, (frame0, t0) = self._pipeline, self._offset
             self._publish(pipeline, pipeline.finish(), frame0, t0)
             self._pipeline = None
         self.calibration = cal
         self._source_state(True)
+        return cal
 
     def _start_pipeline(self, image: np.ndarray, index: int, t_s: float) -> None:
         pitch = self.calibration.measured_pitch(self.pitch)
+        config = PipelineConfig.for_frames(self._lossy, self.calibration.ball_colour)
         try:
-            model = learn_model([image], self.calibration.camera, pitch)
+            model = learn_model([image], self.calibration.camera, pitch, config.vision)
         except ValueError as exc:
             self._retry_at = time.monotonic() + self.options.retry_s
             message = " ".join(str(exc).split())
@@ -341,7 +368,7 @@ class LiveRunner:
         self._pipeline = Pipeline(
             model,
             fps=self._fps,
-            config=PipelineConfig.for_frames(self._lossy),
+            config=config,
             rules=self._rules_stage,
         )
         self._calls_done = 0

@@ -24,6 +24,7 @@ import numpy as np
 
 from rules.pitch import Pitch
 from tracking.tracker import Tracker, TrackerConfig, Tracks
+from vision.colour import parse_colour
 from vision.config import VisionConfig
 from vision.detector import Detector
 from vision.model import SceneModel
@@ -56,9 +57,11 @@ class PipelineConfig:
     revise_s: float = 0.15
 
     @classmethod
-    def for_frames(cls, lossy: bool) -> PipelineConfig:
-        """The defaults for frames that are lossy or exact (``FrameSource.lossy``)."""
-        return cls(vision=VisionConfig(lossy_frames=lossy))
+    def for_frames(cls, lossy: bool, ball_colour: str | None = None) -> PipelineConfig:
+        """The defaults for frames that are lossy or exact (``FrameSource.lossy``), looking
+        only for a ball of ``ball_colour`` (a name or ``#rrggbb``) when one is named."""
+        ball_bgr = None if ball_colour is None else parse_colour(ball_colour)
+        return cls(vision=VisionConfig(ball_bgr=ball_bgr, lossy_frames=lossy))
 
 
 @dataclass(slots=True)

@@ -6,7 +6,9 @@ app in the same process gets its own:
 - ``tablevar.hub``: the ``MatchHub`` the live pipeline pushes into;
 - ``tablevar.recordings``: the ``Recordings`` directory the review page reads;
 - ``tablevar.recalibrate``: a callable the live pipeline registers to recalibrate (absent when
-  no pipeline runs).
+  no pipeline runs);
+- ``tablevar.ball_colour``: a callable the live pipeline registers to take the ball's colour
+  picked on the calibration page (absent when no pipeline runs).
 
 Configuration keys (``test_config`` or ``create_app`` keywords override the defaults):
 ``PIN`` (generated with ``secrets`` when not given), ``RECORDINGS_DIR``, ``OUTPUT_DIR`` (the
@@ -33,6 +35,7 @@ from web.recordings import Recordings
 HUB = "tablevar.hub"
 RECORDINGS = "tablevar.recordings"
 RECALIBRATE = "tablevar.recalibrate"
+BALL_COLOUR = "tablevar.ball_colour"
 
 DEFAULTS: dict[str, Any] = {
     "PIN": None,
@@ -104,6 +107,18 @@ def set_recalibrate(app: Flask, callback: Callable[[], Mapping[str, Any]] | None
         app.extensions.pop(RECALIBRATE, None)
     else:
         app.extensions[RECALIBRATE] = callback
+
+
+def set_ball_colour(app: Flask, callback: Callable[[str], None] | None) -> None:
+    """Register (or with None remove) the live pipeline's callback for a picked ball colour.
+
+    The callback takes ``#rrggbb``, saves it with the calibration and looks for that ball from
+    the next frame on.
+    """
+    if callback is None:
+        app.extensions.pop(BALL_COLOUR, None)
+    else:
+        app.extensions[BALL_COLOUR] = callback
 
 
 def shutdown(app: Flask) -> None:

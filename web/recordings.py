@@ -26,6 +26,8 @@ from calibration.calibration_file import Calibration, read_calibration
 from hardware.recording import META_NAME, VIDEO_NAME
 
 CALIBRATION_NAME = "calibration.json"
+TRACKS_NAME = "tracks.jsonl"
+VIEW_NAME = "calibration_view.png"  # the plain picture of the table a ball is picked on
 _FRAME_KEY = re.compile(rb'"frame"\s*:\s*(-?\d+)')
 
 
@@ -198,7 +200,7 @@ class Analysis:
     def __init__(self, folder: Path):
         self.folder = folder
         self.name = folder.name
-        self.tracks = TracksIndex(folder / "tracks.jsonl")
+        self.tracks = TracksIndex(folder / TRACKS_NAME)
         self._frames: FrameReader | None = None
         self._lock = threading.Lock()
         self._cache: dict[str, tuple[int | None, Any]] = {}

@@ -23,6 +23,7 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
+import cv2
 import numpy as np
 from tqdm import tqdm
 
@@ -36,6 +37,7 @@ from tablevar.rules_stage import FistfRules
 from vision.colour import USUAL_BALLS_BGR, parse_colour
 from vision.config import VisionConfig
 from vision.model import LearningError, learn_model
+from web.recordings import VIEW_NAME
 
 CALIBRATION_FRAMES = 25
 LEARN_WAIT_S = 10.0
@@ -111,10 +113,7 @@ def _empty_view(video: VideoFileSource, seconds: float) -> np.ndarray:
 def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progress: bool) -> int:
     """Run the pipeline over ``video`` and write the outputs; returns the exit status."""
     pitch = cal.measured_pitch(pitch)
-    config = PipelineConfig.for_frames(video.lossy)
-    if cal.ball_colour is not None:
-        vision = dataclasses.replace(config.vision, ball_bgr=parse_colour(cal.ball_colour))
-        config = dataclasses.replace(config, vision=vision)
+    config = PipelineConfig.for_frames(video.lossy, cal.ball_colour)
     pipeline: Pipeline | None = None
     rules = FistfRules(pitch, line_sigma_mm=cal.line_sigma_mm)
     evidence = EvidenceWriter(out, cal.camera, pitch)
@@ -143,7 +142,9 @@ def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progr
                 disable=not progress,
             )
             for frame in bar:
-                t0 = frame.t_s if t0 is None else t0
+                if t0 is None:  # the picture a person picks the ball on (calibration page)
+                    t0 = frame.t_s
+                    cv2.imwrite(str(out / VIEW_NAME), frame.image_bgr)
                 if pipeline is None:
                     model = _learn(frame, cal, pitch, video.fps, config.vision)
                     if model is None:

@@ -21,7 +21,7 @@ from hardware.sim_source import is_sim_spec, open_sim
 from hardware.sources import SPEC_HELP, FrameSource, open_source
 from tablevar.commands.serve import add_server_options, check_server_options, start_server
 from tablevar.live import LiveOptions, LiveRunner
-from web.app import create_app, hub_of, set_recalibrate
+from web.app import create_app, hub_of, set_ball_colour, set_recalibrate
 
 DEFAULT_OUT = Path("out/live")
 DEFAULT_RECORDINGS = Path("recordings")
@@ -117,5 +117,6 @@ def run(args: argparse.Namespace) -> int:
         record_dir=args.record,
     )
     set_recalibrate(app, runner.recalibrate)
+    set_ball_colour(app, runner.set_ball_colour)
     runner.start()
     return start_server(app, args, before_stop=runner.stop)

@@ -19,6 +19,7 @@ from typing import TextIO
 
 from flask import Flask
 
+from calibration.calibration_file import read_calibration
 from hardware.recording import META_NAME, VIDEO_NAME
 from tablevar.commands import analyze
 from tablevar.commands.serve import add_server_options, check_server_options, start_server
@@ -102,7 +103,18 @@ def stale_reason(folder: Path, source: Path) -> str | None:
         return "summary.json is unreadable"
     if not isinstance(summary, dict) or summary.get("complete") is False:
         return "the last analysis did not finish"
+    picked_s = (folder / "calibration.json").stat().st_mtime
+    if _picked_ball_colour(folder) and picked_s > (folder / "tracks.jsonl").stat().st_mtime:
+        return "the ball's colour was picked after the last analysis"
     return None
+
+
+def _picked_ball_colour(folder: Path) -> str | None:
+    """The ball's colour saved with ``folder``'s calibration (picked on the calibration page)."""
+    try:
+        return read_calibration(folder / "calibration.json").ball_colour
+    except (OSError, ValueError):
+        return None  # no calibration yet, or one that the analysis will replace
 
 
 def ensure_analysis(
@@ -140,6 +152,7 @@ def ensure_analysis(
         video=source,
         out=folder,
         calibration=None,
+        ball_colour=_picked_ball_colour(folder),
         table=table,
         seconds=2.0,
         no_progress=not progress,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from calibration.calibration_file import read_calibration
 from hardware.sim_source import SimSource, open_sim
 from hardware.sources import SourceError, open_source
 from tablevar import cli
@@ -196,7 +197,7 @@ def test_live_command_refuses_what_cannot_work_in_one_line(tmp_path, capsys, ext
     assert err.startswith("tablevar: error: ") and message in err and err.count("\n") == 1
 
 
-def test_recalibrate_answers_from_the_next_frames_and_play_goes_on(hub, tmp_path):
+def test_recalibrate_and_a_picked_ball_answer_from_the_next_frames_and_play_goes_on(hub, tmp_path):
     runner = LiveRunner(
         lambda: SimSource("kickoff_pass", end_s=2.0, realtime=False, **SIM),
         hub,
@@ -209,10 +210,18 @@ def test_recalibrate_answers_from_the_next_frames_and_play_goes_on(hub, tmp_path
         while hub.snapshot()["frame"] is None:  # the first pipeline runs
             assert time.monotonic() < deadline
             time.sleep(0.02)
+        assert (tmp_path / "out" / "calibration_view.png").is_file()  # to pick the ball on
+        with pytest.raises(ValueError, match="not one of"):
+            runner.set_ball_colour("tartan")
+        runner.set_ball_colour("white")
+        while read_calibration(tmp_path / "out" / "calibration.json").ball_colour != "white":
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
         written = (tmp_path / "out" / "calibration.json").stat().st_mtime_ns
         at_frame = runner.frames
         result = runner.recalibrate()
         assert result["table"] == "fistf" and result["image_size_px"] == [800, 600]
+        assert result["ball_colour"] == "white"  # a picked ball outlives a recalibration
         assert (tmp_path / "out" / "calibration.json").stat().st_mtime_ns > written
         while not runner.ended:
             assert time.monotonic() < deadline

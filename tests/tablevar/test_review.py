@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from calibration.calibration_file import Calibration, write_calibration
+from calibration.camera import CameraModel
 from tablevar import cli
 from tablevar.commands.review import OUTPUT_NAMES, review_app, review_folder, stale_reason
 
@@ -56,12 +58,31 @@ def write_outputs(folder: Path, *, complete: bool = True, skip: str | None = Non
         (folder / "summary.json").write_text(json.dumps({"complete": complete}), "utf-8")
 
 
+def picked_calibration() -> Calibration:
+    camera = CameraModel.overhead((320, 200), height_mm=1300.0, view_width_mm=1500.0)
+    used = ("goal_line_left", "goal_line_right", "touchline_top", "touchline_bottom")
+    return Calibration(
+        table="fistf",
+        image_size_px=(320, 200),
+        camera=camera,
+        home="left",
+        line_edges_mm={},
+        rms_px=0.1,
+        rms_mm=0.5,
+        per_line_px=dict.fromkeys(used, 0.1),
+        per_line_mm=dict.fromkeys(used, 0.5),
+        lines_used=used,
+        ball_colour="orange",
+    )
+
+
 @pytest.mark.parametrize(
     ("setup", "reason"),
     [
         ({"skip": "tracks.jsonl"}, "tracks.jsonl is missing"),
         ({"complete": False}, "the last analysis did not finish"),
         ({"video_after": True}, "calibration.json is older than the video"),
+        ({"picked_after": True}, "the ball's colour was picked after the last analysis"),
         ({}, None),
     ],
 )
@@ -73,6 +94,10 @@ def test_stale_reason(tmp_path, setup, reason):
     write_outputs(tmp_path, complete=setup.get("complete", True), skip=setup.get("skip"))
     if setup.get("video_after"):
         os.utime(video, (old + 200, old + 200))
+    if setup.get("picked_after"):
+        write_calibration(tmp_path / "calibration.json", picked_calibration())
+        later = (tmp_path / "tracks.jsonl").stat().st_mtime + 5
+        os.utime(tmp_path / "calibration.json", (later, later))
     assert stale_reason(tmp_path, tmp_path) == reason
 
 

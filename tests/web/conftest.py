@@ -18,8 +18,9 @@ import numpy as np
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from calibration.calibration_file import Calibration, write_calibration
+from calibration.calibration_file import Calibration, read_calibration, write_calibration
 from calibration.camera import CameraModel
+from calibration.tables import load_profile
 from web.app import create_app, shutdown
 from web.chromium import launch_chromium
 
@@ -79,6 +80,19 @@ def write_jpeg(path: Path, colour: tuple[int, int, int] = (40, 140, 40)) -> Path
     return path
 
 
+def write_ball_view(folder: Path, ball_bgr=(20, 110, 240), ball_xy_mm=(200.0, -100.0)):
+    """The plain picture of the table kept with ``folder``'s calibration: a cloth with one
+    ball of ``ball_bgr`` at ``ball_xy_mm``; returns the ball's centre in pixels."""
+    cal = read_calibration(folder / "calibration.json")
+    r_mm = load_profile(cal.table).ball_radius_mm
+    centre = cal.camera.project(np.array([[*ball_xy_mm, r_mm]]))[0]
+    r_px = r_mm / float(cal.camera.mm_per_px(np.array([ball_xy_mm]), r_mm)[0])
+    image = np.full((SIZE_PX[1], SIZE_PX[0], 3), (40, 130, 45), np.uint8)
+    cv2.circle(image, np.round(centre).astype(int).tolist(), round(r_px), ball_bgr, -1)
+    assert cv2.imwrite(str(folder / "calibration_view.png"), image)
+    return centre
+
+
 def write_analysis(folder: Path, frames: int = FRAMES) -> Path:
     """A recording folder with video.mp4, tracks, calls, summary, calibration and evidence."""
     folder.mkdir(parents=True)
@@ -135,6 +149,7 @@ def sample() -> SimpleNamespace:
         tracks_record=tracks_record,
         write_jpeg=write_jpeg,
         write_analysis=write_analysis,
+        write_ball_view=write_ball_view,
     )
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from calibration.calibration_file import read_calibration
 from web.app import create_app, hub_of
 from web.serving import make_server, run_in_thread, stop, url_of
 
@@ -152,6 +153,26 @@ def test_controls_are_refused_without_the_pin_and_work_with_it(serve, page: Page
     start.click()
     expect(page.locator("#clock-status")).to_have_text("Running")
     assert running.hub.state.clock.status == "running"
+
+
+def test_the_ball_is_picked_by_a_click_on_the_calibration_picture(
+    serve, page: Page, recordings_dir, sample
+):
+    centre = sample.write_ball_view(recordings_dir / "match1", (20, 110, 240))
+    running = serve()
+    page.goto(f"{running.url}/calibration?recording=match1")
+    picture = page.locator("#calib-view")
+    expect(picture).to_be_visible()
+    page.fill("#pin-input", PIN)
+    page.click("#pin-button")
+    expect(page.locator("#pin-lock")).to_be_visible()
+    natural_w = picture.evaluate("img => img.naturalWidth")
+    shown = picture.bounding_box()
+    scale = shown["width"] / natural_w
+    picture.click(position={"x": centre[0] * scale, "y": centre[1] * scale})
+    expect(page.locator("#ball-result")).to_contain_text("Ball colour saved: #")
+    expect(page.locator("#ball-colour")).to_contain_text("The ball is the colour picked")
+    assert read_calibration(recordings_dir / "match1" / "calibration.json").ball_colour
 
 
 def test_the_match_resumes_after_a_restart(serve, page: Page, sample):

@@ -49,6 +49,22 @@
     img.hidden = !report.overlay;
     $("calib-no-overlay").hidden = report.overlay;
     if (report.overlay) img.src = `/api/calibration/overlay.png${query}${query ? "&" : "?"}t=${Date.now()}`;
+    const named = c && c.ball_colour;
+    $("ball-colour").replaceChildren(named
+      ? TV.el("span", {}, "The ball is the colour picked: ", TV.el("span", { class: "swatch", style: `background:${named}` }), ` ${named}`)
+      : "The ball's colour is found by itself.");
+    const ask = $("ball-ask");
+    const seen = report.ball_seen;
+    ask.hidden = !(c && typeof seen === "number" && seen < 0.9);
+    if (!ask.hidden) {
+      ask.textContent = recording
+        ? `The ball was found in only ${Math.round(seen * 100)} % of the frames: unlock with the PIN and click the ball in the picture below, then analyze again.`
+        : "The ball is not seen right now: if it is on the table, unlock with the PIN and click it in the picture below.";
+    }
+    const view = $("calib-view");
+    view.hidden = !report.view;
+    $("calib-no-view").hidden = report.view;
+    if (report.view) view.src = `/api/calibration/view.png${query}${query ? "&" : "?"}t=${Date.now()}`;
     $("recalibrate").disabled = !report.recalibrate;
     $("recalibrate-hint").hidden = report.recalibrate;
   }
@@ -57,7 +73,31 @@
     try { render(await TV.getJSON(`/api/calibration${query}`)); } catch (err) { TV.toast(err.message, "error"); }
   }
 
+  async function pickBall(event) {
+    if (!document.body.classList.contains("unlocked")) {
+      TV.toast("Unlock the controls with the PIN to pick the ball", "error");
+      return;
+    }
+    const img = event.currentTarget;
+    const box = img.getBoundingClientRect();
+    // The click in the picture's own pixels, whatever size it is shown at.
+    const x = ((event.clientX - box.left) / box.width) * img.naturalWidth;
+    const y = ((event.clientY - box.top) / box.height) * img.naturalHeight;
+    const out = $("ball-result");
+    out.hidden = false;
+    try {
+      const answer = await TV.post(`/api/calibration/ball${query}`, { x_px: x, y_px: y });
+      out.className = "answer yes";
+      out.textContent = `Ball colour saved: ${answer.ball_colour}`;
+      load();
+    } catch (err) {
+      out.className = "answer error";
+      out.textContent = err.message;
+    }
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
+    $("calib-view").addEventListener("click", pickBall);
     $("recalibrate").addEventListener("click", async () => {
       const out = $("recalibrate-result");
       out.hidden = false;
