@@ -329,7 +329,9 @@ def initial_camera(
             rvec_rad=tuple(float(v) for v in rvec.ravel()),
             tvec_mm=tuple(float(v) for v in tvec.ravel()),
         )
-        if not is_above_cloth(camera):
+        # A pose found for a strongly warped lens guess may put part of the pitch behind the
+        # camera (the distortion folds back inside the picture): not a physical answer.
+        if not (is_above_cloth(camera) and is_in_front(camera, obj)):
             continue
         err = float(np.max(np.hypot(*(camera.project(obj) - img).T)))
         if err < best_err:
@@ -362,6 +364,12 @@ def is_above_cloth(camera: CameraModel) -> bool:
     """
     axis_z = camera.rotation[2, 2]  # pitch z of the optical axis (third row of R)
     return bool(camera.centre_mm[2] > 0.0 and axis_z < 0.0)
+
+
+def is_in_front(camera: CameraModel, xyz_mm: NDArray) -> bool:
+    """Whether every point (n, 3) mm lies in front of the camera (it can project them)."""
+    depth = np.asarray(xyz_mm, np.float64) @ camera.rotation[2] + camera.tvec_mm[2]
+    return bool(np.all(depth > 0.0))
 
 
 def start_from_corners(
