@@ -76,7 +76,10 @@ def test_measures_the_edges_painted_on_this_cloth(render, fistf):
             edge_mm = np.linspace(band.a_mm, band.b_mm, 20) + offset * _normal(band)
             seen_mm = cal.camera.back_project(true.project(edge_mm))
             np.testing.assert_allclose(band.offset_mm(seen_mm), found, atol=0.25)
-        np.testing.assert_allclose(measured, (inner, outer), atol=0.25)
+        # In mm of the cloth, a little less: this view (3.6 degrees of tilt, no barrel
+        # distortion) leaves f loose to a few percent now that the goals' height is not
+        # assumed, and a camera a little off takes up part of a line painted off.
+        np.testing.assert_allclose(measured, (inner, outer), atol=0.4)
     for name in ("goal_line_left", "shooting_line_right", "centre_circle"):
         np.testing.assert_allclose(cal.line_edges_mm[name], (-1.5, 1.5), atol=0.2)
     measured = cal.measured_pitch(fistf).line("touchline_top")

@@ -8,12 +8,13 @@ import dataclasses
 import numpy as np
 import pytest
 
-from calibration.calibrate import calibrate
+from calibration.calibrate import calibrate, clean_view
 from calibration.camera import CameraModel
 from calibration.fit import K1_GRID, initial_camera, is_above_cloth, is_in_front
 from calibration.tables import load_pitch
 from hardware.look import Look
 from hardware.render import Renderer
+from hardware.scene import Finger
 from hardware.scene_camera import fits
 from tests.calibration.conftest import figures_on_lines, fitting_camera, goal_camera
 
@@ -61,9 +62,9 @@ def test_an_off_centre_principal_point_is_fitted(render, mapping_error, table, c
     true, image = render((table, SIZE, cam, look, figures, ()))
     pitch = load_pitch(table)
     cal = calibrate(image, pitch)
-    # Held at the image centre it would be 11 px off, and f several percent.
+    # Held at the image centre it was 10-11 px off, and f 1-17 % on such views.
     assert _pp_error_px(cal.camera, true) <= 3.0
-    assert cal.camera.fx_px == pytest.approx(true.fx_px, rel=0.015)
+    assert cal.camera.fx_px == pytest.approx(true.fx_px, rel=0.03)
     err = mapping_error(cal.camera, true, pitch)
     assert np.median(err) <= 0.3 and np.percentile(err, 95) <= 0.8
 
@@ -137,3 +138,44 @@ def test_corner_poses_never_put_the_pitch_behind_the_camera(fistf):
             assert "no camera pose above the cloth" in str(exc)
             continue
         assert is_above_cloth(camera) and is_in_front(camera, obj)
+
+
+def _hand(tip_xy_mm, toward_xy_mm) -> tuple[Finger, ...]:
+    """Four fingers side by side, tips at ``tip_xy_mm``, reaching in from ``toward_xy_mm``."""
+    tip, root = np.asarray(tip_xy_mm, float), np.asarray(toward_xy_mm, float)
+    side = np.array([-(root - tip)[1], (root - tip)[0]]) / np.hypot(*(root - tip))
+    return tuple(
+        Finger((*(tip + k * 17.0 * side), 9.0), (*(root + k * 17.0 * side), 80.0))
+        for k in (-1.5, -0.5, 0.5, 1.5)
+    )
+
+
+def _mid_play_frames(pitch, true: CameraModel, n: int = 10) -> list[np.ndarray]:
+    """A clip that starts in open play: figures standing on lines, the ball rolling across
+    the pitch, a hand sweeping over it, and another resting on the halfway line throughout."""
+    renderer = Renderer(true, pitch, Look.random(np.random.default_rng(19)), seed=19)
+    scene = figures_on_lines(pitch, 29)
+    start, end = np.array([-420.0, -300.0]), np.array([380.0, 310.0])
+    frames = []
+    for i in range(n):
+        t = i / (n - 1)
+        sweep = _hand((-450.0 + 900.0 * t, -150.0 + 200.0 * t), (-300.0 + 900.0 * t, -700.0))
+        resting = _hand((0.0, 120.0), (40.0, 700.0))
+        frame = dataclasses.replace(
+            scene,
+            ball_xy_mm=start + t * (end - start),
+            ball_v_mm_s=(end - start) / 0.6,
+            fingers=sweep + resting,
+        )
+        frames.append(renderer.render(frame))
+    return frames
+
+
+def test_a_clip_that_starts_in_mid_play_calibrates(mapping_error, fistf):
+    true = fitting_camera(fistf, SIZE, k1=-0.12, tilt=(3.0, -2.0), yaw_deg=-2.0)
+    cal = calibrate(clean_view(_mid_play_frames(fistf, true)), fistf)
+    err = mapping_error(cal.camera, true, fistf)
+    assert np.median(err) <= 0.3 and np.percentile(err, 95) <= 0.8
+    assert {"halfway_line", "touchline_top", "touchline_bottom"} <= set(cal.lines_used)
+    # The hand resting on the halfway line hides part of it: those samples are dropped.
+    assert not cal.samples.inlier.all()
