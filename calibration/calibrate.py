@@ -62,6 +62,13 @@ LINE_SIGMA_INFLATION = 4.0
 # it), barrel distortion and the decentring (p1, p2) of a lens mounted a little off its axis,
 # which bends the lines by up to a millimetre when left out.
 LENS_FREE = ("pose", "f", "cx", "cy", "k1", "k2", "p1", "p2")
+# A fitted lens parameter this many sigmas of its prior away means the lines are not the
+# profile's (``_check_lens``).
+LENS_PRIOR_MAX_SIGMA = 5.0
+_PROFILE_HINT = (
+    f"is --table right (shipped profiles: {', '.join(shipped_tables())})? If it is, make "
+    "sure nothing covers the lines and the whole pitch is lit, then calibrate again"
+)
 # The goals' balance (``_goal_balance``) is read again at f this much larger; and a crossbar's
 # edge is found to about this fraction of a pixel.
 GOAL_BALANCE_STEP = 0.05
@@ -147,6 +154,8 @@ def calibrate(
         else:
             focal = FocalCheck("lens", 0.0)
         _check_pose(camera, home)
+        if priors is not None:
+            _check_lens(pitch, camera, priors)
         found = _bar_edges(white, pitch, camera, found, opts.windows_px[-1])
         return replace(_finish(pitch, home, camera, found, opts), focal=focal)
     except (CalibrationError, ValueError) as exc:
@@ -268,6 +277,29 @@ def _check_pose(camera: CameraModel, home: str) -> None:
             f"the fitted camera does not look down on the pitch with home's goal at the {home} "
             "of the picture (it came out mirrored): check --home, make sure the whole outline "
             "of the pitch is visible, then calibrate again"
+        )
+
+
+def _check_lens(pitch: Pitch, camera: CameraModel, priors: Priors) -> None:
+    """Refuse a fit that needs a lens no camera has.
+
+    The principal point, k2 and the decentring are free so that the lines can tell them; a
+    picture of another table's lines is fitted too, by bending them as far as it takes (a
+    principal point hundreds of pixels off). Beyond ``LENS_PRIOR_MAX_SIGMA`` of its prior a
+    parameter says the lines are not this profile's.
+    """
+    w, h = camera.size_px
+    centre = max(abs(camera.cx_px - (w - 1) / 2.0), abs(camera.cy_px - (h - 1) / 2.0))
+    _, k2, p1, p2, _ = camera.dist
+    sigmas = (
+        centre / (priors.centre_sigma * w),
+        abs(k2) / priors.k2_sigma,
+        max(abs(p1), abs(p2)) / priors.tangential_sigma,
+    )
+    if max(sigmas) > LENS_PRIOR_MAX_SIGMA:
+        raise CalibrationError(
+            f"the lines do not fit the {pitch.profile.name!r} profile: only a lens bent far "
+            f"beyond any camera's would map them onto it: {_PROFILE_HINT}"
         )
 
 
@@ -599,10 +631,7 @@ def _check_found(pitch: Pitch, camera: CameraModel, used, rms_px: float, opts) -
             off = (px < 0).any(axis=1) | (px > np.asarray(camera.size_px) - 1).any(axis=1)
             if off.any():
                 raise _outside_error(band.name, _image_side(px[off][0] - centre))
-    hint = (
-        f"is --table right (shipped profiles: {', '.join(shipped_tables())})? If it is, make "
-        "sure nothing covers the lines and the whole pitch is lit, then calibrate again"
-    )
+    hint = _PROFILE_HINT
     missing = [
         b for b, u in zip(pitch.lines, used, strict=True) if not u and b.kind in REQUIRED_KINDS
     ]
