@@ -11,6 +11,9 @@ The procedure (``calibrate``):
 4. three rounds with shrinking search windows: project the model lines, find each line's two
    edges on profiles across it (sub-pixel), fit the camera to the line centres with a robust
    loss, drop the outliers (figures, the ball, shadows) and fit again (``fit.fit_camera``);
+   the principal point is free, held near the image centre by a weak prior;
+   then f is settled from the lines' perspective and the balance of the two goals' parallax
+   (``_settle_focal``; the goals' real height is not assumed);
 5. back-project every edge sample to the cloth and take, per line, the median offsets of its
    two edges from the nominal centre: the measured edges calls use;
 6. check that the playing area lies inside the picture and that the lines that decide calls
@@ -40,7 +43,7 @@ from calibration.calibration_file import (
 )
 from calibration.camera import CameraModel
 from calibration.fit import ModelSamples, Priors, is_spot
-from calibration.goals import combined_scale, measure_goals
+from calibration.goals import measure_goals
 from calibration.lines import clean_view
 from calibration.tables import shipped_tables
 from rules.pitch import Pitch
@@ -51,14 +54,25 @@ __all__ = ["CalibrationOptions", "calibrate", "clean_view"]
 # without them rather than guess.
 REQUIRED_KINDS = ("touchline", "goal_line", "halfway_line", "shooting_line")
 # The line samples are not independent (neighbours share the paint's and the lens' errors):
-# their formal uncertainty of f, times this, matches the errors measured on rendered views.
+# their noise, times this, in the formal uncertainty of f matches the errors measured on
+# rendered views.
 LINE_SIGMA_INFLATION = 4.0
-# f counts as fixed by the data when its 1-sigma uncertainty is at most this (the bar is 1 %).
-FOCAL_SIGMA_MAX = 0.005
-# What the lines fix of a lens not calibrated apart: focal length, barrel distortion and the
-# decentring (p1, p2) of a lens mounted a little off its axis, which bends the lines by up to
-# a millimetre when left out.
-LENS_FREE = ("pose", "f", "k1", "k2", "p1", "p2")
+# What the lines fix of a lens not calibrated apart: focal length, principal point (real
+# lenses sit a few pixels off the centre; a weak prior holds it where the view does not pin
+# it), barrel distortion and the decentring (p1, p2) of a lens mounted a little off its axis,
+# which bends the lines by up to a millimetre when left out.
+LENS_FREE = ("pose", "f", "cx", "cy", "k1", "k2", "p1", "p2")
+# A fitted lens parameter this many sigmas of its prior away means the lines are not the
+# profile's (``_check_lens``).
+LENS_PRIOR_MAX_SIGMA = 5.0
+_PROFILE_HINT = (
+    f"is --table right (shipped profiles: {', '.join(shipped_tables())})? If it is, make "
+    "sure nothing covers the lines and the whole pitch is lit, then calibrate again"
+)
+# The goals' balance (``_goal_balance``) is read again at f this much larger; and a crossbar's
+# edge is found to about this fraction of a pixel.
+GOAL_BALANCE_STEP = 0.05
+GOAL_EDGE_PX = 0.2
 # A call reads a line's edge beside the ball: the calibration's error there is how far the
 # measured edges stray from the model over a stretch about two balls long (``local_mm``).
 LOCAL_STRETCH_MM = 40.0
@@ -78,6 +92,10 @@ class CalibrationOptions:
         min_coverage: a line is used when at least this fraction of its profiles found it.
         max_rms_px: edge residuals above this RMS mean the profile does not fit the cloth
             (a good fit stays near 0.1 px; the quality bar is 0.3 px).
+        centre_sigma: spread of the principal point's prior around the image centre, as a
+            fraction of the width (lenses and sensors sit off by up to about 1 %).
+        focal_sigma_max: f counts as fixed by the data when its 1-sigma uncertainty is at
+            most this (the bar is 1 %).
     """
 
     work_width_px: int = 800
@@ -86,6 +104,8 @@ class CalibrationOptions:
     spacing_px: float = 6.0
     min_coverage: float = 0.25
     max_rms_px: float = 0.4
+    centre_sigma: float = 0.015
+    focal_sigma_max: float = 0.01
 
 
 def calibrate(
@@ -122,26 +142,36 @@ def calibrate(
     white = lines.whiteness(image_bgr, cloth)
     cut: list[tuple[str, str]] = []
     try:
-        camera = _coarse_camera(white, cloth, pitch, home, lens, opts, cut)
-        # The principal point stays at the image centre: one flat view cannot tell it (fit.py).
+        camera, priors = _coarse_camera(white, cloth, pitch, home, lens, opts, cut)
         free = ("pose",) if lens is not None else LENS_FREE
-        priors = None if lens is not None else Priors(f_px=camera.fx_px)
         for window, scale in zip(opts.windows_px, opts.loss_scales_px, strict=True):
             found = _find_edges(white, pitch, camera, window, opts.spacing_px)
             camera, found = _robust_fit(found, camera, free, priors, scale_px=scale)
         if lens is None:
-            camera, found, focal = _settle_focal(image_bgr, white, pitch, camera, found, opts)
+            camera, found, focal = _settle_focal(
+                image_bgr, white, pitch, camera, found, free, priors, opts
+            )
         else:
             focal = FocalCheck("lens", 0.0)
         _check_pose(camera, home)
+        if priors is not None:
+            _check_lens(pitch, camera, priors)
         found = _bar_edges(white, pitch, camera, found, opts.windows_px[-1])
         return replace(_finish(pitch, home, camera, found, opts), focal=focal)
     except (CalibrationError, ValueError) as exc:
         # Lines (or goals) running into the picture's border and a failed fit: the picture most
         # likely cuts off part of the pitch. Goals alone reaching the border do no harm.
-        if not cut:
+        if cut:
+            raise _outside_error(*cut[0]) from exc
+        if isinstance(exc, CalibrationError):
             raise
-        raise _outside_error(*cut[0]) from exc
+        # The camera model refused a fitted pose (part of the pitch behind the camera): the
+        # lines found do not make a pitch seen from above.
+        raise CalibrationError(
+            "no camera looking down at the pitch fits the lines found in the picture: make "
+            "sure the whole pitch is in view with a margin of cloth and --table is right, "
+            "then calibrate again"
+        ) from exc
 
 
 # Image direction (x right, y down) of each side of the picture home's goal may be on.
@@ -149,9 +179,14 @@ _TOWARD = {"left": (-1, 0), "right": (1, 0), "top": (0, -1), "bottom": (0, 1)}
 
 
 # --------------------------------------------------------------------------- coarse pose
-def _coarse_camera(white, cloth, pitch, home, lens, opts, cut: list) -> CameraModel:
-    """The chamfer-fitted first camera; appends to ``cut`` the (line, image side) of each
-    side of the outline that runs into the picture's border."""
+def _coarse_camera(white, cloth, pitch, home, lens, opts, cut: list):
+    """The chamfer-fitted first camera and the priors of the fits (None with a lens file).
+
+    Appends to ``cut`` the (line, image side) of each side of the outline that runs into the
+    picture's border. The prior on f is the guess from the pitch's size in the picture
+    (``fit.guess_focal_px``), kept for every later fit: re-centring it on each fit's result
+    would let a view that does not pin f drift from the guess a little more every round.
+    """
     h, w = white.shape
     scale = max(1.0, w / opts.work_width_px)
     size = (round(w / scale), round(h / scale))
@@ -181,12 +216,12 @@ def _coarse_camera(white, cloth, pitch, home, lens, opts, cut: list) -> CameraMo
         distance, scale, points, corners_px, corners_mm, intrinsics, k1_grid
     )
     free = ("pose",) if lens is not None else ("pose", "f", "k1")
-    priors = None if lens is not None else Priors(f_px=camera.fx_px)
+    priors = None if lens is not None else Priors(f_px=k[0, 0], centre_sigma=opts.centre_sigma)
     for truncate in (12.0, 4.0):
         camera = fit.fit_to_distance_map(
             distance, scale, points, camera, free=free, truncate_px=truncate, priors=priors
         )
-    return camera
+    return camera, priors
 
 
 def _pitch_corners(out: lines.Outline, corners_px, pitch: Pitch, home: str):
@@ -242,6 +277,29 @@ def _check_pose(camera: CameraModel, home: str) -> None:
             f"the fitted camera does not look down on the pitch with home's goal at the {home} "
             "of the picture (it came out mirrored): check --home, make sure the whole outline "
             "of the pitch is visible, then calibrate again"
+        )
+
+
+def _check_lens(pitch: Pitch, camera: CameraModel, priors: Priors) -> None:
+    """Refuse a fit that needs a lens no camera has.
+
+    The principal point, k2 and the decentring are free so that the lines can tell them; a
+    picture of another table's lines is fitted too, by bending them as far as it takes (a
+    principal point hundreds of pixels off). Beyond ``LENS_PRIOR_MAX_SIGMA`` of its prior a
+    parameter says the lines are not this profile's.
+    """
+    w, h = camera.size_px
+    centre = max(abs(camera.cx_px - (w - 1) / 2.0), abs(camera.cy_px - (h - 1) / 2.0))
+    _, k2, p1, p2, _ = camera.dist
+    sigmas = (
+        centre / (priors.centre_sigma * w),
+        abs(k2) / priors.k2_sigma,
+        max(abs(p1), abs(p2)) / priors.tangential_sigma,
+    )
+    if max(sigmas) > LENS_PRIOR_MAX_SIGMA:
+        raise CalibrationError(
+            f"the lines do not fit the {pitch.profile.name!r} profile: only a lens bent far "
+            f"beyond any camera's would map them onto it: {_PROFILE_HINT}"
         )
 
 
@@ -369,37 +427,97 @@ def _line_medians(line: NDArray, values: NDArray, keep: NDArray) -> NDArray:
 
 
 # --------------------------------------------------------------------------- focal length
-def _settle_focal(image_bgr, white, pitch: Pitch, camera: CameraModel, found: _Found, opts):
-    """Fix f (and with it the camera's height) from the goals where the lines cannot.
+def _settle_focal(
+    image_bgr, white, pitch: Pitch, camera, found: _Found, free, priors: Priors, opts
+):
+    """What fixed f: the lines' perspective, the two goals' parallax, or nothing.
 
-    The lines' own uncertainty of f comes from the fit's Jacobian (``fit.focal_sigma``); the
-    goals' crossbars give f / lambda (``goals``). Their measurement becomes the prior on f
-    and the last fit round runs again, twice at most: a tilted view's lines outweigh it, a view
-    straight down takes f from it. Without goals the lines' f stands, reported as ``none``
-    when they leave it looser than ``FOCAL_SIGMA_MAX``.
+    The lines' own uncertainty of f comes from the fit's Jacobian (``fit.focal_sigma``).
+    The goals' crossbars are not taken at the profile's height: real goals stand taller or
+    lower (a 40 % taller pair made f 20 % short), and a view straight down shows only the
+    ratio of a vertical thing's height to the camera's, never either alone. So the goal height
+    is free, and what the crossbars still tell is how their parallax differs between the two
+    ends, which the nadir's place, and so f, sets (``_goal_balance``). Without either, f stays
+    the guess from the pitch's size, reported as ``none``.
     """
-    free = LENS_FREE
     keep = found.inlier
     centres = found.along(found.profiles.centre_px)
-    sigma_lines = LINE_SIGMA_INFLATION * fit.focal_sigma(
-        found.model.take(keep), centres[keep], camera, free=free
+    sigma_lines = fit.focal_sigma(
+        found.model.take(keep),
+        centres[keep],
+        camera,
+        free=free,
+        priors=priors,
+        inflation=LINE_SIGMA_INFLATION,
     )
     goals = measure_goals(image_bgr, pitch, camera)
-    if not goals:
-        source = "lines" if sigma_lines <= FOCAL_SIGMA_MAX else "none"
-        return camera, found, FocalCheck(source, 100.0 * sigma_lines)
-    sigma_goals = math.inf
-    for _ in range(2):
-        scale, sigma_goals = combined_scale(goals)
-        if abs(scale - 1.0) < 0.1 * sigma_goals and sigma_goals > 0:
-            break
-        priors = Priors(f_px=camera.fx_px / scale, f_sigma=sigma_goals)
-        found = _find_edges(white, pitch, camera, opts.windows_px[-1], opts.spacing_px)
-        camera, found = _robust_fit(found, camera, free, priors, opts.loss_scales_px[-1])
-        goals = measure_goals(image_bgr, pitch, camera) or goals
-    sigma = 1.0 / math.sqrt(sigma_lines**-2 + sigma_goals**-2)
+    balance = _goal_balance(image_bgr, pitch, camera, found, free, priors, opts, goals)
+    if balance is None:
+        source = "lines" if sigma_lines <= opts.focal_sigma_max else "none"
+        return camera, found, FocalCheck(source, float(100.0 * sigma_lines), len(goals))
+    f_goals, sigma_goals = balance
+    # The fitted f (the lines and the guess) and the goals' balance, each by its weight; then
+    # one more round at that f. (Weighing inside the fit would take the lines' samples for
+    # independent, which they are not: LINE_SIGMA_INFLATION.)
+    sigma_fit = (sigma_lines**-2 + priors.f_sigma**-2) ** -0.5
+    w_fit, w_goals = sigma_fit**-2, sigma_goals**-2
+    log_f = (w_fit * math.log(camera.fx_px) + w_goals * math.log(f_goals)) / (w_fit + w_goals)
+    f = math.exp(log_f)
+    found = _find_edges(white, pitch, camera, opts.windows_px[-1], opts.spacing_px)
+    camera, found = _robust_fit(
+        found, replace(camera, fx_px=f, fy_px=f), _without_f(free), priors, opts.loss_scales_px[-1]
+    )
+    sigma = (sigma_lines**-2 + sigma_goals**-2) ** -0.5
     source = "goals" if sigma_goals < sigma_lines else "lines"
-    return camera, found, FocalCheck(source, 100.0 * sigma, len(goals))
+    if sigma > opts.focal_sigma_max:
+        source = "none"
+    return camera, found, FocalCheck(source, float(100.0 * sigma), len(goals))
+
+
+def _goal_balance(image_bgr, pitch: Pitch, camera, found: _Found, free, priors, opts, goals):
+    """(f, its relative sigma) at which both goals stand equally tall; None without two goals.
+
+    Whatever their height, the two goals of a table are alike. Under a camera with the wrong
+    f (the lines fitted all the same), the nadir sits elsewhere, and one goal's parallax is
+    overrated against the other's in a tilted view: the log ratio of their apparent heights
+    is read at the fitted f and at f a step away (lines refitted), and f is where the ratio
+    is 1. Looking straight down the ratio hardly moves with f and the sigma is large.
+    """
+    if len({g.end for g in goals}) < 2:
+        return None
+    keep = found.inlier
+    model, centres = found.model.take(keep), found.along(found.profiles.centre_px)[keep]
+    f_step = camera.fx_px * (1.0 + GOAL_BALANCE_STEP)
+    stepped = fit.fit_camera(
+        model,
+        centres,
+        replace(camera, fx_px=f_step, fy_px=f_step),
+        # The principal point stays: a view straight down would trade it for a tilt and read
+        # a change of the balance where f changes nothing.
+        free=tuple(p for p in free if p not in ("f", "cx", "cy")),
+        scale_px=opts.loss_scales_px[-1],
+        priors=priors,
+    )
+    moved = measure_goals(image_bgr, pitch, stepped)
+    if len({g.end for g in moved}) < 2:
+        return None
+    slope = (_log_ratio(moved) - _log_ratio(goals)) / math.log1p(GOAL_BALANCE_STEP)
+    sigma = math.hypot(*(GOAL_EDGE_PX / g.lever_px for g in goals)) / max(abs(slope), 1e-9)
+    if sigma >= priors.f_sigma:
+        # No better than the guess: and the straight line through two readings says nothing
+        # of f far from them.
+        return None
+    return camera.fx_px * math.exp(-_log_ratio(goals) / slope), sigma
+
+
+def _without_f(free: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(p for p in free if p != "f")
+
+
+def _log_ratio(goals) -> float:
+    """log(apparent height of the left goal / that of the right one)."""
+    scale = {g.end: g.scale for g in goals}
+    return math.log(scale["left"] / scale["right"])
 
 
 # --------------------------------------------------------------------------- results
@@ -513,10 +631,7 @@ def _check_found(pitch: Pitch, camera: CameraModel, used, rms_px: float, opts) -
             off = (px < 0).any(axis=1) | (px > np.asarray(camera.size_px) - 1).any(axis=1)
             if off.any():
                 raise _outside_error(band.name, _image_side(px[off][0] - centre))
-    hint = (
-        f"is --table right (shipped profiles: {', '.join(shipped_tables())})? If it is, make "
-        "sure nothing covers the lines and the whole pitch is lit, then calibrate again"
-    )
+    hint = _PROFILE_HINT
     missing = [
         b for b, u in zip(pitch.lines, used, strict=True) if not u and b.kind in REQUIRED_KINDS
     ]

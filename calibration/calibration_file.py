@@ -102,9 +102,9 @@ class FocalCheck:
 
     Attributes:
         source: ``lens`` (a lens file), ``lines`` (the perspective of a tilted view), ``goals``
-            (the crossbars' known height, for a camera looking nearly straight down) or
-            ``none``: neither, so f and the camera's height are only a plausible guess (the
-            mapping to the cloth is exact).
+            (the balance of the two goals' parallax, which a tilted view ties to f, whatever
+            the goals' height) or ``none``: none of them to 1 %, so f and the camera's height
+            are only a plausible guess (the mapping to the cloth is exact).
         sigma_pct: estimated 1-sigma uncertainty of f, percent.
         goals: number of goals whose crossbar was measured.
     """

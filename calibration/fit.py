@@ -177,16 +177,23 @@ def _prior_residuals(p: NDArray, camera: CameraModel, priors: Priors | None, fre
     if priors is None:
         return np.zeros(0)
     w, h = camera.size_px
-    sigma_c = priors.centre_sigma * w
-    terms = [
-        (free[0], (abs(p[0]) - priors.f_px) / (priors.f_sigma * priors.f_px)),
-        (free[1], (p[1] - (w - 1) / 2.0) / sigma_c),
-        (free[2], (p[2] - (h - 1) / 2.0) / sigma_c),
-        (free[4], p[4] / priors.k2_sigma),
-        (free[11], p[11] / priors.tangential_sigma),
-        (free[12], p[12] / priors.tangential_sigma),
-    ]
-    return np.array([value for on, value in terms if on])
+    centre = np.zeros(len(PARAMS))
+    centre[:3] = (priors.f_px, (w - 1) / 2.0, (h - 1) / 2.0)
+    scales = _prior_scales(camera, priors)
+    on = free & (scales != 0.0)
+    q = p.copy()
+    q[0] = abs(p[0])
+    return (q[on] - centre[on]) * scales[on]
+
+
+def _prior_scales(camera: CameraModel, priors: Priors) -> NDArray[np.float64]:
+    """1 / sigma (``PARAMS`` order) of each parameter's prior; 0 where there is none."""
+    scales = np.zeros(len(PARAMS))
+    scales[0] = 1.0 / (priors.f_sigma * priors.f_px)
+    scales[1] = scales[2] = 1.0 / (priors.centre_sigma * camera.size_px[0])
+    scales[4] = 1.0 / priors.k2_sigma
+    scales[11] = scales[12] = 1.0 / priors.tangential_sigma
+    return scales
 
 
 def _optimise(residual_fn, camera: CameraModel, free: Sequence[str], max_nfev: int):
@@ -259,17 +266,48 @@ def fit_camera(
 
 
 def focal_sigma(
-    model: ModelSamples, centre_px: NDArray, camera: CameraModel, *, free: Sequence[str]
+    model: ModelSamples,
+    centre_px: NDArray,
+    camera: CameraModel,
+    *,
+    free: Sequence[str],
+    priors: Priors | None = None,
+    inflation: float = 1.0,
 ) -> float:
-    """Relative 1-sigma uncertainty of f that the line samples alone leave, from the fit's
-    Jacobian at ``camera`` (no priors) and the spread of the residuals.
+    """Relative 1-sigma uncertainty of f that the line samples leave (``data_covariance``).
 
     Large (tens of percent) when the camera looks straight down: f and the height trade off.
-    A formal figure: neighbouring samples are not independent, so callers inflate it.
+    0 when f is not free.
+    """
+    if "f" not in free:
+        return 0.0
+    cov = data_covariance(
+        model, centre_px, camera, free=free, of=("f",), priors=priors, inflation=inflation
+    )
+    return math.sqrt(float(cov[0, 0])) / camera.fx_px
+
+
+def data_covariance(
+    model: ModelSamples,
+    centre_px: NDArray,
+    camera: CameraModel,
+    *,
+    free: Sequence[str],
+    of: Sequence[str],
+    priors: Priors | None = None,
+    inflation: float = 1.0,
+) -> NDArray[np.float64]:
+    """Covariance (k, k) of the free parameters ``of`` that the line samples leave, from the
+    fit's Jacobian at ``camera`` and the spread of the residuals; inf where they say nothing.
+
+    The priors on the other free parameters count, those on ``of`` do not: this is what the
+    data say of them. Neighbouring samples are not independent (they share the paint's and
+    the lens' errors): ``inflation`` scales the samples' noise, not the priors.
     """
     mask = _free_mask(free)
-    if not mask[0]:
-        return 0.0
+    wanted = np.isin(np.array(PARAMS), list(of))
+    if (wanted & ~mask).any():
+        raise ValueError(f"data_covariance: {of} must be among the free parameters {free}")
     p0 = camera_params(camera)
     r0 = residuals_px(camera, model, centre_px)
     cols = []
@@ -278,16 +316,24 @@ def focal_sigma(
         p = p0.copy()
         p[k] += h
         cols.append((residuals_px(camera_from_params(p, camera), model, centre_px) - r0) / h)
-    jac = np.stack(cols, axis=1)
-    sigma_px = max(1.4826 * float(np.median(np.abs(r0 - np.median(r0)))), 0.02)
-    # var(f) = sigma^2 / |the part of df that no other parameter can mimic|^2 (Schur
-    # complement), stable where f and the height trade off exactly (then it is infinite).
-    others = jac[:, 1:] / np.maximum(np.linalg.norm(jac[:, 1:], axis=0), 1e-300)
-    coef = np.linalg.lstsq(others, jac[:, 0], rcond=1e-10)[0]
-    unique = float(np.linalg.norm(jac[:, 0] - others @ coef))
-    if unique <= 1e-12 * max(float(np.linalg.norm(jac[:, 0])), 1e-300):
-        return math.inf
-    return sigma_px / unique / abs(p0[0])
+    sigma_px = inflation * max(1.4826 * float(np.median(np.abs(r0 - np.median(r0)))), 0.02)
+    jac = np.stack(cols, axis=1) / sigma_px
+    if priors is not None:
+        # Each prior is one more row: d(prior residual) / d(parameter); none on ``of``.
+        scales = np.where(wanted, 0.0, _prior_scales(camera, priors))
+        rows = np.diag(scales)[np.ix_(mask, mask)]
+        jac = np.concatenate([jac, rows[np.any(rows != 0.0, axis=1)]])
+    # The information on ``of`` is that of the part of their columns no other parameter can
+    # mimic (Schur complement), stable where they trade off exactly (then it is infinite).
+    sel = wanted[mask]
+    own, others = jac[:, sel], jac[:, ~sel]
+    others = others / np.maximum(np.linalg.norm(others, axis=0), 1e-300)
+    unique = own - others @ np.linalg.lstsq(others, own, rcond=1e-10)[0]
+    info = unique.T @ unique
+    scale = np.maximum(np.sum(own * own, axis=0), 1e-300)
+    if np.linalg.cond(info) > 1e12 or (np.diag(info) <= 1e-24 * scale).any():
+        return np.full((len(of), len(of)), math.inf)
+    return np.linalg.inv(info)
 
 
 def _soft_l1_sqrt(r: NDArray) -> NDArray:
@@ -329,7 +375,9 @@ def initial_camera(
             rvec_rad=tuple(float(v) for v in rvec.ravel()),
             tvec_mm=tuple(float(v) for v in tvec.ravel()),
         )
-        if not is_above_cloth(camera):
+        # A pose found for a strongly warped lens guess may put part of the pitch behind the
+        # camera (the distortion folds back inside the picture): not a physical answer.
+        if not (is_above_cloth(camera) and is_in_front(camera, obj)):
             continue
         err = float(np.max(np.hypot(*(camera.project(obj) - img).T)))
         if err < best_err:
@@ -362,6 +410,12 @@ def is_above_cloth(camera: CameraModel) -> bool:
     """
     axis_z = camera.rotation[2, 2]  # pitch z of the optical axis (third row of R)
     return bool(camera.centre_mm[2] > 0.0 and axis_z < 0.0)
+
+
+def is_in_front(camera: CameraModel, xyz_mm: NDArray) -> bool:
+    """Whether every point (n, 3) mm lies in front of the camera (it can project them)."""
+    depth = np.asarray(xyz_mm, np.float64) @ camera.rotation[2] + camera.tvec_mm[2]
+    return bool(np.all(depth > 0.0))
 
 
 def start_from_corners(

@@ -63,12 +63,13 @@ def _focal_row(calibration: Calibration) -> str:
     if focal.source == "lines":
         return f"focal length: from the pitch lines' perspective, {sigma}"
     if focal.source == "goals":
-        return f"focal length: from the height of {focal.goals} goal(s), {sigma}"
+        return f"focal length: from the parallax of the two goals, {sigma}"
     return (
-        f"focal length: UNCONSTRAINED ({sigma}): the camera looks nearly straight down and no "
-        "goal's crossbar was found, so the camera's height is a guess; the pitch mapping is "
-        "exact but the ball's and the bases' parallax correction is not: put the goals in "
-        "place (or tilt the camera a few degrees), then calibrate again"
+        f"focal length: UNCONSTRAINED ({sigma}): the camera looks nearly straight down, so "
+        "neither the lines' perspective nor the goals (whose real height is not known) tell "
+        "its height, which is a guess; the pitch mapping is exact but the ball's and the "
+        "bases' parallax correction is not: calibrate the lens (tablevar calibrate-lens, then "
+        "--lens) or tilt the camera a few degrees, then calibrate again"
     )
 
 

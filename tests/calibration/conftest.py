@@ -6,6 +6,7 @@ Seeds here stay below 100; the accuracy benchmark uses its own from 1000 on.
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -38,8 +39,15 @@ def fitting_camera(
     tilt: tuple[float, float] = (0.0, 0.0),
     yaw_deg: float = 0.0,
     decentring: tuple[float, float] = (0.0, 0.0),
+    principal: tuple[float, float] = (0.0, 0.0),
+    aim_mm: tuple[float, float] = (0.0, 0.0),
 ) -> CameraModel:
-    """The closest view in which every line of ``pitch`` and a strip of cloth beyond it show."""
+    """The closest view in which every line of ``pitch`` and a strip of cloth beyond it show.
+
+    ``principal`` is the principal point's offset from the image centre, pixels; ``aim_mm``
+    where on the cloth the optical axis points (off the pitch's centre: the pitch sits off
+    the picture's centre and the cloth beyond its lines is cut off on one side).
+    """
     hl = 0.5 * pitch.profile.length_mm + 40.0
     hw = 0.5 * pitch.profile.width_mm + 40.0
     s = np.linspace(-1.0, 1.0, 15)
@@ -56,6 +64,8 @@ def fitting_camera(
             tilt_x_deg=tilt[0],
             tilt_y_deg=tilt[1],
             yaw_deg=yaw_deg,
+            centre_mm=aim_mm,
+            principal_offset_px=principal,
         )
         px = cam.project(ring)
         if (
@@ -138,12 +148,17 @@ def goal_view(
 @functools.cache
 def rendered(key: tuple) -> tuple[CameraModel, np.ndarray]:
     """A rendered view, cached for the session: ``key`` = (table, size, camera kwargs as a
-    tuple of pairs, look seed or None for the default look, figures seed or None, edges)."""
-    table, size, cam_kwargs, look_seed, figure_seed, edges = key
+    tuple of pairs, look seed or None for the default look, figures seed or None, edges[,
+    goal height over the profile's])."""
+    table, size, cam_kwargs, look_seed, figure_seed, edges, *rest = key
     pitch = load_pitch(table)
     camera = fitting_camera(pitch, size, **dict(cam_kwargs))
     look = Look() if look_seed is None else Look.random(np.random.default_rng(look_seed))
     painted = pitch.with_measured_edges(dict(edges)) if edges else pitch
+    if rest:
+        # Goals of another height than the profile's (real goals differ).
+        tall = rest[0] * pitch.profile.goal_height_mm
+        painted = replace(painted, profile=replace(painted.profile, goal_height_mm=tall))
     renderer = Renderer(camera, painted, look, seed=look_seed or 0)
     if figure_seed is None:
         return camera, renderer.background()

@@ -48,7 +48,7 @@ def straight_down(table: str, height_mm: float, yaw_deg: float, goals: bool):
 
 @pytest.mark.parametrize(("table", "height_mm", "yaw_deg", "goals"), CASES)
 def test_straight_down_camera_stays_above_the_cloth(table, height_mm, yaw_deg, goals):
-    true, picture = straight_down(table, height_mm, yaw_deg, goals)
+    _, picture = straight_down(table, height_mm, yaw_deg, goals)
     cal = calibrate(picture, load_pitch(table), home="left")
     camera = cal.camera
     assert camera.centre_mm[2] > 0.0
@@ -57,11 +57,8 @@ def test_straight_down_camera_stays_above_the_cloth(table, height_mm, yaw_deg, g
     assert up[1] < origin[1] - 20.0  # pitch +y toward the image top with home on the left
     right = camera.project(np.array([[100.0, 0.0, 0.0]]))[0]
     assert right[0] > origin[0] + 20.0
-    if goals and yaw_deg != 0.0:
-        # Square to the pixel rows a crossbar's sub-pixel error does not average out (see
-        # conftest.goal_view), so the 1 % bar on f is asserted on turned views.
-        assert cal.focal.source == "goals"
-        assert abs(camera.fx_px / true.fx_px - 1.0) < 0.01
+    # Straight down nothing tells f (the goals' real height is not known): it is a guess.
+    assert cal.focal.source == "none"
 
 
 @pytest.mark.parametrize("yaw_deg", [0.0, 90.0, 180.0, 7.0])
