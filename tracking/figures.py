@@ -14,7 +14,11 @@ reads most often at rest (a blurred base reads least reliably, and a track may s
 A track that misses frames is kept for ``max_missing_s`` (a hand over a figure), one last seen
 moving only for ``max_missing_moving_s`` (a flicked figure is wherever it went: a new track
 takes it up when it is seen again, where a track left behind would be a figure where there is
-none). A new base becomes a track after ``confirm_hits`` sightings. When a frame skipped the
+none). A new base becomes a track after ``confirm_hits`` sightings, and a track not yet
+confirmed is dropped as soon as a base search misses it (a ghost of a hand or a misread blob
+never stands in for a figure). The bases of the first search are reported at once: they stood
+on the table before the clip began, and a clip's first frames are scored like any other; one
+of them that is not seen again goes at the next search. When a frame skipped the
 whole-table base search (``Detections.bases_searched`` is False) its bases (the moving ones,
 looked for where they were predicted) update their tracks, and the other tracks neither age nor
 get new company. A frame whose bases are exactly those of the last frame (the detector gave its
@@ -35,6 +39,7 @@ from rules.pitch import Pitch
 from vision.detections import Detections
 
 _END_OF_TEAM = ("left", "right")  # home defends the left goal (DESIGN.md section 3)
+KEEPER_REACH_MM = 15.0  # a goalkeeper may stand on its goal line, in front of the net
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +134,7 @@ class FigureTracker:
         "_seen",
         "_was_moving",
         "_votes",
+        "_first",
     )
 
     def __init__(self, config: FigureTrackerConfig | None = None, pitch: Pitch | None = None):
@@ -146,7 +152,9 @@ class FigureTracker:
         self._seen = np.zeros(0, bool)
         self._was_moving = np.zeros(0, bool)  # moving at its last sighting
         self._votes = np.zeros((0, 2), np.int64)  # sightings at rest read as each team
-        self._keepers: tuple[NDArray, NDArray, NDArray] | None = None
+        self._first = np.zeros(0, bool)  # born on the first base search
+        self._searched = False  # a base search has been seen
+        self._keeps: tuple[NDArray, NDArray] | None = None  # (xy mm, ``_keepers``) last
         self._last: FigureTracks | None = None
         # The bases (xy mm, team) of the last searched frame, when every base and every
         # track matched then, all tracks confirmed and at rest; else None.
@@ -194,12 +202,15 @@ class FigureTracker:
         keep = self._missing_s <= np.where(
             self._was_moving, cfg.max_missing_moving_s, cfg.max_missing_s
         )
+        if detections.bases_searched:
+            keep &= self._seen | (self._hits >= cfg.confirm_hits)  # an unconfirmed miss: a ghost
         self._drop(~keep)
         if detections.bases_searched:
             unmatched = np.ones(detections.n_bases, bool)
             unmatched[cols] = False
             if unmatched.any():
-                self._add(z[unmatched], detections.base_team[unmatched])
+                self._add(z[unmatched], detections.base_team[unmatched], not self._searched)
+            self._searched = True
         self._last = self._tracks()
         steady = (
             detections.bases_searched
@@ -270,10 +281,11 @@ class FigureTracker:
         for name in self._PER_TRACK:
             setattr(self, name, getattr(self, name)[keep])
 
-    def _add(self, xy: NDArray, team: NDArray) -> None:
+    def _add(self, xy: NDArray, team: NDArray, first: bool) -> None:
         n = len(xy)
         if n == 0:
             return
+        self._first = np.concatenate([self._first, np.full(n, first)])
         self._id = np.concatenate([self._id, np.arange(self._next_id, self._next_id + n)])
         self._next_id += n
         self._team = np.concatenate([self._team, team.astype(np.int8)])
@@ -286,39 +298,39 @@ class FigureTracker:
         self._was_moving = np.concatenate([self._was_moving, np.zeros(n, bool)])
         self._votes = np.concatenate([self._votes, np.zeros((n, 2), np.int64)])
 
-    def _goalkeeper(self, xy: NDArray, team: NDArray) -> NDArray[np.bool_]:
-        if self._pitch is None or len(xy) == 0:
-            return np.zeros(len(xy), bool)
-        last = self._keepers
-        if last is not None and last[0].shape == xy.shape and np.array_equal(last[1], team):
-            # The same figures: only those that moved can have come or gone (most frames,
-            # none; while a figure runs, one).
-            moved = (last[0] != xy).any(axis=1)
-            out = last[2].copy()
-            if moved.any():
-                out[moved] = self._goalkeeper_now(xy[moved], team[moved])
-        else:
-            out = self._goalkeeper_now(xy, team)
-        self._keepers = (xy.copy(), team.copy(), out.copy())
-        return out
+    def _keepers(self, xy: NDArray) -> NDArray[np.int8]:
+        """The team whose goal each figure ``(n, 2)`` keeps ``(n,)``, -1 for a field figure.
 
-    def _goalkeeper_now(self, xy: NDArray, team: NDArray) -> NDArray[np.bool_]:
-        out = np.zeros(len(xy), bool)
-        for t, end in enumerate(_END_OF_TEAM):
-            mine = team == t
-            if mine.any():
-                # In the goal area, or on the line / in the goal mouth in front of the net.
-                inside = self._pitch.zone_margin_mm(f"goal_area_{end}", xy[mine]) > -15.0
-                out[mine] = inside
+        Field figures may not stand in a goal area (FISTF 2.1): of the figures in a goal area
+        (or on its line, in front of the net), the one nearest the middle of the goal line
+        is that goal's rod goalkeeper. A rod goalkeeper has no base, and its shirt may be any
+        colour (the other team's, the cloth's), so its team is the one that defends that goal.
+        """
+        last = self._keeps
+        if last is not None and np.array_equal(last[0], xy):
+            return last[1]  # the same figures where they stood (most frames)
+        out = np.full(len(xy), -1, np.int8)
+        if self._pitch is not None and len(xy):
+            for team, end in enumerate(_END_OF_TEAM):
+                near = self._pitch.zone_margin_mm(f"goal_area_{end}", xy) > -KEEPER_REACH_MM
+                if not near.any():
+                    continue
+                goal = self._pitch.goal(end)
+                mouth = np.array([goal.x_line_mm, 0.5 * (goal.y_min_mm + goal.y_max_mm)])
+                rows = np.flatnonzero(near)
+                out[rows[np.argmin(np.linalg.norm(xy[rows] - mouth, axis=1))]] = team
+        self._keeps = (xy.copy(), out)
         return out
 
     def _tracks(self) -> FigureTracks:
-        ok = self._hits >= self.config.confirm_hits
-        xy, team = self._xy[ok], self._team[ok]
+        ok = (self._hits >= self.config.confirm_hits) | self._first
+        xy = self._xy[ok]
+        keeps = self._keepers(xy)
+        team = np.where(keeps >= 0, keeps, self._team[ok]).astype(np.int8)
         return FigureTracks(
             self._id[ok].copy(),
-            team.copy(),
-            self._goalkeeper(xy, team),
+            team,
+            keeps >= 0,
             xy.copy(),
             self._v[ok].copy(),
             self._seen[ok].copy(),
