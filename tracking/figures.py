@@ -14,16 +14,18 @@ reads most often at rest (a blurred base reads least reliably, and a track may s
 A track that misses frames is kept for ``max_missing_s`` (a hand over a figure), one last seen
 moving only for ``max_missing_moving_s`` (a flicked figure is wherever it went: a new track
 takes it up when it is seen again, where a track left behind would be a figure where there is
-none). A new base becomes a track after ``confirm_hits`` sightings, and a track not yet
-confirmed is dropped as soon as a base search misses it (a ghost of a hand or a misread blob
-never stands in for a figure). The bases of the first search are reported at once: they stood
-on the table before the clip began, and a clip's first frames are scored like any other; one
-of them that is not seen again goes at the next search. When a frame skipped the
-whole-table base search (``Detections.bases_searched`` is False) its bases (the moving ones,
-looked for where they were predicted) update their tracks, and the other tracks neither age nor
-get new company. A frame whose bases are exactly those of the last frame (the detector gave its
-fits again: that part of the image showed nothing new) adds nothing when every base and track
-matched then and nothing moves: the tracks stand. Ids are owned by the instance and never
+none); a confirmed track that lost its base takes an unclaimed base of its team within
+``relink_mm`` (a figure that moved unwatched between two whole-table searches). A new base
+becomes a track after ``confirm_hits`` sightings, and a track not yet confirmed is dropped as
+soon as a base search misses it (a ghost of a hand or a misread blob never stands in for a
+figure). The bases of the first search are reported at once: they stood on the table before
+the clip began, and a clip's first frames are scored like any other; one of them that is not
+seen again goes at the next search. When a frame skipped the whole-table base search
+(``Detections.bases_searched`` is False) its bases (the moving ones, looked for where they were
+predicted) update their tracks, and the other tracks neither age nor get new company. A frame
+whose bases are exactly those of the last frame (the detector gave its fits again: that part of
+the image showed nothing new) adds nothing when every base and track matched then and nothing
+moves: the tracks stand. Ids are owned by the instance and never
 reused.
 """
 
@@ -55,6 +57,9 @@ class FigureTrackerConfig:
         max_missing_s: a track unseen this long is dropped.
         max_missing_moving_s: a track last seen moving is dropped when unseen this long.
         confirm_hits: sightings before a new track is reported.
+        relink_mm: a confirmed track that lost its base takes an unclaimed base of its team
+            this near: a figure that started to move unwatched is found at the next
+            whole-table search (6 frames on: 100 ms at 60 fps, ~100 mm at a flick's speed).
         smoothing: least weight of a new measurement of a base at rest: a base at rest is
             the running mean of its sightings since it stopped (the last sighting while it
             moved not among them), over ~1/smoothing frames.
@@ -68,6 +73,7 @@ class FigureTrackerConfig:
     max_missing_s: float = 2.0
     max_missing_moving_s: float = 0.2
     confirm_hits: int = 3
+    relink_mm: float = 150.0
     smoothing: float = 0.03
     moving_step_mm: float = 2.0
 
@@ -179,6 +185,10 @@ class FigureTracker:
             return last  # the same bases again, all matched and still: nothing new to add
         pred = self._xy + self._v * dt
         rows, cols = self._match(pred, detections, dt)
+        relinked = np.zeros(0, np.int64)
+        if detections.bases_searched:
+            relinked, more = self._relink(pred, detections, rows, cols)
+            rows, cols = np.concatenate([rows, relinked]), np.concatenate([cols, more])
         z = detections.base_xy_mm
         self._seen = np.zeros(len(self._id), bool)
         self._seen[rows] = True
@@ -194,6 +204,9 @@ class FigureTracker:
         if dt > 0:
             moved = np.linalg.norm(new_xy - self._xy, axis=1) > 0.5 * self.config.moving_step_mm
             self._v = np.where((self._seen & moved)[:, None], (new_xy - self._xy) / dt, 0.0)
+            if len(relinked):  # it moved over some frames unseen: no faster than a flick
+                speed = np.linalg.norm(self._v[relinked], axis=1, keepdims=True)
+                self._v[relinked] *= np.minimum(1.0, self.config.flick_speed_mm_s / speed)
         self._xy = new_xy
         self._hits[rows] += 1
         self._was_moving[rows] = self._v[rows].any(axis=1)
@@ -253,6 +266,33 @@ class FigureTracker:
         rows, cols = linear_sum_assignment(np.concatenate([cost, spare], axis=1))
         ok = (cols < det.n_bases) & ~bad[rows, np.minimum(cols, det.n_bases - 1)]
         return rows[ok], cols[ok]
+
+    def _relink(self, pred: NDArray, det: Detections, rows: NDArray, cols: NDArray):
+        """More (track rows, base cols): confirmed tracks that lost their base take unclaimed
+        bases of their team within ``relink_mm``, nearest first.
+
+        A base at rest that starts to move is looked at only where the frame is watched (near
+        the ball and the moving bases) until the next whole-table search, which finds it
+        farther than any frame's reach: its track goes there instead of being left behind,
+        a figure where there is none, while a new track starts on the figure.
+        """
+        lost = np.ones(len(pred), bool)
+        lost[rows] = False
+        lost &= self._hits >= self.config.confirm_hits
+        free = np.ones(det.n_bases, bool)
+        free[cols] = False
+        none = np.zeros(0, np.int64)
+        if not lost.any() or not free.any():
+            return none, none
+        t, b = np.flatnonzero(lost), np.flatnonzero(free)
+        d = np.linalg.norm(pred[t][:, None] - det.base_xy_mm[b][None], axis=2)
+        d[self._team[t][:, None] != det.base_team[b][None, :]] = np.inf
+        d[d > self.config.relink_mm] = np.inf
+        if not np.isfinite(d).any():
+            return none, none
+        i, j = linear_sum_assignment(np.where(np.isfinite(d), d, 1e9))
+        ok = np.isfinite(d[i, j])
+        return t[i[ok]], b[j[ok]]
 
     def _blend(self, pred: NDArray, z: NDArray, dt: float, rows: NDArray) -> NDArray:
         """Follow a moving base at once; average a resting one (less noise)."""

@@ -104,6 +104,21 @@ def test_a_ghost_seen_now_and_then_is_never_a_figure(pattern):
         assert len(tracks) == 1
 
 
+def test_a_figure_moved_between_whole_searches_leaves_no_ghost():
+    """Outside the watched part of the table a base is seen where it stood until the next
+    whole-table search finds it ~60 mm on: its track goes there, none stays behind."""
+    tracker = FigureTracker()
+    standing = [[0.0, 0.0], [300.0, 0.0]]
+    for i in range(10):
+        before = tracker.update(Detections.build(base_xy_mm=standing, base_team=[0, 1]), i / FPS)
+    for k, y in enumerate([60.0, 120.0, 180.0], start=10):
+        moved = Detections.build(base_xy_mm=[[0.0, y], [300.0, 0.0]], base_team=[0, 1])
+        tracks = tracker.update(moved, k / FPS)
+        assert tracks.id.tolist() == before.id.tolist() and tracks.seen.all()
+    tracks = tracker.update(Detections.build(base_xy_mm=[[300.0, 0.0]], base_team=[1]), 0.3)
+    assert len(tracks) == 2  # the moved figure hidden now: kept a while, not doubled
+
+
 def test_a_figure_hidden_by_a_hand_keeps_its_id():
     tracker = FigureTracker()
     both = Detections.build(base_xy_mm=[[0.0, 0.0], [100.0, 0.0]], base_team=[0, 1])
