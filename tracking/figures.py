@@ -39,9 +39,9 @@ from scipy.optimize import linear_sum_assignment
 
 from rules.pitch import Pitch
 from vision.detections import Detections
+from vision.model import KEEPER_REACH_MM
 
 _END_OF_TEAM = ("left", "right")  # home defends the left goal (DESIGN.md section 3)
-KEEPER_REACH_MM = 15.0  # a goalkeeper may stand on its goal line, in front of the net
 
 
 @dataclass(frozen=True, slots=True)
