@@ -14,12 +14,18 @@ reads most often at rest (a blurred base reads least reliably, and a track may s
 A track that misses frames is kept for ``max_missing_s`` (a hand over a figure), one last seen
 moving only for ``max_missing_moving_s`` (a flicked figure is wherever it went: a new track
 takes it up when it is seen again, where a track left behind would be a figure where there is
-none). A new base becomes a track after ``confirm_hits`` sightings. When a frame skipped the
-whole-table base search (``Detections.bases_searched`` is False) its bases (the moving ones,
-looked for where they were predicted) update their tracks, and the other tracks neither age nor
-get new company. A frame whose bases are exactly those of the last frame (the detector gave its
-fits again: that part of the image showed nothing new) adds nothing when every base and track
-matched then and nothing moves: the tracks stand. Ids are owned by the instance and never
+none); a confirmed track that lost its base takes an unclaimed base of its team within
+``relink_mm`` (a figure that moved unwatched between two whole-table searches). A new base
+becomes a track after ``confirm_hits`` sightings, and a track not yet confirmed is dropped as
+soon as a base search misses it (a ghost of a hand or a misread blob never stands in for a
+figure). The bases of the first search are reported at once: they stood on the table before
+the clip began, and a clip's first frames are scored like any other; one of them that is not
+seen again goes at the next search. When a frame skipped the whole-table base search
+(``Detections.bases_searched`` is False) its bases (the moving ones, looked for where they were
+predicted) update their tracks, and the other tracks neither age nor get new company. A frame
+whose bases are exactly those of the last frame (the detector gave its fits again: that part of
+the image showed nothing new) adds nothing when every base and track matched then and nothing
+moves: the tracks stand. Ids are owned by the instance and never
 reused.
 """
 
@@ -33,6 +39,7 @@ from scipy.optimize import linear_sum_assignment
 
 from rules.pitch import Pitch
 from vision.detections import Detections
+from vision.model import KEEPER_REACH_MM
 
 _END_OF_TEAM = ("left", "right")  # home defends the left goal (DESIGN.md section 3)
 
@@ -50,6 +57,9 @@ class FigureTrackerConfig:
         max_missing_s: a track unseen this long is dropped.
         max_missing_moving_s: a track last seen moving is dropped when unseen this long.
         confirm_hits: sightings before a new track is reported.
+        relink_mm: a confirmed track that lost its base takes an unclaimed base of its team
+            this near: a figure that started to move unwatched is found at the next
+            whole-table search (6 frames on: 100 ms at 60 fps, ~100 mm at a flick's speed).
         smoothing: least weight of a new measurement of a base at rest: a base at rest is
             the running mean of its sightings since it stopped (the last sighting while it
             moved not among them), over ~1/smoothing frames.
@@ -63,6 +73,7 @@ class FigureTrackerConfig:
     max_missing_s: float = 2.0
     max_missing_moving_s: float = 0.2
     confirm_hits: int = 3
+    relink_mm: float = 150.0
     smoothing: float = 0.03
     moving_step_mm: float = 2.0
 
@@ -129,6 +140,7 @@ class FigureTracker:
         "_seen",
         "_was_moving",
         "_votes",
+        "_first",
     )
 
     def __init__(self, config: FigureTrackerConfig | None = None, pitch: Pitch | None = None):
@@ -146,7 +158,9 @@ class FigureTracker:
         self._seen = np.zeros(0, bool)
         self._was_moving = np.zeros(0, bool)  # moving at its last sighting
         self._votes = np.zeros((0, 2), np.int64)  # sightings at rest read as each team
-        self._keepers: tuple[NDArray, NDArray, NDArray] | None = None
+        self._first = np.zeros(0, bool)  # born on the first base search
+        self._searched = False  # a base search has been seen
+        self._keeps: tuple[NDArray, NDArray] | None = None  # (xy mm, ``_keepers``) last
         self._last: FigureTracks | None = None
         # The bases (xy mm, team) of the last searched frame, when every base and every
         # track matched then, all tracks confirmed and at rest; else None.
@@ -171,6 +185,10 @@ class FigureTracker:
             return last  # the same bases again, all matched and still: nothing new to add
         pred = self._xy + self._v * dt
         rows, cols = self._match(pred, detections, dt)
+        relinked = np.zeros(0, np.int64)
+        if detections.bases_searched:
+            relinked, more = self._relink(pred, detections, rows, cols)
+            rows, cols = np.concatenate([rows, relinked]), np.concatenate([cols, more])
         z = detections.base_xy_mm
         self._seen = np.zeros(len(self._id), bool)
         self._seen[rows] = True
@@ -186,6 +204,9 @@ class FigureTracker:
         if dt > 0:
             moved = np.linalg.norm(new_xy - self._xy, axis=1) > 0.5 * self.config.moving_step_mm
             self._v = np.where((self._seen & moved)[:, None], (new_xy - self._xy) / dt, 0.0)
+            if len(relinked):  # it moved over some frames unseen: no faster than a flick
+                speed = np.linalg.norm(self._v[relinked], axis=1, keepdims=True)
+                self._v[relinked] *= np.minimum(1.0, self.config.flick_speed_mm_s / speed)
         self._xy = new_xy
         self._hits[rows] += 1
         self._was_moving[rows] = self._v[rows].any(axis=1)
@@ -194,12 +215,15 @@ class FigureTracker:
         keep = self._missing_s <= np.where(
             self._was_moving, cfg.max_missing_moving_s, cfg.max_missing_s
         )
+        if detections.bases_searched:
+            keep &= self._seen | (self._hits >= cfg.confirm_hits)  # an unconfirmed miss: a ghost
         self._drop(~keep)
         if detections.bases_searched:
             unmatched = np.ones(detections.n_bases, bool)
             unmatched[cols] = False
             if unmatched.any():
-                self._add(z[unmatched], detections.base_team[unmatched])
+                self._add(z[unmatched], detections.base_team[unmatched], not self._searched)
+            self._searched = True
         self._last = self._tracks()
         steady = (
             detections.bases_searched
@@ -243,6 +267,33 @@ class FigureTracker:
         ok = (cols < det.n_bases) & ~bad[rows, np.minimum(cols, det.n_bases - 1)]
         return rows[ok], cols[ok]
 
+    def _relink(self, pred: NDArray, det: Detections, rows: NDArray, cols: NDArray):
+        """More (track rows, base cols): confirmed tracks that lost their base take unclaimed
+        bases of their team within ``relink_mm``, nearest first.
+
+        A base at rest that starts to move is looked at only where the frame is watched (near
+        the ball and the moving bases) until the next whole-table search, which finds it
+        farther than any frame's reach: its track goes there instead of being left behind,
+        a figure where there is none, while a new track starts on the figure.
+        """
+        lost = np.ones(len(pred), bool)
+        lost[rows] = False
+        lost &= self._hits >= self.config.confirm_hits
+        free = np.ones(det.n_bases, bool)
+        free[cols] = False
+        none = np.zeros(0, np.int64)
+        if not lost.any() or not free.any():
+            return none, none
+        t, b = np.flatnonzero(lost), np.flatnonzero(free)
+        d = np.linalg.norm(pred[t][:, None] - det.base_xy_mm[b][None], axis=2)
+        d[self._team[t][:, None] != det.base_team[b][None, :]] = np.inf
+        d[d > self.config.relink_mm] = np.inf
+        if not np.isfinite(d).any():
+            return none, none
+        i, j = linear_sum_assignment(np.where(np.isfinite(d), d, 1e9))
+        ok = np.isfinite(d[i, j])
+        return t[i[ok]], b[j[ok]]
+
     def _blend(self, pred: NDArray, z: NDArray, dt: float, rows: NDArray) -> NDArray:
         """Follow a moving base at once; average a resting one (less noise)."""
         prev = self._xy[rows]
@@ -270,10 +321,11 @@ class FigureTracker:
         for name in self._PER_TRACK:
             setattr(self, name, getattr(self, name)[keep])
 
-    def _add(self, xy: NDArray, team: NDArray) -> None:
+    def _add(self, xy: NDArray, team: NDArray, first: bool) -> None:
         n = len(xy)
         if n == 0:
             return
+        self._first = np.concatenate([self._first, np.full(n, first)])
         self._id = np.concatenate([self._id, np.arange(self._next_id, self._next_id + n)])
         self._next_id += n
         self._team = np.concatenate([self._team, team.astype(np.int8)])
@@ -286,39 +338,39 @@ class FigureTracker:
         self._was_moving = np.concatenate([self._was_moving, np.zeros(n, bool)])
         self._votes = np.concatenate([self._votes, np.zeros((n, 2), np.int64)])
 
-    def _goalkeeper(self, xy: NDArray, team: NDArray) -> NDArray[np.bool_]:
-        if self._pitch is None or len(xy) == 0:
-            return np.zeros(len(xy), bool)
-        last = self._keepers
-        if last is not None and last[0].shape == xy.shape and np.array_equal(last[1], team):
-            # The same figures: only those that moved can have come or gone (most frames,
-            # none; while a figure runs, one).
-            moved = (last[0] != xy).any(axis=1)
-            out = last[2].copy()
-            if moved.any():
-                out[moved] = self._goalkeeper_now(xy[moved], team[moved])
-        else:
-            out = self._goalkeeper_now(xy, team)
-        self._keepers = (xy.copy(), team.copy(), out.copy())
-        return out
+    def _keepers(self, xy: NDArray) -> NDArray[np.int8]:
+        """The team whose goal each figure ``(n, 2)`` keeps ``(n,)``, -1 for a field figure.
 
-    def _goalkeeper_now(self, xy: NDArray, team: NDArray) -> NDArray[np.bool_]:
-        out = np.zeros(len(xy), bool)
-        for t, end in enumerate(_END_OF_TEAM):
-            mine = team == t
-            if mine.any():
-                # In the goal area, or on the line / in the goal mouth in front of the net.
-                inside = self._pitch.zone_margin_mm(f"goal_area_{end}", xy[mine]) > -15.0
-                out[mine] = inside
+        Field figures may not stand in a goal area (FISTF 2.1): of the figures in a goal area
+        (or on its line, in front of the net), the one nearest the middle of the goal line
+        is that goal's rod goalkeeper. A rod goalkeeper has no base, and its shirt may be any
+        colour (the other team's, the cloth's), so its team is the one that defends that goal.
+        """
+        last = self._keeps
+        if last is not None and np.array_equal(last[0], xy):
+            return last[1]  # the same figures where they stood (most frames)
+        out = np.full(len(xy), -1, np.int8)
+        if self._pitch is not None and len(xy):
+            for team, end in enumerate(_END_OF_TEAM):
+                near = self._pitch.zone_margin_mm(f"goal_area_{end}", xy) > -KEEPER_REACH_MM
+                if not near.any():
+                    continue
+                goal = self._pitch.goal(end)
+                mouth = np.array([goal.x_line_mm, 0.5 * (goal.y_min_mm + goal.y_max_mm)])
+                rows = np.flatnonzero(near)
+                out[rows[np.argmin(np.linalg.norm(xy[rows] - mouth, axis=1))]] = team
+        self._keeps = (xy.copy(), out)
         return out
 
     def _tracks(self) -> FigureTracks:
-        ok = self._hits >= self.config.confirm_hits
-        xy, team = self._xy[ok], self._team[ok]
+        ok = (self._hits >= self.config.confirm_hits) | self._first
+        xy = self._xy[ok]
+        keeps = self._keepers(xy)
+        team = np.where(keeps >= 0, keeps, self._team[ok]).astype(np.int8)
         return FigureTracks(
             self._id[ok].copy(),
-            team.copy(),
-            self._goalkeeper(xy, team),
+            team,
+            keeps >= 0,
             xy.copy(),
             self._v[ok].copy(),
             self._seen[ok].copy(),

@@ -484,15 +484,17 @@ class Detector:
         return teams, support
 
     def _one_per_place(self, xy_mm, ok, support) -> NDArray[np.bool_]:
-        """``ok`` without the lesser of any two fitted bases closer than a base radius.
+        """``ok`` without the lesser of any two fitted bases that would overlap.
 
-        Bases never overlap, so two such fits are one figure whose blob split between two
-        colours (a shirt of the other team's colour on its base, a shaded rim, a line beside
-        it): the fit that shows its team better (``_ring_teams``) is kept.
+        Bases are solid discs: two centres stand at least a base diameter apart (less a tenth
+        for the fits' errors), so two fits closer than that are one figure whose blob split
+        between two colours (a shirt of the other team's colour on its base, a shaded rim, the
+        white of a base's middle and a line beside it): the fit that shows its team better
+        (``_ring_teams``) is kept.
         """
         ok = ok.copy()
         d = np.hypot(*(xy_mm[:, None, :] - xy_mm[None, :, :]).transpose(2, 0, 1))
-        same = np.triu(d < self.model.pitch.profile.base_radius_mm, k=1)
+        same = np.triu(d < 1.8 * self.model.pitch.profile.base_radius_mm, k=1)
         same &= ok[:, None] & ok[None, :]
         for i, j in zip(*np.nonzero(same), strict=True):  # a few figures at most
             if ok[i] and ok[j]:

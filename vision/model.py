@@ -42,6 +42,7 @@ from vision.geometry import FastCamera
 EDGE_SLACK_PX = 0.4  # how far a line's seen edge may be from its measured one
 MAX_BALL_BLOBS = 4  # learnt ball hypotheses kept (a ball, a goalkeeper or two, a stray)
 BALL_UNIFORMITY = 0.85  # least share of a ball blob's inside in one colour under shading
+KEEPER_REACH_MM = 15.0  # a goalkeeper may stand on its goal line, in front of the net
 
 
 class LearningError(ValueError):
@@ -149,7 +150,7 @@ def learn_model(
     balls, figures = _split_blobs(
         blobs, p.ball_radius_mm * px_mm, p.base_radius_mm * px_mm, on_spot
     )
-    team = _teams(blobs, figures, camera, config)
+    team = _teams(blobs, figures, camera, pitch, config)
     colours, first = _ball_colours(image, blobs, balls, team, config)
     ball_px = None if first is None else blobs.centre_px[first].astype(np.float64)
     return SceneModel(
@@ -450,8 +451,19 @@ def _look_alikes(bgr: NDArray) -> NDArray[np.int64]:
 
 
 def _teams(
-    blobs: _Blobs, figures: NDArray[np.bool_], camera: CameraModel, config: VisionConfig
+    blobs: _Blobs,
+    figures: NDArray[np.bool_],
+    camera: CameraModel,
+    pitch: Pitch,
+    config: VisionConfig,
 ) -> NDArray[np.float32]:
+    """Base colours ``(2, 3)`` of home and away: the two clusters of the figures' rim colours.
+
+    Goalkeepers are left out: a rod keeper has no base, and its shirt may be any colour (white,
+    orange, the cloth's); two of them would pull a cluster their way, or take one for
+    themselves when the two teams' colours are near each other. Field figures may not stand
+    in a goal area (FISTF 2.1), so a figure there is a keeper.
+    """
     if config.home_bgr is not None and config.away_bgr is not None:
         return np.array([config.home_bgr, config.away_bgr], np.float32)
     if figures.sum() < 2:
@@ -459,12 +471,18 @@ def _teams(
             "could not find figure bases in the first frame to learn the team colours; "
             "set home_bgr and away_bgr in the vision config"
         )
+    ground = camera.back_project(blobs.centre_px, 0.0)
+    keeper = np.zeros(len(ground), bool)
+    for end in ("left", "right"):
+        keeper |= pitch.zone_margin_mm(f"goal_area_{end}", ground) > -KEEPER_REACH_MM
+    if (figures & ~keeper).sum() >= 2:
+        figures = figures & ~keeper
     data = blobs.ring_bgr[figures].astype(np.float32)
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 0.1)
     _, labels, centres = cv2.kmeans(
         data, K=2, bestLabels=None, criteria=criteria, attempts=5, flags=cv2.KMEANS_PP_CENTERS
     )
-    x_mm = camera.back_project(blobs.centre_px[figures], 0.0)[:, 0]
+    x_mm = ground[figures, 0]
     labels = labels.ravel()
     left = [np.mean(x_mm[labels == k] < 0) if np.any(labels == k) else 0.0 for k in (0, 1)]
     order = [0, 1] if left[0] >= left[1] else [1, 0]
