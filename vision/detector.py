@@ -134,7 +134,7 @@ class Detector:
         elif search_bases:
             watch = None if due else self._watch(ball_hint_px, base_hints_px)
             coarse = self._coarse_pass(image, watch)
-        bxy, br, bmm, scores, ok = ball
+        bxy, br, bmm, scores, ok, sigma = ball
         if coarse is not None and search_bases:
             fxy, fr, fmm, fok, teams = self._coarse_bases(image, coarse, bxy[ok], br[ok])
         else:
@@ -146,13 +146,12 @@ class Detector:
                 bases, teams = bases[apart], teams[apart]
             fxy, fr, fmm, fok = self._refine_bases(image, bases, teams, coarse is not None)
             teams, _ = self._ring_teams(image, fmm, fok, teams)
-        r_mm = self.model.pitch.profile.ball_radius_mm
         return Detections(
             ball_xy_px=bxy[ok],
             ball_r_px=br[ok],
             ball_score=scores[ok],
             ball_xy_mm=bmm[ok],
-            ball_sigma_mm=self.config.fit_sigma_px * r_mm / br[ok],
+            ball_sigma_mm=sigma[ok],
             base_xy_px=fxy[fok],
             base_r_px=fr[fok],
             base_team=teams[fok].astype(np.int8),
@@ -193,11 +192,14 @@ class Detector:
 
     def _fit_balls(self, image, rough_px):
         """Sub-pixel fits and checks of rough ball centres: (xy px, r px, mm, score, ok)."""
-        bxy, br, bmm, ok, outline, size_err = refine_balls(
+        bxy, br, bmm, ok, outline, size_err, doubt = refine_balls(
             image, self.model, rough_px, self.config, again_px=REFIT_PX
         )
         scores, ok = self._ball_quality(image, bxy, br, ok & self._ball_sized(size_err), outline)
-        return bxy, br, bmm, scores, ok
+        # What every fit shares (noise, the codec) and what this fit's own edges show.
+        r_mm = self.model.pitch.profile.ball_radius_mm
+        sigma = np.hypot(self.config.fit_sigma_px * r_mm / np.maximum(br, 1e-9), doubt)
+        return bxy, br, bmm, scores, ok, sigma
 
     def _window_ball(self, image, hint, travel_px, rolling: bool):
         """Fitted ball candidates in the window around ``hint``, or None when it shows none.
