@@ -23,9 +23,10 @@ Position uncertainty (``BallTrack.sigma_mm``, one standard deviation, the larger
   measurements of one fit's uncertainty as the detector reports it (``measurement_sigma_mm``
   from a detector that reports none; two or three frames say little about the noise),
   and never below ``rest_floor_mm`` nor below the detector's own uncertainty of its fits
-  (``Detections.ball_sigma_mm``: what the fits of a still ball share, which averaging does not
-  remove). A detection repeated exactly is one measurement, not many: a detector that reuses
-  its fit of an unchanged view adds no information;
+  (``Detections.ball_sigma_mm``, its root mean square over the rest's fits: what the fits of a
+  still ball share, which averaging does not remove). A detection repeated exactly is one
+  measurement, not many: a detector that reuses its fit of an unchanged view adds no
+  information;
 - moving: from the Kalman covariance of the position;
 - displaced from its rest but not yet confirmed moving: one measurement, ``measurement_sigma_mm``.
 
@@ -160,7 +161,8 @@ class BallTracker:
         self._kf: Kalman | None = None
         self._rest: deque[NDArray] = deque(maxlen=self.config.rest_window)
         self._rest_sigma: float | None = None  # of ``_rest``, worked out when first asked
-        self._fit_sigma = 0.0  # the detector's uncertainty of the rest's fits
+        self._fit_sigma = 0.0  # the detector's uncertainty of the rest's fits (their RMS)
+        self._fit_sq, self._fit_n = 0.0, 0  # sum of its squares over the rest's fits, count
         self._z_sigma = 0.0  # ... and of this frame's measurement
         self._anchor = np.zeros(2)
         self._displaced = 0
@@ -306,9 +308,19 @@ class BallTracker:
                 self._rest.append(z)
         self._anchor = np.mean(self._rest, axis=0)
         self._rest_sigma = None
-        self._fit_sigma = self._z_sigma
+        self._fit_sq, self._fit_n = 0.0, 0
+        self._add_fit_sigma()
         self._displaced = 0
         self._kf = None
+
+    def _add_fit_sigma(self) -> None:
+        """Take this frame's fit uncertainty into the rest's. The rest point is the mean of
+        its fits, so what they share is bounded by their typical uncertainty, not the worst
+        one (a finger over the ball for a few frames)."""
+        if self._z_sigma > 0:
+            self._fit_sq += self._z_sigma**2
+            self._fit_n += 1
+        self._fit_sigma = math.sqrt(self._fit_sq / self._fit_n) if self._fit_n else 0.0
 
     def _step_rest(self, z: NDArray | None) -> int | None:
         cfg = self.config
@@ -322,7 +334,7 @@ class BallTracker:
                 self._rest.append(z)
                 self._anchor = np.mean(self._rest, axis=0)
                 self._rest_sigma = None
-                self._fit_sigma = max(self._fit_sigma, self._z_sigma)
+                self._add_fit_sigma()
             return None
         self._displaced += 1
         if self._displaced < cfg.start_frames:

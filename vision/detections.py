@@ -43,8 +43,11 @@ class Detections:
         bases_searched: False when this frame skipped the base search (bases at rest are
             refreshed on a slower schedule); the tracker then keeps its figures as they are.
         ball_sigma_mm: (m,) float64, standard uncertainty of each ball ground point that
-            averaging over frames does not remove (``VisionConfig.fit_sigma_px`` at the
-            ball's scale), or None when the source does not say.
+            averaging over frames does not remove: what every fit shares
+            (``VisionConfig.fit_sigma_px`` at the ball's scale) and, in quadrature, the doubt
+            the fit's own edges show (how far apart other reasonable readings of its outline
+            put it, and their scatter; ``vision.refine``), or None when the source does not
+            say.
     """
 
     ball_xy_px: NDArray[np.float64]

@@ -153,8 +153,8 @@ class Detector:
         elif search_bases:
             watch = None if due else self._watch(ball_hint_px, base_hints_px)
             coarse = self._coarse_pass(image, watch)
-        bxy, br, bmm, scores, ok = ball[:5]
-        self.last_ball_colours = ball[5][ok]
+        bxy, br, bmm, scores, ok, colour, sigma = ball
+        self.last_ball_colours = colour[ok]
         if coarse is not None and search_bases:
             fxy, fr, fmm, fok, teams = self._coarse_bases(image, coarse, bxy[ok], br[ok])
         else:
@@ -166,13 +166,12 @@ class Detector:
                 bases, teams = bases[apart], teams[apart]
             fxy, fr, fmm, fok = self._refine_bases(image, bases, teams, coarse is not None)
             teams, _ = self._ring_teams(image, fmm, fok, teams)
-        r_mm = self.model.pitch.profile.ball_radius_mm
         return Detections(
             ball_xy_px=bxy[ok],
             ball_r_px=br[ok],
             ball_score=scores[ok],
             ball_xy_mm=bmm[ok],
-            ball_sigma_mm=self.config.fit_sigma_px * r_mm / br[ok],
+            ball_sigma_mm=sigma[ok],
             base_xy_px=fxy[fok],
             base_r_px=fr[fok],
             base_team=teams[fok].astype(np.int8),
@@ -213,14 +212,17 @@ class Detector:
 
     def _fit_balls(self, image, rough_px):
         """Sub-pixel fits and checks of rough ball centres: (xy px, r px, mm, score, ok,
-        index of the ball colour each shows)."""
-        bxy, br, bmm, ok, outline, size_err = refine_balls(
+        index of the ball colour each shows, sigma mm)."""
+        bxy, br, bmm, ok, outline, size_err, doubt = refine_balls(
             image, self.model, rough_px, self.config, again_px=REFIT_PX
         )
         scores, ok, colour = self._ball_quality(
             image, bxy, br, ok & self._ball_sized(size_err), outline
         )
-        return bxy, br, bmm, scores, ok, colour
+        # What every fit shares (noise, the codec) and what this fit's own edges show.
+        r_mm = self.model.pitch.profile.ball_radius_mm
+        sigma = np.hypot(self.config.fit_sigma_px * r_mm / np.maximum(br, 1e-9), doubt)
+        return bxy, br, bmm, scores, ok, colour, sigma
 
     def settle_ball_colour(self, i: int) -> None:
         """Search only for ball colour ``i`` from now on (``last_ball_colours`` says which
@@ -333,7 +335,7 @@ class Detector:
             fresh_fit = age < np.where(ok_before, cfg.coarse_refit_frames, cfg.rest_refit_frames)
             reuse = (d[np.arange(n), j] < 0.6 * self._step) & fresh_fit
         fits = [np.zeros((n, 2)), np.zeros(n), np.zeros((n, 2)), np.zeros(n)]
-        fits += [np.zeros(n, bool), np.zeros(n, np.int64)]
+        fits += [np.zeros(n, bool), np.zeros(n, np.int64), np.zeros(n)]
         if reuse.any():
             for f, old in zip(fits, last[1], strict=True):
                 f[reuse] = old[j[reuse]]

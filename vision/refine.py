@@ -34,11 +34,20 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.config import VisionConfig
-from vision.edges import fit_circles, radial_edge_sets, radial_edges, refit_by_contrast
+from vision.edges import (
+    PAST_SHADOWS,
+    PLAIN,
+    TOWARD_BALL,
+    fit_circles,
+    radial_edge_sets,
+    radial_edges,
+    refit_by_contrast,
+)
 from vision.model import SceneModel
 
 MAX_PASSES = 8  # fits of one ball, each from the last one's centre
 BASE_PASSES = 3  # fits of one base, each from the last one's centre
+EDGE_SPACING_PX = 2.0  # edges of a ball's outline this far apart err independently
 
 
 def _radial_frame(model: SceneModel, c_mm: NDArray, z_mm: float):
@@ -72,7 +81,9 @@ def refine_balls(
         end on the fitted ball's outline. Their share, the support, is ~1 for a ball in the
         open, less where a finger or a base hides part of it, and low for a ball-coloured
         patch that is not a ball; size_err (k,) mm, the median of how far the edges lie
-        outside the fitted ball's outline (~0 for a ball, more for a larger base).
+        outside the fitted ball's outline (~0 for a ball, more for a larger base); and
+        doubt_mm (k,), the standard uncertainty of each centre that its own fit shows
+        (``_fit_doubt``; 0 for a motion streak, whose centre is no circle's).
     """
     rough = np.asarray(rough_px, np.float64).reshape(-1, 2)
     if len(rough) == 0:
@@ -83,6 +94,7 @@ def refine_balls(
             np.zeros((0, 2)),
             np.zeros(0, bool),
             empty,
+            np.zeros(0),
             np.zeros(0),
         )
     fit, start = _refine_balls_once(image, model, rough, config), rough
@@ -95,9 +107,9 @@ def refine_balls(
             np.where(use.reshape(-1, *([1] * (a.ndim - 1))), a, b)
             for a, b in zip((*again[:3], *again[4:]), (*fit[:3], *fit[4:]), strict=True)
         )
-        centre_px, r_px, ground, outline, size_err = merged
+        centre_px, r_px, ground, outline, size_err, sigma = merged
         start = fit[0]
-        fit = (centre_px, r_px, ground, use | fit[3], outline, size_err)
+        fit = (centre_px, r_px, ground, use | fit[3], outline, size_err, sigma)
     return fit
 
 
@@ -106,45 +118,77 @@ def _refine_balls_once(image, model, rough, config):
     r_px = r * model.px_per_mm(rough)
     cam = model.lens
     # The outline as it shows says what a candidate is (a ball, a streak, a base of the ball's
-    # colour, which is larger); read past the contact shadow, it says where a ball is. (Past
-    # the shadow is no place to judge size from: a dark base's rim passes for shadow there.)
-    (edges, valid, contrast), (past_px, past_valid, past_contrast) = radial_edge_sets(
+    # colour, which is larger). Where a ball is, two other readings say: past its contact
+    # shadow by the shadow's colour, and toward the ball's colour (``vision/edges.py``). (They
+    # are no place to judge size from: a dark base's rim passes for shadow there.) Each fails
+    # somewhere: the first where the ball's colour bleeds into its shadow (4:2:0 colour), the
+    # second where a hard light leaves the ball's dim limb darker than the cloth: how far
+    # apart they place the ball is part of its doubt.
+    (edges, valid, contrast), *placing = radial_edge_sets(
         image,
         model.background,
         rough,
         r_px,
         rays=config.rays,
         min_level=model.threshold,
-        views=(False, True),
+        views=(PLAIN, PAST_SHADOWS, TOWARD_BALL),
+        ball_bgr=model.ball_bgr,
     )
+    (past_px, past_valid, past_contrast), (tow_px, tow_valid, tow_contrast) = placing
     k, m = valid.shape
-    # Both sets of edges and the rough centres cross to the plane of the ball's centre at once.
-    crossed = cam.back_project(
-        np.concatenate([edges.reshape(-1, 2), past_px.reshape(-1, 2), rough]), r
-    )
-    c0 = crossed[2 * k * m :]
+    # All sets of edges and the rough centres cross to the plane of the ball's centre at once.
+    sets = (edges, past_px, tow_px)
+    crossed = cam.back_project(np.concatenate([*(x.reshape(-1, 2) for x in sets), rough]), r)
+    c0 = crossed[3 * k * m :]
     e, _, tan_t, height = _radial_frame(model, c0, r)
     cos_t = 1.0 / np.sqrt(1.0 + tan_t**2)
     # In complex numbers x + iy, dividing by the unit direction e turns an offset into
     # (along e, across e): the squeeze along e is then a scaling of the real part.
     ez = e[:, 0] + 1j * e[:, 1]
     c0z = c0[:, 0] + 1j * c0[:, 1]
-    pz = (crossed[: 2 * k * m, 0] + 1j * crossed[: 2 * k * m, 1]).reshape(2, k, m)
+    pz = (crossed[: 3 * k * m, 0] + 1j * crossed[: 3 * k * m, 1]).reshape(3, k, m)
     q = (pz - c0z[:, None]) / ez[:, None]
-    sq, past_sq = (q.real * cos_t[:, None] + 1j * q.imag) * ez[:, None] + c0z[:, None]
+    sqs = (q.real * cos_t[:, None] + 1j * q.imag) * ez[:, None] + c0z[:, None]
+    sq = sqs[0]
     pts = crossed[: k * m].reshape(k, m, 2)
-    squeezed, past_squeezed = (np.stack([z.real, z.imag], 2) for z in (sq, past_sq))
+    squeezed, *views = (np.stack([z.real, z.imag], 2) for z in sqs)
     radius = np.full(k, r)
-    fit, ok, inl = fit_circles(squeezed, valid, radius)
-    fit = refit_by_contrast(squeezed, inl & ok[:, None], contrast, fit, radius)
-    past, past_ok, past_inl = fit_circles(past_squeezed, past_valid, radius)
-    past = refit_by_contrast(
-        past_squeezed, past_inl & past_ok[:, None], past_contrast, past, radius
+    fixed, ok, inl = fit_circles(squeezed, valid, radius)
+    inl &= ok[:, None]
+    fit, _ = refit_by_contrast(squeezed, inl, contrast, fixed, radius)
+    # Fits of each placing reading: (fixed centre, refitted centre, radius, ok, inliers,
+    # contrast) past the shadow and toward the ball.
+    placed = []
+    for pts_v, valid_v, contrast_v in zip(
+        views, (past_valid, tow_valid), (past_contrast, tow_contrast), strict=True
+    ):
+        fixed_v, ok_v, inl_v = fit_circles(pts_v, valid_v, radius)
+        inl_v &= ok_v[:, None]
+        refit_v, r_v = refit_by_contrast(pts_v, inl_v, contrast_v, fixed_v, radius)
+        placed.append((fixed_v, refit_v, r_v, ok_v, inl_v, contrast_v))
+    # The reading past the shadow places the ball (on our renders, under hard light and on
+    # pale cloths, the one toward the ball's colour reads a dim limb in by up to a pixel);
+    # failing that, the outline as it shows. Where the two readings part, the doubt grows.
+    use = placed[0][3]
+    place = np.where(use[:, None], placed[0][1], fit)
+    use_pts = np.where(use[:, None, None], views[0], squeezed)
+    use_r = np.where(use, placed[0][2], radius)
+    use_w = np.where(
+        use[:, None], np.where(placed[0][4], past_contrast, 0.0), np.where(inl, contrast, 0.0)
     )
-    place = np.where(past_ok[:, None], past, fit)
-    d = ((place[:, 0] + 1j * place[:, 1]) - c0z) / ez
-    cz = (d.real / cos_t + 1j * d.imag) * ez + c0z
-    centre = np.stack([cz.real, cz.imag], 1)
+    centre = _unsqueeze(place, c0z, ez, cos_t)
+    alternatives = [c for fv in placed for c in fv[:2]]
+    sigma = _fit_doubt(
+        centre,
+        np.stack([_unsqueeze(c, c0z, ez, cos_t) for c in alternatives]),
+        np.stack([fv[3] for fv in placed for _ in range(2)]),
+        np.array([1.0, 1.0, 0.5, 0.5]),
+        use_pts,
+        place,
+        use_r,
+        use_w**2,
+        r_px,
+    )
     # Rays whose edge lies on the fitted outline, within a pixel (however few mm that is).
     signed = np.abs(sq - (fit[:, 0] + 1j * fit[:, 1])[:, None]) - r
     tol = np.maximum(1.0, r / r_px)[:, None]
@@ -164,12 +208,53 @@ def _refine_balls_once(image, model, rough, config):
             on_outline[streak] = valid[streak]
             # A streak is as wide as the ball across its motion (a base with a body is wider).
             size_err[streak] = _half_widths(squeezed[streak], valid[streak]) - r
+            sigma[streak] = 0.0
     tan_a = r / np.sqrt(np.maximum(height**2 * (1 + tan_t**2) - r * r, 1.0))
     t2, a2 = tan_t**2, tan_a**2
     delta = height * tan_t * a2 * (1 + t2) / (1 - t2 * a2)
     ground = centre - delta[:, None] * e
     centre_px = cam.project(np.concatenate([ground, np.full((k, 1), r)], 1))
-    return centre_px, r_px, ground, ok, on_outline, size_err
+    return centre_px, r_px, ground, ok, on_outline, size_err, sigma
+
+
+def _unsqueeze(xy: NDArray, c0z: NDArray, ez: NDArray, cos_t: NDArray) -> NDArray[np.float64]:
+    """Centres ``(k, 2)`` on the squeezed plane moved back off it (1 / cos(theta) along e)."""
+    d = ((xy[:, 0] + 1j * xy[:, 1]) - c0z) / ez
+    cz = (d.real / cos_t + 1j * d.imag) * ez + c0z
+    return np.stack([cz.real, cz.imag], 1)
+
+
+def _fit_doubt(centre, alternatives, alt_ok, share, pts, circle, circle_r, weight, r_px):
+    """Standard uncertainty ``(k,)`` mm of each ball's centre that its own fit shows.
+
+    Two parts, in quadrature:
+
+    - how far from ``centre (k, 2)`` the fits that read the same outline in other reasonable
+      ways put it (``alternatives (a, k, 2)`` where ``alt_ok (a, k)``, each counted with its
+      ``share (a,)``): a circle of the known radius through all edges, and one weighted by
+      contrast with its radius free, each on the edges read past the contact shadow and on
+      those read toward the ball's colour. Where the outline is sound these agree to a few
+      hundredths of a millimetre; where part of it strays (a shaded limb fading into the
+      cloth or into its shadow, a hidden part, a mark, a highlight), each weighs the stray
+      part differently and they part. The two readings fail in opposite ways (past the
+      shadow, the ball's colour bled into its shadow reads as ball; toward the ball, a dim
+      limb darker than the cloth reads as cloth), so the truth lies between them: the
+      second reading counts with share 1/2, and twice this doubt spans the gap;
+    - the scatter of the used edges ``pts (k, m, 2)`` about their fitted ``circle (k, 2)`` of
+      radius ``circle_r (k,)`` (``weight (k, m)``, 0 for unused edges), as the standard error
+      of a centre fitted to that many independent edges. Neighbouring rays share pixels
+      (blur, 4:2:0 colour), so edges count as independent only ``EDGE_SPACING_PX`` apart
+      round an outline of ``r_px (k,)``.
+    """
+    off = share[:, None] * np.hypot(*(alternatives - centre[None]).transpose(2, 0, 1))
+    spread = np.where(alt_ok, off, 0.0).max(axis=0)
+    res = np.hypot(*(pts - circle[:, None, :]).transpose(2, 0, 1)) - circle_r[:, None]
+    total = weight.sum(1)
+    var = (weight * res**2).sum(1) / np.maximum(total, 1e-12)
+    kish = total**2 / np.maximum((weight**2).sum(1), 1e-12)
+    independent = np.clip(np.minimum(kish, 2 * np.pi * r_px / EDGE_SPACING_PX), 1.0, None)
+    noise = np.sqrt(2.0 * var / independent)
+    return np.hypot(spread, noise)
 
 
 def _streak_centres(pts: NDArray, valid: NDArray[np.bool_]) -> NDArray[np.float64]:

@@ -236,6 +236,20 @@ def test_rest_sigma_never_falls_below_what_the_detector_says_its_fits_share(fit_
     assert track.sigma_mm == pytest.approx(max(fit_sigma_mm, floor), rel=0.05)
 
 
+def test_a_few_doubtful_fits_of_a_rest_count_by_their_share():
+    """The detector's uncertainty of a fit grows where its edges are in doubt (a finger
+    over the ball for a few frames). The rest point is the mean of its fits, so its floor is
+    their root mean square uncertainty, not the worst one's: 90 fits of 0.2 mm and 10 of
+    1.0 mm share 0.37 mm, not 1.0."""
+    rng = np.random.default_rng(6)
+    tracker = BallTracker()
+    for i in range(100):
+        sigma = 1.0 if 40 <= i < 50 else 0.2
+        det = Detections.build(ball_xy_mm=[rng.normal(0.0, 0.05, 2)], ball_sigma_mm=[sigma])
+        track = tracker.update(det, i / FPS)
+    assert track.sigma_mm == pytest.approx(np.sqrt(0.9 * 0.2**2 + 0.1 * 1.0**2), rel=0.05)
+
+
 def test_a_single_measurement_at_rest_has_the_configured_noise():
     tracks = run(np.tile([0.0, 0.0], (10, 1)), noise_mm=0.0)  # one fit, repeated
     assert tracks[-1].sigma_mm == pytest.approx(BallTracker().config.measurement_sigma_mm)

@@ -86,10 +86,16 @@ def test_ball_touching_a_base(setup, gap_mm):
 
 
 def test_partly_hidden_by_a_finger(setup):
+    """A finger over part of the ball leaves less outline to fit: the ball is still placed
+    within a millimetre, and its uncertainty grows to say so (twice it covers the error)."""
     xy = np.array([-150.0, -60.0])
     finger = Finger(tip_mm=(-150.0, -70.0, 30.0), root_mm=(-150.0, -300.0, 90.0), radius_mm=8.0)
-    found, _ = ball_at(setup, frame(xy, fingers=[finger]))
+    found, out = ball_at(setup, frame(xy, fingers=[finger]))
+    _, clear = ball_at(setup, frame(xy))
     assert np.linalg.norm(found - xy) < 1.0
+    i = np.argmin(np.hypot(*(out.ball_xy_mm - xy).T))
+    assert out.ball_sigma_mm[i] > 1.1 * clear.ball_sigma_mm.min()
+    assert np.abs(found - xy).max() <= 2 * out.ball_sigma_mm[i]
 
 
 @pytest.mark.parametrize("speed_mm_s", [600.0, 1500.0])
@@ -274,8 +280,9 @@ def test_learning_finds_a_white_ball_on_the_centre_spot_at_full_view_size(noise_
 
 
 def test_a_balls_uncertainty_follows_the_resolution():
-    """The detector reports each ball's uncertainty as ``fit_sigma_px`` at the ball's own
-    scale: the same view at twice the pixels per mm gives half the millimetres."""
+    """The detector reports each ball's uncertainty as at least ``fit_sigma_px`` at the
+    ball's own scale (what every fit shares), a clean ball not much more: the same view at
+    twice the pixels per mm gives about half the millimetres."""
     sigmas = []
     for size, focal in (((800, 600), 1000.0), ((1600, 1200), 2000.0)):
         camera = CameraModel.overhead(size, focal, 1450.0)
@@ -289,14 +296,16 @@ def test_a_balls_uncertainty_follows_the_resolution():
         out = det.detect(image, ball_hint_px=hint, ball_travel_px=4.0, search_bases=False)
         assert out.n_balls == 1
         px_per_mm = out.ball_r_px[0] / R
-        assert out.ball_sigma_mm[0] == pytest.approx(det.config.fit_sigma_px / px_per_mm)
+        shared = det.config.fit_sigma_px / px_per_mm
+        assert shared <= out.ball_sigma_mm[0] < 1.2 * shared
         sigmas.append(out.ball_sigma_mm[0])
-    assert sigmas[1] == pytest.approx(0.5 * sigmas[0], rel=0.05)
+    assert sigmas[1] == pytest.approx(0.5 * sigmas[0], rel=0.15)
 
 
 def test_exact_frames_give_a_surer_ball_than_lossy_ones():
     """Frames that did not come through a lossy codec (``lossy_frames=False``, a camera's RGB
-    stream) are fitted with ``ball_sigma_px`` alone; lossy ones add ``codec_sigma_px``."""
+    stream) share ``ball_sigma_px`` alone; lossy ones add ``codec_sigma_px`` (a clean ball's
+    own fit adds little to either)."""
     camera = CameraModel.overhead((800, 600), 1000.0, 1450.0)
     ren = Renderer(camera, PITCH, Look(), seed=2)
     model = learn_model([ren.render(frame((0.0, 0.0)))], camera, PITCH)
@@ -309,8 +318,8 @@ def test_exact_frames_give_a_surer_ball_than_lossy_ones():
         assert out.n_balls == 1
         sigma[lossy] = out.ball_sigma_mm[0] * out.ball_r_px[0] / R
     cfg = VisionConfig()
-    assert sigma[False] == pytest.approx(cfg.ball_sigma_px)
-    assert sigma[True] == pytest.approx(math.hypot(cfg.ball_sigma_px, cfg.codec_sigma_px))
+    assert sigma[False] == pytest.approx(cfg.ball_sigma_px, rel=0.2)
+    assert sigma[True] == pytest.approx(math.hypot(cfg.ball_sigma_px, cfg.codec_sigma_px), rel=0.1)
     assert sigma[True] > 2 * sigma[False]
 
 

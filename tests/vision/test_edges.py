@@ -1,13 +1,21 @@
-"""Silhouette edges and circle fits (``vision/edges.py``): edges past a contact shadow;
-circles of known radius, also on points that barely fix a circle; refits weighted by
-contrast."""
+"""Silhouette edges and circle fits (``vision/edges.py``): edges past a contact shadow and
+toward the ball's colour; circles of known radius, also on points that barely fix a circle;
+refits weighted by contrast."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
-from vision.edges import fit_circles, radial_edges, refit_by_contrast
+from vision.edges import (
+    PAST_SHADOWS,
+    TOWARD_BALL,
+    fit_circles,
+    radial_edge_sets,
+    radial_edges,
+    refit_by_contrast,
+)
 
 CLOTH = np.array([48.0, 128.0, 38.0])  # BGR
 
@@ -70,6 +78,51 @@ def arc(centre, radius, deg_from, deg_to, n=16, noise=0.0, seed=0):
     return pts + np.random.default_rng(seed).normal(0, noise, pts.shape)
 
 
+def colour_subsampled(img):
+    """``img`` with its colour at half resolution, as 4:2:0 video carries it."""
+    ycc = cv2.cvtColor(img, cv2.COLOR_BGR2YCrCb)
+    h, w = img.shape[:2]
+    half = cv2.resize(ycc[..., 1:], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    ycc[..., 1:] = cv2.resize(half, (w, h), interpolation=cv2.INTER_LINEAR)
+    return cv2.cvtColor(ycc, cv2.COLOR_YCrCb2BGR)
+
+
+@pytest.mark.parametrize(
+    ("lit", "dim"),
+    [((20, 120, 245), (10, 60, 120)), ((40, 215, 245), (20, 105, 120))],
+    ids=["orange", "yellow"],
+)
+def test_a_ball_whose_colour_bleeds_into_its_shadow_is_read_toward_its_colour(lit, dim):
+    """With colour at half resolution a coloured ball's colour bleeds a pixel or two into
+    its shadow, which then no longer keeps the cloth's colour: past the shadow by its colour
+    the edges there read out by over a pixel. Read toward the ball's colour the shadow is
+    below any level, and the edges lie on the ball."""
+    img, centre, r_px = disc_on_cloth(lit, dim, shadow=0.4)
+    img = colour_subsampled(img)
+    background = np.broadcast_to(CLOTH.astype(np.uint8), img.shape).copy()
+    sets = radial_edge_sets(
+        img,
+        background,
+        centre[None],
+        np.array([r_px]),
+        rays=32,
+        min_level=18.0,
+        views=(PAST_SHADOWS, TOWARD_BALL),
+        ball_bgr=np.array(lit, np.float32),
+    )
+    (past, past_ok, _), (toward, toward_ok, _) = sets
+    assert past_ok.all() and toward_ok.all()
+    assert (np.hypot(*(past[0] - centre).T) - r_px).max() > 1.0
+    off = np.hypot(*(toward[0] - centre).T) - r_px
+    assert np.abs(off).max() < 0.5 and np.median(np.abs(off)) < 0.25
+
+
+def test_the_toward_ball_view_needs_the_balls_colour():
+    img, centre, r_px = disc_on_cloth((240, 240, 240), (80, 80, 80), shadow=0.4)
+    with pytest.raises(ValueError, match="ball_bgr"):
+        radial_edge_sets(img, img, centre[None], np.array([r_px]), rays=8, views=(TOWARD_BALL,))
+
+
 @pytest.mark.parametrize(
     ("deg_from", "deg_to", "tol_mm"),
     [(0.0, 359.0, 0.02), (0.0, 180.0, 0.05), (-40.0, 40.0, 0.3)],
@@ -106,7 +159,7 @@ def test_sure_edges_decide_where_shading_bends_the_outline():
     contrast = np.where(dim, 30.0, 200.0)
     valid = np.ones((1, 32), bool)
     fixed, _, inliers = fit_circles(pts[None], valid, np.array([10.5]))
-    refit = refit_by_contrast(pts[None], inliers, contrast[None], fixed, np.array([10.5]))
+    refit, _ = refit_by_contrast(pts[None], inliers, contrast[None], fixed, np.array([10.5]))
     off_fixed, off_refit = (np.linalg.norm(c - (3.0, -2.0)) for c in (fixed[0], refit[0]))
     assert off_fixed > 0.3
     assert off_refit < 0.5 * off_fixed
@@ -116,5 +169,7 @@ def test_an_arc_too_short_for_a_free_radius_keeps_its_centre():
     pts = arc((3.0, -2.0), 10.5, -20.0, 20.0, noise=0.05, seed=4)
     valid = np.ones((1, len(pts)), bool)
     fixed, _, inliers = fit_circles(pts[None], valid, np.array([10.5]))
-    refit = refit_by_contrast(pts[None], inliers, np.ones((1, len(pts))), fixed, np.array([10.5]))
+    refit, _ = refit_by_contrast(
+        pts[None], inliers, np.ones((1, len(pts))), fixed, np.array([10.5])
+    )
     assert np.array_equal(refit, fixed)
