@@ -434,7 +434,11 @@ def _split_blobs(
     cand = np.flatnonzero(ball_like & ((even & ~kit) | on_spot))
     balls = cand[np.argsort(-fit[cand], kind="stable")][:MAX_BALL_BLOBS]
     figures = (r_eq > 0.7 * r_ball_px) & (r_eq < 3.0 * r_base_px)
-    figures[balls] = False
+    # Only a hypothesis that reads ball-sized (or lies on the centre spot) leaves the figures:
+    # one of a base's size may be a figure in a plain kit, and the team colours need every
+    # figure (two red bases of six taken for balls left both clusters blue).
+    small = r_eq[balls] < 0.5 * (r_ball_px + r_base_px)[balls] + excess + 0.1
+    figures[balls[small | on_spot[balls]]] = False
     return balls, figures
 
 
