@@ -113,11 +113,13 @@ class BallHypotheses:
         self._t_s = t_s
         self._frame += 1
         match = self._associate(xy_mm, t_s)
+        standing = self._standing(t_s)
         for i, c in enumerate(match):
             if c is None:
                 c = _Candidate(xy_mm[i].copy(), np.zeros(2), xy_mm[i].copy(), t_s)
                 c.key, self._next_key = self._next_key, self._next_key + 1
                 c.sightings, c.first_frame = 0, self._frame
+                self._struck_from(c, standing, t_s)
                 self._cands.append(c)
                 match[i] = c
             else:
@@ -142,6 +144,42 @@ class BallHypotheses:
         return next((i for i, c in enumerate(match) if c is chosen), None)
 
     # ------------------------------------------------------------------ steps
+    def _standing(self, t_s: float) -> list[_Candidate]:
+        """Candidates seen standing at their place a moment ago (before this frame)."""
+        cfg = self.config
+        return [
+            c
+            for c in self._cands
+            if c.moved_frames == 0
+            and c.still_frames >= cfg.settle_frames
+            and t_s - c.seen_s <= cfg.flick_gap_s
+        ]
+
+    def _struck_from(self, new: _Candidate, standing: list[_Candidate], t_s: float) -> None:
+        """A candidate that appears within a flick's travel of one that stood there a moment
+        ago is that one struck away: it takes over its place and history, so its roll from
+        there settles it. The detector may still report the old place for a frame (a fit kept
+        where the frame seemed not to change), which holds the standing one where it was."""
+        cfg = self.config
+        reach = [cfg.reach_mm + cfg.max_speed_mm_s * (t_s - c.seen_s) for c in standing]
+        near = [
+            (float(np.hypot(*(new.xy_mm - c.xy_mm))), k)
+            for k, c in enumerate(standing)
+            if np.hypot(*(new.xy_mm - c.xy_mm)) <= reach[k]
+        ]
+        if not near:
+            return
+        parent = standing[min(near)[1]]
+        new.start_mm = parent.start_mm.copy()
+        new.still_frames = parent.still_frames
+        new.sightings, new.score_sum = parent.sightings, parent.score_sum
+        new.first_frame = parent.first_frame
+        # The identity goes with the struck one (a chosen ball stays chosen as it leaves);
+        # what is left at the place starts afresh.
+        new.key, parent.key = parent.key, new.key
+        parent.sightings, parent.score_sum, parent.still_frames = 0, 0.0, 0
+        parent.first_frame = self._frame
+
     def _associate(self, xy_mm: NDArray, t_s: float) -> list[_Candidate | None]:
         """The followed candidate each detection continues (None: a new one), nearest first:
         within ``reach_mm`` (more for a fast one) of its prediction, or else within a flick's
