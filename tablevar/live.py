@@ -279,8 +279,10 @@ class LiveRunner:
 
     # ------------------------------------------------------------------ per frame
     def _step(self, image: np.ndarray, index: int, t_s: float) -> None:
-        with self._lock:
-            colour, self._ball_colour = self._ball_colour, None
+        colour = None
+        if self._ball_colour is not None:  # rare: taken under the lock only when one is set
+            with self._lock:
+                colour, self._ball_colour = self._ball_colour, None
         if colour is not None and self.calibration is not None:
             self._use_calibration(replace(self.calibration, ball_colour=colour), None)
         if self._reset.is_set():

@@ -113,7 +113,8 @@ class BallHypotheses:
         self._t_s = t_s
         self._frame += 1
         match = self._associate(xy_mm, t_s)
-        standing = self._standing(t_s)
+        # Read before this frame's sightings update them; only needed for a new candidate.
+        standing = self._standing(t_s) if any(c is None for c in match) else []
         for i, c in enumerate(match):
             if c is None:
                 c = _Candidate(xy_mm[i].copy(), np.zeros(2), xy_mm[i].copy(), t_s)
@@ -161,11 +162,11 @@ class BallHypotheses:
         there settles it. The detector may still report the old place for a frame (a fit kept
         where the frame seemed not to change), which holds the standing one where it was."""
         cfg = self.config
-        reach = [cfg.reach_mm + cfg.max_speed_mm_s * (t_s - c.seen_s) for c in standing]
         near = [
-            (float(np.hypot(*(new.xy_mm - c.xy_mm))), k)
+            (d, k)
             for k, c in enumerate(standing)
-            if np.hypot(*(new.xy_mm - c.xy_mm)) <= reach[k]
+            if (d := float(np.hypot(*(new.xy_mm - c.xy_mm))))
+            <= cfg.reach_mm + cfg.max_speed_mm_s * (t_s - c.seen_s)
         ]
         if not near:
             return

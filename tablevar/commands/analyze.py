@@ -88,10 +88,9 @@ def run(args: argparse.Namespace) -> int:
                 f"the video is {video.size_px[0]}x{video.size_px[1]} but the calibration is "
                 f"for {cal.image_size_px[0]}x{cal.image_size_px[1]}: calibrate this camera mode"
             )
-        colour = getattr(args, "ball_colour", None)  # callers other than the CLI: not named
-        if colour is not None:
-            parse_colour(colour)  # a bad name fails before any work
-            cal = dataclasses.replace(cal, ball_colour=colour)
+        if args.ball_colour is not None:
+            parse_colour(args.ball_colour)  # a bad name fails before any work
+            cal = dataclasses.replace(cal, ball_colour=args.ball_colour)
         args.out.mkdir(parents=True, exist_ok=True)
         write_calibration(args.out / "calibration.json", cal)
         return analyze(video, cal, pitch, args.out, progress=not args.no_progress)
