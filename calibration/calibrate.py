@@ -2,7 +2,7 @@
 
 The procedure (``calibrate``):
 
-1. find the green cloth and the thin white ridges on it (``lines``);
+1. find the cloth and the thin white ridges on it (``lines``);
 2. outline the line network: its four outer corners are the playing area's corners, which end
    is home's follows from ``home`` (DESIGN.md section 3: home at x < 0), and a first pose comes
    from those corners (``fit.initial_camera``);

@@ -1,10 +1,12 @@
-"""Finding the white lines on the green cloth: the cloth, the line ridges, sub-pixel edges.
+"""Finding the white lines on the cloth: the cloth, the line ridges, sub-pixel edges.
 
 Nothing here is tuned to one cloth or one light. The cloth's colour is learnt from the picture
-(the most common green chroma cluster, k-means on Lab a*b*), and the "whiteness" signal weighs
-each colour channel by how far the cloth is from white in it (for a green cloth mostly red and
-blue, so paint stands out and green figures or shadows do not). Thresholds are relative to the
-picture's own levels, so a lighting gradient or a dim corner only scales them.
+(the coloured chroma cluster, k-means on Lab a*b*, that fills the picture's centre: bright or
+dark green, olive, teal, blue, whatever the dye and the light's tint make of it), and the
+"whiteness" signal weighs each colour channel by how far the cloth is from white in it (for a
+green cloth mostly red and blue, so paint stands out and green figures or shadows do not).
+Thresholds are relative to the picture's own levels, so a lighting gradient or a dim corner
+only scales them.
 
 Arrays are images ``(h, w)`` indexed [row, col]; points are ``(n, 2)`` in x, y pixel order.
 """
@@ -29,6 +31,9 @@ _DARK_LEVEL = 20  # median grey level below which a picture is too dark to calib
 CLOTH_HUE_TOL_DEG = 8.0
 CLOTH_VIVID_TOL = 0.25
 _MIN_CLOTH_FRACTION = 0.2
+# Least Lab chroma (a*, b* distance from grey) of a cloth: a grey-green baize reads about 15, a
+# grey-blue one 8 (Lab compresses blue-cyan), a grey picture 0-2.
+MIN_CLOTH_CHROMA = 5.0
 # The blurred-bar fit of each line profile (``_fit_blurred_bar``): samples this far beyond
 # the edges, this many steps, no parameter moving more than this per step.
 _BAR_MARGIN_PX = 3.0
@@ -38,7 +43,7 @@ _BAR_MAX_STEP = 0.5
 
 @dataclass(frozen=True, slots=True)
 class Cloth:
-    """The green cloth found in a picture.
+    """The cloth found in a picture.
 
     Attributes:
         mask: (h, w) bool, the cloth including the lines and whatever stands on it.
@@ -52,10 +57,10 @@ class Cloth:
 
 
 def find_cloth(image_bgr: NDArray[np.uint8]) -> Cloth:
-    """Segment the green cloth.
+    """Segment the cloth: the dyed region of one chroma that fills the picture's centre.
 
     Raises:
-        CalibrationError: the picture is too dark, or holds no green cloth covering at least a
+        CalibrationError: the picture is too dark, or holds no coloured cloth covering at least a
             fifth of it.
     """
     if image_bgr.ndim != 3 or image_bgr.shape[2] != 3 or image_bgr.dtype != np.uint8:
@@ -76,21 +81,23 @@ def find_cloth(image_bgr: NDArray[np.uint8]) -> Cloth:
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
     chroma = lab[:, 1:]
     centres, labels = chroma_clusters(chroma)
-    green = _green_clusters(centres, float(np.median(lab[:, 0])))
-    # The camera looks at the table: the cloth is the green that fills the picture's centre
-    # (a greenish floor or wall around the table may cover more of the picture).
+    # A cloth is dyed: any hue (green, olive, teal, blue), but not the grey of a floor, a
+    # wall or white paper. Its hue is not assumed: cameras and lights shift it far.
+    coloured = np.hypot(*(centres - 128.0).T) >= MIN_CLOTH_CHROMA
+    # The camera looks at the table: the cloth is the colour that fills the picture's centre
+    # (a floor or wall around the table may cover more of the picture).
     sh, sw = small.shape[:2]
     centre = labels.reshape(sh, sw)[sh // 3 : 2 * sh // 3, sw // 3 : 2 * sw // 3]
     counts = np.bincount(centre.ravel(), minlength=len(centres))
-    if not green.any():
+    if not (coloured & (counts > 0)).any():
         raise CalibrationError(
-            "no green cloth found in the picture: point the camera at the table so the cloth "
-            "fills most of the view"
+            "no coloured cloth found in the picture: point the camera at the table so the "
+            "cloth fills most of the view"
         )
-    best = int(np.argmax(np.where(green, counts, -1)))
+    best = int(np.argmax(np.where(coloured, counts, -1)))
     # Uneven light splits one cloth into chroma clusters: Lab chroma shrinks with lightness.
     # Those with the cloth's hue and its chroma for their lightness are the cloth too (a
-    # greenish floor is far greyer for its lightness).
+    # floor of a near hue is far greyer for its lightness).
     ab = centres - 128.0
     hue = np.arctan2(ab[:, 1], ab[:, 0])
     lightness = np.array([np.median(lab[labels == i, 0]) for i in range(len(centres))])
@@ -98,12 +105,12 @@ def find_cloth(image_bgr: NDArray[np.uint8]) -> Cloth:
     alike = (np.abs(np.angle(np.exp(1j * (hue - hue[best])))) < np.deg2rad(CLOTH_HUE_TOL_DEG)) & (
         np.abs(vivid / vivid[best] - 1.0) < CLOTH_VIVID_TOL
     )
-    members = chroma[np.isin(labels, np.flatnonzero(green & alike))]
+    members = chroma[np.isin(labels, np.flatnonzero(coloured & alike))]
     close_px = max(3, round(min(small.shape[:2]) / 40))
     mask_small = largest_region(_cloth_mask(chroma, members).reshape(small.shape[:2]), close_px)
     if mask_small.mean() < _MIN_CLOTH_FRACTION:
         raise CalibrationError(
-            f"the green cloth covers only {100 * mask_small.mean():.0f} % of the picture: point "
+            f"the cloth covers only {100 * mask_small.mean():.0f} % of the picture: point "
             "the camera at the table so the cloth fills most of the view"
         )
     mask = cv2.resize(mask_small.astype(np.uint8), dsize=(w, h), interpolation=cv2.INTER_NEAREST)
@@ -144,14 +151,6 @@ def paint_weights(cloth_bgr: NDArray) -> NDArray[np.float64]:
     white in it (mostly red and blue for a green cloth)."""
     weights = np.maximum(255.0 - np.asarray(cloth_bgr, np.float64), 1.0)
     return weights / weights.sum()
-
-
-def _green_clusters(centres_ab: NDArray, lightness: float) -> NDArray[np.bool_]:
-    """Which chroma cluster centres are a green (hue 75-165 degrees, clearly saturated)."""
-    lab = np.concatenate([np.full((len(centres_ab), 1), lightness), centres_ab], axis=1)
-    bgr = cv2.cvtColor(lab.astype(np.uint8)[None], cv2.COLOR_Lab2BGR)
-    hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)[0].astype(float)
-    return (hsv[:, 0] >= 38) & (hsv[:, 0] <= 82) & (hsv[:, 1] >= 60)
 
 
 def _cloth_mask(chroma: NDArray, members: NDArray) -> NDArray[np.bool_]:

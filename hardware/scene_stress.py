@@ -32,7 +32,8 @@ FACTORS: dict[str, str] = {
     "2700-7500 K unbalanced; uneven light up to 50 %; long or soft shadows",
     "kits": "team kits close to the ball's colour (an orange ball among orange and red kits, "
     "a white ball among white kits)",
-    "cloth": "cloth shade (dark, bright, pale, olive, blue-green, grey-green), texture and "
+    "cloth": "cloth shade (dark, bright, pale, olive, yellow-olive, teal, blue-green, "
+    "grey-green, blue, or any dye from yellow-olive through green to blue), texture and "
     "mowing stripes",
     "camera_turn": "the camera turned by any angle about the vertical",
     "tilt_height": "camera tilted up to 15 degrees in any direction, 0.9-2.0 m above the cloth",
@@ -67,7 +68,18 @@ _CLOTHS: tuple[BGR, ...] = (
     (40, 110, 95),  # olive
     (90, 120, 40),  # blue-green
     (95, 115, 95),  # grey-green
+    (40, 130, 135),  # yellow-olive
+    (110, 130, 30),  # teal
+    (105, 112, 88),  # grey-teal
+    (150, 90, 30),  # blue
 )
+# Any other dye: hue (OpenCV's 0-180 scale) from yellow-olive through green and teal to blue,
+# value from dark to pale, and a colourfulness (max - min channel) from grey-green (30) to
+# vivid (85 % of the value). A cloth is dyed: a greyer one is a grey table.
+_CLOTH_HUE = (25.0, 115.0)
+_CLOTH_VALUE = (60.0, 190.0)
+_CLOTH_MIN_CHROMA = 30.0
+_CLOTH_MAX_SATURATION = 0.85
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,21 +225,26 @@ def wide_camera(
         )
     hx, hy = pitch.cloth_half_extent_mm
     w, h = size_px
-    view = 1.8 * max(hx, hy * w / h)  # a little narrower than the cloth: widened until it fits
-    for _ in range(150):
-        cam = CameraModel.overhead(
-            size_px,
-            height,
-            view,
-            dist=dist,
-            tilt_x_deg=tilt_x,
-            tilt_y_deg=tilt_y,
-            yaw_deg=yaw,
-            principal_offset_px=principal,
-        )
-        if fits(cam, pitch) and lens_unfolded(cam, pitch):
-            return cam
-        view *= 1.02
+    start = 1.8 * max(hx, hy * w / h)  # a little narrower than the cloth: widened until it fits
+    # A strong barrel lens may fold over before a tilted view holds the whole cloth: no real
+    # lens does, so the distortion drawn is halved until one view does.
+    for _ in range(4):
+        view = start
+        for _ in range(150):
+            cam = CameraModel.overhead(
+                size_px,
+                height,
+                view,
+                dist=dist,
+                tilt_x_deg=tilt_x,
+                tilt_y_deg=tilt_y,
+                yaw_deg=yaw,
+                principal_offset_px=principal,
+            )
+            if fits(cam, pitch) and lens_unfolded(cam, pitch):
+                return cam
+            view *= 1.02
+        dist = tuple(0.5 * d for d in dist)
     raise ValueError(f"no camera view of {size_px} px holds the whole cloth")
 
 
@@ -317,13 +334,29 @@ def _kits_like_the_ball(rng: np.random.Generator, look: Look, keep_ball: bool) -
 
 
 def _cloth(rng: np.random.Generator, look: Look) -> Look:
+    if rng.random() < 0.5:
+        cloth = _jitter(rng, _CLOTHS[rng.integers(len(_CLOTHS))], 12)
+    else:
+        value = float(rng.uniform(*_CLOTH_VALUE))
+        chroma = float(rng.uniform(_CLOTH_MIN_CHROMA, _CLOTH_MAX_SATURATION * value))
+        cloth = hsv_bgr(float(rng.uniform(*_CLOTH_HUE)), chroma / value, value)
     return replace(
         look,
-        cloth_bgr=_jitter(rng, _CLOTHS[rng.integers(len(_CLOTHS))], 12),
+        cloth_bgr=cloth,
         cloth_texture=float(rng.uniform(0.0, 0.15)),
         mowing_stripes=float(rng.choice([0.0, rng.uniform(0.02, 0.1)])),
         stripe_count=int(rng.choice([8, 10, 12, 14, 16])),
     )
+
+
+def hsv_bgr(hue: float, saturation: float, value: float) -> BGR:
+    """BGR of a colour given as hue (OpenCV's 0-180 scale), saturation (0-1), value (0-255)."""
+    c = value * saturation
+    h6 = (hue / 30.0) % 6.0
+    x = c * (1.0 - abs(h6 % 2.0 - 1.0))
+    r, g, b = ((c, x, 0), (x, c, 0), (0, c, x), (0, x, c), (x, 0, c), (c, 0, x))[int(h6)]
+    m = value - c
+    return (round(b + m), round(g + m), round(r + m))
 
 
 def _jitter(rng: np.random.Generator, bgr: BGR, spread: int) -> BGR:

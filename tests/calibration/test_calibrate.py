@@ -122,9 +122,9 @@ def _grey_cloth(image):
 
 
 BAD_INPUTS = [
-    ("no cloth", _grey_cloth, "no green cloth found"),
+    ("no cloth", _grey_cloth, "no coloured cloth found"),
     ("too dark", _dark, "too dark"),
-    ("blank", lambda im: np.full_like(im, 200), "no green cloth"),
+    ("blank", lambda im: np.full_like(im, 200), "no coloured cloth"),
 ]
 
 
@@ -146,6 +146,18 @@ def test_a_decentred_lens_is_fitted(render, mapping_error, fistf):
     # The decentring moves the distortion's centre, as an off-centre principal point does:
     # the fit splits the bend between them, so p1 and p2 come out smaller but alike in sign.
     assert cal.camera.dist[2] > 0.0 > cal.camera.dist[3]
+
+
+@pytest.mark.parametrize(
+    ("what", "cloth_bgr"), [("olive", (33, 115, 105)), ("blue", (150, 90, 30))]
+)
+def test_a_cloth_of_any_dye_calibrates(render, mapping_error, fistf, what, cloth_bgr):
+    """An olive or a blue cloth is a cloth: the lines on it fit as well as on a green one."""
+    true, _ = render(("fistf", SIZE, (("tilt", (3.0, -2.0)),), None, None, ()))
+    image = Renderer(true, fistf, Look(cloth_bgr=cloth_bgr), seed=5).background()
+    cal = calibrate(image, fistf)
+    assert np.median(mapping_error(cal.camera, true, fistf)) <= 0.3, what
+    assert cal.rms_px <= 0.3, what
 
 
 def test_a_dim_hall_still_calibrates(render, mapping_error, fistf):

@@ -7,10 +7,12 @@ import math
 from dataclasses import replace
 from functools import cache
 
+import cv2
 import numpy as np
 import pytest
 
 from calibration.camera import CameraModel
+from calibration.lines import MIN_CLOTH_CHROMA
 from calibration.tables import load_pitch
 from hardware.look import Look
 from hardware.render import Renderer
@@ -219,6 +221,19 @@ def test_each_factor_draws_a_valid_reproducible_camera_and_look(factor):
     assert (a.camera != base.camera) == (
         factor in ("camera_turn", "tilt_height", "principal_point", "lens", "resolution", "random")
     )
+
+
+def test_cloths_range_past_green_but_stay_dyed():
+    """The cloth factor draws shades from yellow-olive through green to blue, dark to pale,
+    none of them grey (a cloth is dyed: ``calibration.lines.MIN_CLOTH_CHROMA``)."""
+    cloths = np.array(
+        [draw("cloth", np.random.default_rng(s), PITCH).look.cloth_bgr for s in range(60)]
+    )
+    hsv = cv2.cvtColor(cloths.astype(np.uint8)[None], cv2.COLOR_BGR2HSV)[0].astype(float)
+    lab = cv2.cvtColor(cloths.astype(np.uint8)[None], cv2.COLOR_BGR2Lab)[0].astype(float)
+    assert hsv[:, 0].min() < 35 and hsv[:, 0].max() > 95  # olive ... blue (green is 60)
+    assert hsv[:, 2].min() < 90 and hsv[:, 2].max() > 160
+    assert np.hypot(lab[:, 1] - 128, lab[:, 2] - 128).min() >= MIN_CLOTH_CHROMA
 
 
 def test_unknown_factor_names_the_factors():

@@ -53,7 +53,7 @@ def test_calibrate_a_video_uses_its_first_seconds(tmp_path, table_picture):
     ("picture", "message"),
     [
         (np.full((960, 1280, 3), 5, np.uint8), "too dark"),
-        (np.full((960, 1280, 3), (150, 150, 150), np.uint8), "no green cloth"),
+        (np.full((960, 1280, 3), (150, 150, 150), np.uint8), "no coloured cloth"),
     ],
 )
 def test_bad_picture_fails_with_one_line(tmp_path, capsys, picture, message):
