@@ -154,7 +154,7 @@ def calibrate(
                 image_bgr, white, pitch, camera, found, free, priors, opts
             )
         else:
-            focal = FocalCheck("lens", 0.0)
+            focal = _focal_check("lens", camera, found, free, None, goals=0)
         _check_pose(camera, home)
         if priors is not None:
             _check_lens(pitch, camera, priors)
@@ -456,7 +456,7 @@ def _settle_focal(
     balance = _goal_balance(image_bgr, pitch, camera, found, free, priors, opts, goals)
     if balance is None:
         source = "lines" if sigma_lines <= opts.focal_sigma_max else "none"
-        return camera, found, FocalCheck(source, float(100.0 * sigma_lines), len(goals))
+        return camera, found, _focal_check(source, camera, found, free, priors, len(goals))
     f_goals, sigma_goals = balance
     # The fitted f (the lines and the guess) and the goals' balance, each by its weight; then
     # one more round at that f. (Weighing inside the fit would take the lines' samples for
@@ -473,7 +473,34 @@ def _settle_focal(
     source = "goals" if sigma_goals < sigma_lines else "lines"
     if sigma > opts.focal_sigma_max:
         source = "none"
-    return camera, found, FocalCheck(source, float(100.0 * sigma), len(goals))
+    check = _focal_check(source, camera, found, free, priors, len(goals), sigma_goals)
+    return camera, found, check
+
+
+def _focal_check(source, camera, found: _Found, free, priors, goals: int, log_f_sigma=None):
+    """``FocalCheck`` with what the fit leaves known of f and of the camera's centre.
+
+    The uncertainty is the posterior one (``fit.posterior_covariance``): the lines, the
+    goals' balance when it was used, and the priors, f's too: where nothing else pins f it is
+    the guess of a usual mount height, and the camera's height (so every parallax correction)
+    is as loose as that guess. Its centre's covariance is what calls carry of it
+    (``Calibration.parallax_sigma_mm``).
+    """
+    keep = found.inlier
+    cov = fit.posterior_covariance(
+        found.model.take(keep),
+        found.along(found.profiles.centre_px)[keep],
+        camera,
+        free=free,
+        priors=priors,
+        inflation=LINE_SIGMA_INFLATION,
+        log_f_sigma=log_f_sigma,
+    )
+    sigma_f = math.sqrt(max(float(cov[0, 0]), 0.0)) / camera.fx_px if "f" in free else 0.0
+    centre = fit.centre_covariance(camera, cov, free)
+    return FocalCheck(
+        source, 100.0 * sigma_f, goals, tuple(tuple(float(v) for v in row) for row in centre)
+    )
 
 
 def _goal_balance(image_bgr, pitch: Pitch, camera, found: _Found, free, priors, opts, goals):
@@ -494,9 +521,11 @@ def _goal_balance(image_bgr, pitch: Pitch, camera, found: _Found, free, priors, 
         model,
         centres,
         replace(camera, fx_px=f_step, fy_px=f_step),
-        # The principal point stays: a view straight down would trade it for a tilt and read
-        # a change of the balance where f changes nothing.
-        free=tuple(p for p in free if p not in ("f", "cx", "cy")),
+        # Everything else free, as in the fit itself: the balance's slope is then the profile
+        # of the fit in f. Holding the principal point at the fit's value would take it as
+        # known where a nearly straight view pins it only loosely (it trades against a tilt):
+        # the balance then reads a slope that is not there and claims f tens of % off.
+        free=_without_f(free),
         scale_px=opts.loss_scales_px[-1],
         priors=priors,
     )
