@@ -186,6 +186,11 @@ def _prior_residuals(p: NDArray, camera: CameraModel, priors: Priors | None, fre
     return (q[on] - centre[on]) * scales[on]
 
 
+def prior_residuals(camera: CameraModel, priors: Priors, free: Sequence[str]) -> NDArray:
+    """The priors' residuals (in sigmas) of the ``free`` parameters of ``camera``."""
+    return _prior_residuals(camera_params(camera), camera, priors, _free_mask(free))
+
+
 def _prior_scales(camera: CameraModel, priors: Priors) -> NDArray[np.float64]:
     """1 / sigma (``PARAMS`` order) of each parameter's prior; 0 where there is none."""
     scales = np.zeros(len(PARAMS))
