@@ -40,7 +40,8 @@ benchmarks'. Per factor it prints:
   three frames or more (a ball tracked elsewhere counts with its full error);
 - ``cover %``: of those frames, the share whose error along the nearest boundary line's normal
   (the direction a line call reads) lies within the uncertainty the rules were told for that
-  frame (``tablevar.rules_stage``: ``U = 2 * sqrt(sigma_track^2 + sigma_line^2)``, the rules'
+  frame (``tablevar.rules_stage``: ``U = 2 * sqrt(sigma_track^2 + sigma_line^2 +
+  sigma_camera^2)``, the rules'
   default 0.5 mm when the tracker gives none). Tracks do not carry it, so the analysis runs
   with its rules stage wrapped to log the ``U`` it hands on (``ball_uncertainty.jsonl``);
   nothing else about the run changes;
@@ -176,17 +177,14 @@ def tapped_analyze(clip: str, out: str, table: str) -> int:
     it hands to the rules on every frame (``OUT/ball_uncertainty.jsonl``)."""
     import tablevar.commands.analyze as analyze_cmd
     from tablevar.cli import main
-    from tablevar.rules_stage import FistfRules, ball_uncertainty_mm
+    from tablevar.rules_stage import FistfRules
 
     log: list[tuple[int, float]] = []
 
     class LoggingRules(FistfRules):
         def __call__(self, record, contacts, ball_sigma_mm=None, ball_switch_before_s=None):
-            if ball_sigma_mm is None:
-                u = DEFAULT_UNCERTAINTY_MM
-            else:
-                u = ball_uncertainty_mm(ball_sigma_mm, self._line_sigma_mm)
-            log.append((int(record["frame"]), float(u)))
+            u = self.ball_uncertainty(record, ball_sigma_mm)
+            log.append((int(record["frame"]), DEFAULT_UNCERTAINTY_MM if u is None else u))
             return super().__call__(record, contacts, ball_sigma_mm, ball_switch_before_s)
 
     analyze_cmd.FistfRules = LoggingRules

@@ -7,12 +7,15 @@
      "line_edges_mm": {"touchline_top": {"inner_mm": -1.48, "outer_mm": 1.53}, ...},
      "residuals": {"rms_px", "rms_mm", "local_mm", "per_line_mm": {...}, "per_line_px": {...}},
      "lines_used": ["touchline_top", ...],
-     "focal": {"source": "goals", "sigma_pct": 0.4, "goals": 2}, "ball_colour": "orange"}
+     "focal": {"source": "goals", "sigma_pct": 0.4, "goals": 2,
+               "centre_cov_mm2": [[...], [...], [...]]}, "ball_colour": "orange"}
 
 ``focal`` says what fixed the focal length (and so the camera's height, which the parallax
 correction of the ball and the bases rests on): ``lens`` (a lens file), ``lines`` (the view's
-perspective), ``goals`` (the goals' known height) or ``none`` (neither: the mapping to the
-cloth is exact, the height is a guess). Files written before it was added lack it.
+perspective), ``goals`` (the balance of the two goals' parallax) or ``none`` (neither: the
+mapping to the cloth is exact, the height is a guess); ``sigma_pct`` its 1-sigma uncertainty
+and ``centre_cov_mm2`` the covariance of the camera's centre (pitch x, y, height), mm^2.
+Files written before they were added lack ``focal`` or ``centre_cov_mm2``.
 ``ball_colour`` is the ball's colour as the user named it (a name or ``#rrggbb``, see
 ``tablevar analyze --ball-colour``); absent when it was not named.
 
@@ -48,6 +51,10 @@ _CALIBRATION_KEYS = frozenset(
 )
 _OPTIONAL_CALIBRATION_KEYS = frozenset({"focal", "ball_colour"})
 _FOCAL_KEYS = frozenset({"source", "sigma_pct", "goals"})
+_OPTIONAL_FOCAL_KEYS = frozenset({"centre_cov_mm2"})
+# The fit's prior on f, by which a file that recorded only what the lines said of f
+# (``sigma_pct`` before ``centre_cov_mm2`` was added) is read (``fit.Priors.f_sigma``).
+_PRIOR_F_SIGMA = 0.3
 FOCAL_SOURCES = ("lens", "lines", "goals", "none")
 _RESIDUAL_KEYS = frozenset({"rms_px", "rms_mm", "per_line_mm", "per_line_px"})
 _OPTIONAL_RESIDUAL_KEYS = frozenset({"local_mm"})
@@ -107,11 +114,14 @@ class FocalCheck:
             are only a plausible guess (the mapping to the cloth is exact).
         sigma_pct: estimated 1-sigma uncertainty of f, percent.
         goals: number of goals whose crossbar was measured.
+        centre_cov_mm2: (3, 3) covariance of the camera's centre (pitch x, y and height),
+            mm^2; None: not recorded (an older file).
     """
 
     source: str
     sigma_pct: float
     goals: int = 0
+    centre_cov_mm2: tuple[tuple[float, float, float], ...] | None = None
 
     def __post_init__(self) -> None:
         if self.source not in FOCAL_SOURCES:
@@ -123,12 +133,33 @@ class FocalCheck:
         return self.source != "none"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "sigma_pct": _round(self.sigma_pct), "goals": self.goals}
+        out = {"source": self.source, "sigma_pct": _round(self.sigma_pct), "goals": self.goals}
+        if self.centre_cov_mm2 is not None:
+            out["centre_cov_mm2"] = [[_round(v) for v in row] for row in self.centre_cov_mm2]
+        return out
 
     @classmethod
     def from_dict(cls, data: Any, source: str) -> FocalCheck:
-        _check_keys(data, _FOCAL_KEYS, source)
-        return cls(str(data["source"]), float(data["sigma_pct"]), int(data["goals"]))
+        _check_keys(data, _FOCAL_KEYS, source, optional=_OPTIONAL_FOCAL_KEYS)
+        cov = data.get("centre_cov_mm2")
+        if cov is not None:
+            cov = tuple(tuple(float(v) for v in row) for row in cov)
+            if np.shape(cov) != (3, 3):
+                raise ValueError(f"centre_cov_mm2 must be 3x3, got {np.shape(cov)}")
+        return cls(str(data["source"]), float(data["sigma_pct"]), int(data["goals"]), cov)
+
+    def centre_covariance_mm2(self, height_mm: float) -> NDArray[np.float64]:
+        """Covariance (3, 3) mm^2 of the camera's centre (x, y, height) at ``height_mm``.
+
+        An older file without ``centre_cov_mm2`` gives only the height's, from ``sigma_pct``
+        (what the lines said of f) and the fit's prior on f: the height scales with f.
+        """
+        if self.centre_cov_mm2 is not None:
+            return np.asarray(self.centre_cov_mm2, dtype=np.float64)
+        rel = self.sigma_pct / 100.0
+        if rel > 0.0:
+            rel = (rel**-2 + _PRIOR_F_SIGMA**-2) ** -0.5
+        return np.diag([0.0, 0.0, (rel * height_mm) ** 2])
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +217,30 @@ class Calibration:
         """Standard uncertainty of a measured line edge where a call reads it, mm (the
         per-sample RMS for an older file without ``local_mm``: an upper bound)."""
         return self.rms_mm if self.local_mm is None else self.local_mm
+
+    def parallax_sigma_mm(self, xy_mm: NDArray, z_mm: float) -> NDArray[np.float64]:
+        """Standard uncertainty ``(n,)`` mm of ground points ``(n, 2)`` of objects whose seen
+        point stands ``z_mm`` above the cloth, from the camera's centre alone (the larger
+        principal axis).
+
+        The lines pin where a ray meets the cloth; the point ``z_mm`` up that ray then moves
+        with the camera's centre ``C`` (height ``H``): ``z / H * (dC_xy + (X - C_xy) dH / H)``.
+        A camera looking nearly straight down leaves ``H`` as loose as f: at 600 mm from the
+        nadir a ball's centre is then off by tenths of a millimetre per 10 % of height.
+        0 without a recorded focal check (an older file).
+        """
+        xy = np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2)
+        if self.focal is None or z_mm == 0.0:
+            return np.zeros(len(xy))
+        centre = self.camera.centre_mm
+        height = float(centre[2])
+        cov = self.focal.centre_covariance_mm2(height)
+        n = len(xy)
+        jac = np.zeros((n, 2, 3))
+        jac[:, 0, 0] = jac[:, 1, 1] = z_mm / height
+        jac[:, :, 2] = z_mm * (xy - centre[:2]) / height**2
+        point_cov = jac @ cov @ jac.transpose(0, 2, 1)
+        return np.sqrt(np.maximum(np.linalg.eigvalsh(point_cov)[:, -1], 0.0))
 
     def measured_pitch(self, pitch: Pitch) -> Pitch:
         """``pitch`` with every measured line's nominal edges replaced by the measured ones."""

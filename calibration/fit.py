@@ -186,6 +186,11 @@ def _prior_residuals(p: NDArray, camera: CameraModel, priors: Priors | None, fre
     return (q[on] - centre[on]) * scales[on]
 
 
+def prior_residuals(camera: CameraModel, priors: Priors, free: Sequence[str]) -> NDArray:
+    """The priors' residuals (in sigmas) of the ``free`` parameters of ``camera``."""
+    return _prior_residuals(camera_params(camera), camera, priors, _free_mask(free))
+
+
 def _prior_scales(camera: CameraModel, priors: Priors) -> NDArray[np.float64]:
     """1 / sigma (``PARAMS`` order) of each parameter's prior; 0 where there is none."""
     scales = np.zeros(len(PARAMS))
@@ -308,16 +313,7 @@ def data_covariance(
     wanted = np.isin(np.array(PARAMS), list(of))
     if (wanted & ~mask).any():
         raise ValueError(f"data_covariance: {of} must be among the free parameters {free}")
-    p0 = camera_params(camera)
-    r0 = residuals_px(camera, model, centre_px)
-    cols = []
-    for k in np.flatnonzero(mask):
-        h = 1e-6 * max(abs(p0[k]), 1.0)
-        p = p0.copy()
-        p[k] += h
-        cols.append((residuals_px(camera_from_params(p, camera), model, centre_px) - r0) / h)
-    sigma_px = inflation * max(1.4826 * float(np.median(np.abs(r0 - np.median(r0)))), 0.02)
-    jac = np.stack(cols, axis=1) / sigma_px
+    jac = _line_jacobian(model, centre_px, camera, mask, inflation)
     if priors is not None:
         # Each prior is one more row: d(prior residual) / d(parameter); none on ``of``.
         scales = np.where(wanted, 0.0, _prior_scales(camera, priors))
@@ -334,6 +330,75 @@ def data_covariance(
     if np.linalg.cond(info) > 1e12 or (np.diag(info) <= 1e-24 * scale).any():
         return np.full((len(of), len(of)), math.inf)
     return np.linalg.inv(info)
+
+
+def posterior_covariance(
+    model: ModelSamples,
+    centre_px: NDArray,
+    camera: CameraModel,
+    *,
+    free: Sequence[str],
+    priors: Priors | None = None,
+    inflation: float = 1.0,
+    log_f_sigma: float | None = None,
+) -> NDArray[np.float64]:
+    """Covariance (k, k) of the ``k`` free parameters (``PARAMS`` order) given the line
+    samples and every prior, f's included: what is known of the camera after the fit.
+
+    Where the lines do not pin f (a camera looking nearly straight down) its uncertainty is
+    that of its prior, the guess of a usual mount height, and the height's with it.
+    ``log_f_sigma``: one more measurement of log f of that sigma (the goals' balance).
+    Samples' noise as in ``data_covariance``.
+    """
+    mask = _free_mask(free)
+    jac = _line_jacobian(model, centre_px, camera, mask, inflation)
+    rows = []
+    if priors is not None:
+        prior = np.diag(_prior_scales(camera, priors))[np.ix_(mask, mask)]
+        rows.append(prior[np.any(prior != 0.0, axis=1)])
+    if log_f_sigma is not None and mask[0]:
+        row = np.zeros(len(PARAMS))
+        row[0] = 1.0 / (camera.fx_px * log_f_sigma)
+        rows.append(row[mask][None])
+    if rows:
+        jac = np.concatenate([jac, *rows])
+    # Columns scaled to unit norm: the parameters' units differ by many orders of magnitude.
+    norm = np.maximum(np.linalg.norm(jac, axis=0), 1e-300)
+    info = (jac / norm).T @ (jac / norm)
+    return np.linalg.pinv(info, rcond=1e-12) / np.outer(norm, norm)
+
+
+def centre_covariance(
+    camera: CameraModel, params_cov: NDArray[np.float64], free: Sequence[str]
+) -> NDArray[np.float64]:
+    """Covariance (3, 3) mm^2 of the camera centre (pitch x, y, height) from that of the free
+    parameters (``posterior_covariance``), by the centre's derivatives."""
+    mask = _free_mask(free)
+    p0 = camera_params(camera)
+    c0 = camera.centre_mm
+    grad = []
+    for k in np.flatnonzero(mask):
+        h = 1e-6 * max(abs(p0[k]), 1.0)
+        p = p0.copy()
+        p[k] += h
+        grad.append((camera_from_params(p, camera).centre_mm - c0) / h)
+    g = np.stack(grad, axis=1)
+    return g @ params_cov @ g.T
+
+
+def _line_jacobian(model, centre_px, camera, mask, inflation: float) -> NDArray[np.float64]:
+    """Derivatives (n, k) of the samples' residuals by the free parameters, over the samples'
+    noise (their robust spread times ``inflation``)."""
+    p0 = camera_params(camera)
+    r0 = residuals_px(camera, model, centre_px)
+    cols = []
+    for k in np.flatnonzero(mask):
+        h = 1e-6 * max(abs(p0[k]), 1.0)
+        p = p0.copy()
+        p[k] += h
+        cols.append((residuals_px(camera_from_params(p, camera), model, centre_px) - r0) / h)
+    sigma_px = inflation * max(1.4826 * float(np.median(np.abs(r0 - np.median(r0)))), 0.02)
+    return np.stack(cols, axis=1) / sigma_px
 
 
 def _soft_l1_sqrt(r: NDArray) -> NDArray:

@@ -382,7 +382,9 @@ class LiveRunner:
         cal = self.calibration
         pitch = cal.measured_pitch(self.pitch) if cal else self.pitch
         sigma = cal.line_sigma_mm if cal else 0.0
-        self._rules = FistfRules(pitch, line_sigma_mm=sigma, start=start)
+        self._rules = FistfRules(
+            pitch, line_sigma_mm=sigma, start=start, parallax=cal and cal.parallax_sigma_mm
+        )
         self._clock = ClockView()
 
     def _rules_stage(

@@ -6,34 +6,52 @@ Each final per-frame record becomes a ``rules.observation.Observation``; the red
 The ball's uncertainty handed to the rules (``Observation.ball_uncertainty_mm``, the bound a
 margin must exceed to be a confident call) is an expanded uncertainty::
 
-    U = COVERAGE * sqrt(sigma_track ** 2 + sigma_line ** 2)
+    U = COVERAGE * sqrt(sigma_track ** 2 + sigma_line ** 2 + sigma_camera ** 2)
 
 ``sigma_track`` is the tracker's standard uncertainty of this record's ball position
 (``tracking.ball.BallTrack.sigma_mm``: the standard error of a rest point, the Kalman
 covariance of a rolling ball); ``sigma_line`` is the calibration's uncertainty of a line's
 edge where a call reads it (``Calibration.line_sigma_mm``: how far the measured edges stray
 from the model over a stretch of line about two balls long), an error of the mapping that no
-averaging of frames removes. ``COVERAGE`` = 2 makes ``U`` cover about 95 % of normal errors
-along a line's normal. Without a sigma the rules' default applies.
+averaging of frames removes; ``sigma_camera`` is the error of the parallax correction at the
+ball's place (``Calibration.parallax_sigma_mm``): the ball's centre stands r above the cloth,
+so where the camera's height is loose (a view nearly straight down pins the focal length, and
+the height with it, only to its prior) the ground point is off by ``r * d / H * sigma_H / H``
+at d from the nadir, plus ``r / H`` times the nadir's own error; averaging frames does not
+remove it either. ``COVERAGE`` = 2 makes ``U`` cover about 95 % of normal errors along a
+line's normal. Without a sigma the rules' default applies.
+
+The figures' uncertainty (``Observation.figure_uncertainty_mm``, offside and the kick-off's
+line-up) is the rules' default with, in quadrature, the expanded parallax error of a base's
+rim (at the base's height) at the figure where it is largest.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rules.pitch import Pitch
 
 KEEPER_REACH_MM = 15.0  # a goalkeeper may stand on its goal line, in front of the net
 COVERAGE = 2.0  # expanded uncertainty = 2 standard uncertainties (about 95 %)
+FIGURE_UNCERTAINTY_MM = 1.0  # the rules' own bound of a base's position (Observation's)
+
+# ``parallax(xy_mm (n, 2), z_mm) -> (n,)``: standard uncertainty, mm, of ground points of
+# objects seen z_mm above the cloth, from the camera alone (``Calibration.parallax_sigma_mm``).
+Parallax = Callable[[NDArray[np.float64], float], NDArray[np.float64]]
 
 
-def ball_uncertainty_mm(sigma_mm: float, line_sigma_mm: float) -> float:
+def ball_uncertainty_mm(
+    sigma_mm: float, line_sigma_mm: float, camera_sigma_mm: float = 0.0
+) -> float:
     """The expanded uncertainty of a ball's margin to a line (see the module docstring), mm."""
-    return COVERAGE * math.hypot(sigma_mm, line_sigma_mm)
+    return COVERAGE * math.sqrt(sigma_mm**2 + line_sigma_mm**2 + camera_sigma_mm**2)
 
 
 class FistfRules:
@@ -51,6 +69,7 @@ class FistfRules:
         line_sigma_mm: float = 0.0,
         start: str = "open_play",
         home_kit: int | None = None,
+        parallax: Parallax | None = None,
     ) -> None:
         """A new match on ``pitch``.
 
@@ -64,6 +83,8 @@ class FistfRules:
                 starts the match from its kick-off); see ``rules.fistf_state.MatchConfig``.
             home_kit: vision's team index of the home team when it is known (configured);
                 None: the rules learn which end each kit defends (``rules.fistf_ends``).
+            parallax: the calibration's error of the parallax correction at a place
+                (``Calibration.parallax_sigma_mm``); None: none (a camera of known height).
         """
         from rules.fistf import MatchConfig, MatchState  # the rules engine is optional
 
@@ -78,7 +99,20 @@ class FistfRules:
         self._state = MatchState.new(config)
         self._pitch = pitch
         self._line_sigma_mm = float(line_sigma_mm)
-        self._last_figures: tuple | None = None  # (record list, Figures, ids)
+        self._parallax = parallax
+        self._last_figures: tuple | None = None  # (record list, Figures, ids, uncertainty)
+
+    def ball_uncertainty(self, record: dict[str, Any], ball_sigma_mm: float | None) -> float | None:
+        """The expanded uncertainty ``U`` (module docstring) of the record's ball, mm; None
+        without the tracker's sigma (the rules' default applies)."""
+        ball = record["ball"]
+        if ball_sigma_mm is None:
+            return None
+        camera = 0.0
+        if ball is not None and self._parallax is not None:
+            xy = np.array([[ball["x_mm"], ball["y_mm"]]])
+            camera = float(self._parallax(xy, self._pitch.profile.ball_radius_mm)[0])
+        return ball_uncertainty_mm(ball_sigma_mm, self._line_sigma_mm, camera)
 
     def __call__(
         self,
@@ -91,11 +125,14 @@ class FistfRules:
         from rules.observation import Contact, Observation
 
         p = self._pitch.profile
-        figures, ids = self._figures(record["figures"])
+        figures, ids, figure_unc = self._figures(record["figures"])
         ball = record["ball"]
         unc = {}
-        if ball_sigma_mm is not None:
-            unc["ball_uncertainty_mm"] = ball_uncertainty_mm(ball_sigma_mm, self._line_sigma_mm)
+        u = self.ball_uncertainty(record, ball_sigma_mm)
+        if u is not None:
+            unc["ball_uncertainty_mm"] = u
+        if figure_unc is not None:
+            unc["figure_uncertainty_mm"] = figure_unc
         obs = Observation(
             t_s=record["t_s"],
             frame=record["frame"],
@@ -113,13 +150,14 @@ class FistfRules:
         return [c.to_record() for c in calls]
 
     def _figures(self, figs: list[dict[str, Any]]):
-        """The observation's figures (named by kit) and their ids. The pipeline hands on the
-        same list while no figure moves: it is built again only for a new list."""
+        """The observation's figures (named by kit), their ids and their uncertainty (None:
+        the rules' default). The pipeline hands on the same list while no figure moves: it is
+        built again only for a new list."""
         from rules.observation import Figures
 
         last = self._last_figures
         if last is not None and last[0] is figs:
-            return last[1], last[2]
+            return last[1:]
         figures = Figures.build(
             [f["id"] for f in figs],
             [f["team"] for f in figs],
@@ -129,8 +167,13 @@ class FistfRules:
         )
         figures = replace(figures, goalkeeper=self._goalkeepers(figures))
         ids = set(figures.id.tolist())
-        self._last_figures = (figs, figures, ids)
-        return figures, ids
+        unc = None
+        if self._parallax is not None and len(figures):
+            p = self._pitch.profile
+            camera = float(np.max(self._parallax(figures.xy_mm, p.base_height_mm)))
+            unc = math.hypot(FIGURE_UNCERTAINTY_MM, COVERAGE * camera)
+        self._last_figures = (figs, figures, ids, unc)
+        return figures, ids, unc
 
     def _goalkeepers(self, figures) -> np.ndarray:
         """The rod goalkeeper at each end, (n,) bool.

@@ -114,7 +114,7 @@ def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progr
     pitch = cal.measured_pitch(pitch)
     config = PipelineConfig.for_frames(video.lossy, cal.ball_colour)
     pipeline: Pipeline | None = None
-    rules = FistfRules(pitch, line_sigma_mm=cal.line_sigma_mm)
+    rules = FistfRules(pitch, line_sigma_mm=cal.line_sigma_mm, parallax=cal.parallax_sigma_mm)
     evidence = EvidenceWriter(out, cal.camera, pitch)
     summary: dict[str, Any] = {
         "frames": 0,

@@ -232,3 +232,34 @@ def test_lines_under_two_pixels_measured_true_to_width(render, table):
     err = np.array([np.subtract(cal.line_edges_mm[n], nominal[n]) for n in cal.lines_used])
     assert abs(np.mean(err[:, 1] - err[:, 0])) <= 0.12
     assert np.median(np.abs(err)) <= 0.1
+
+
+@pytest.mark.parametrize(
+    ("height_mm", "tilt", "loose"),
+    [
+        (1000.0, (0.0, 0.0), True),  # straight down, the guess of the mount 35 % high
+        (1750.0, (0.4, -0.3), True),  # nearly straight, the guess 23 % low
+        (1300.0, (4.0, 2.5), False),  # tilted: the lines' perspective pins f
+    ],
+)
+def test_the_stated_focal_and_parallax_uncertainty_cover_their_errors(
+    render, fistf, height_mm, tilt, loose
+):
+    """A flat pitch seen straight down pins only f / H: the stated sigma of f must then be
+    as wide as the guess of the mount height is loose, and the parallax sigma of a ball's
+    ground point (its centre stands r above the cloth) must cover what the camera puts it
+    off by."""
+    cam = (("k1", -0.1), ("tilt", tilt), ("yaw_deg", 3.0), ("height_mm", height_mm))
+    true, image = render(("fistf", SIZE, cam, 5, None, ()))
+    cal = calibrate(image, fistf)
+    err = abs(cal.camera.fx_px / true.fx_px - 1.0)
+    sigma = cal.focal.sigma_pct / 100.0
+    assert err <= 2.0 * sigma, (err, sigma)
+    assert (sigma > 0.1) == loose
+    r_mm = fistf.profile.ball_radius_mm
+    hl, hw = 0.5 * fistf.profile.length_mm - 20.0, 0.5 * fistf.profile.width_mm - 20.0
+    xy = np.array([[0.0, 0.0], [hl, 0.0], [0.0, -hw], [-hl, hw], [hl, -hw], [300.0, 200.0]])
+    seen = cal.camera.back_project(true.project(np.c_[xy, np.full(len(xy), r_mm)]), r_mm)
+    off = np.hypot(*(seen - xy).T)
+    # The mapping to the cloth itself is good to about 0.1 mm (``line_sigma_mm``).
+    assert (off <= 2.0 * cal.parallax_sigma_mm(xy, r_mm) + 0.1).all()

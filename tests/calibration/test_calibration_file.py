@@ -149,3 +149,54 @@ def test_named_ball_colour_round_trips_and_older_files_lack_it(tmp_path, colour)
     write_calibration(path, replace(_calibration(), ball_colour=colour))
     assert ("ball_colour" in json.loads(path.read_text("utf-8"))) == (colour is not None)
     assert read_calibration(path).ball_colour == colour
+
+
+def test_the_centre_covariance_round_trips(tmp_path):
+    cov = ((4.0, 0.5, 1.0), (0.5, 9.0, -2.0), (1.0, -2.0, 900.0))
+    cal = replace(_calibration(), focal=FocalCheck("none", 25.0, 2, cov))
+    path = tmp_path / "calibration.json"
+    write_calibration(path, cal)
+    assert read_calibration(path).focal == cal.focal
+
+
+@pytest.mark.parametrize("height_rel", [0.05, 0.2])
+def test_the_parallax_sigma_is_the_shift_of_a_camera_at_another_height(height_rel):
+    """Raising the camera by e * H while scaling f by 1 + e leaves the cloth's image as it was
+    (so the lines cannot tell), and moves a ball's ground point by about r * d / H * e: the
+    parallax sigma of a height uncertain by e * H is that shift."""
+    true = CameraModel.overhead((1280, 960), 1300.0, 1400.0)
+    raised = CameraModel.overhead((1280, 960), 1300.0 * (1 + height_rel), 1400.0)
+    r_mm = 10.5
+    xy = np.array([[0.0, 0.0], [300.0, 0.0], [-600.0, 200.0], [580.0, -370.0]])
+    shift = np.hypot(*(raised.back_project(true.project(np.c_[xy, np.full(4, r_mm)]), r_mm) - xy).T)
+    cov = np.diag([0.0, 0.0, (height_rel * 1300.0) ** 2])
+    cal = replace(
+        _calibration(), camera=true, focal=FocalCheck("none", 0.0, 0, tuple(map(tuple, cov)))
+    )
+    sigma = cal.parallax_sigma_mm(xy, r_mm)
+    assert sigma[0] == pytest.approx(0.0, abs=1e-9)  # under the camera: no parallax
+    assert sigma[1:] == pytest.approx(shift[1:], rel=0.1 + height_rel)
+    assert (np.diff(sigma[:2]) > 0).all() and sigma[2] > sigma[1]
+    assert cal.parallax_sigma_mm(xy, 0.0) == pytest.approx(np.zeros(4))  # on the cloth: none
+
+
+def test_the_parallax_sigma_counts_the_nadirs_error():
+    # The nadir off by s mm moves a point z up by z / H * s, wherever it is.
+    cov = np.diag([4.0, 4.0, 0.0])
+    cal = replace(_calibration(), focal=FocalCheck("lines", 0.5, 0, tuple(map(tuple, cov))))
+    height = cal.camera.centre_mm[2]
+    sigma = cal.parallax_sigma_mm(np.array([[0.0, 0.0], [500.0, 300.0]]), 10.5)
+    assert sigma == pytest.approx(np.full(2, 2.0 * 10.5 / height))
+
+
+def test_an_older_file_reads_the_height_from_the_focal_sigma():
+    """Before the centre's covariance was written, ``sigma_pct`` held what the lines said of f;
+    with the fit's prior (30 %) it bounds the height; without a focal check, no term."""
+    xy = np.array([[500.0, 0.0]])
+    assert replace(_calibration(), focal=None).parallax_sigma_mm(xy, 10.5)[0] == 0.0
+    loose = replace(_calibration(), focal=FocalCheck("none", 200.0)).parallax_sigma_mm(xy, 10.5)
+    tight = replace(_calibration(), focal=FocalCheck("lines", 0.5)).parallax_sigma_mm(xy, 10.5)
+    height = _calibration().camera.centre_mm[2]
+    rel = (2.0**-2 + 0.3**-2) ** -0.5
+    assert loose[0] == pytest.approx(10.5 * 500.0 / height * rel, rel=0.02)
+    assert tight[0] == pytest.approx(10.5 * 500.0 / height * 0.005, rel=0.02)

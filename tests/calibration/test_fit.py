@@ -174,3 +174,55 @@ def test_focal_sigma_says_whether_the_lines_fix_f(fistf, tilt, low, high):
     sigma = fit.focal_sigma(model, noisy, true, free=_all_free())
     assert low <= sigma <= high
     assert fit.focal_sigma(model, noisy, true, free=("pose",)) == 0.0
+
+
+TILTS_DEG = (0.0, 0.7, 1.5, 3.0, 6.0)
+
+
+def _posterior_sigma(fistf, tilt_deg: float, height: float, seed: int):
+    """Fit synthetic samples of a view tilted ``tilt_deg``, starting with f (the prior's
+    centre) at the guess of a 1350 mm mount; returns (relative error of f, its sigma, the
+    camera, the covariance, the free parameters)."""
+    true = _camera(-0.1, (tilt_deg, 0.3 * tilt_deg), yaw=3.0, height=height)
+    model = fit.sample_lines(fistf, spacing_mm=10.0, clearance_mm=4.0)
+    rng = np.random.default_rng(seed)
+    noisy = true.project(model.foot_mm) + rng.normal(0, 0.1, (len(model), 2))
+    guess = true.fx_px * 1350.0 / height
+    start = CameraModel(
+        SIZE, guess, guess, true.cx_px, true.cy_px, true.dist, true.rvec_rad, true.tvec_mm
+    )
+    free = ("pose", "f", "cx", "cy", "k1", "k2")
+    priors = fit.Priors(f_px=guess, centre_sigma=0.015)
+    # The valley along f is long and flat when the view is nearly straight: let it settle.
+    for _ in range(2):
+        start = fit.fit_camera(
+            model, noisy, start, free=free, scale_px=0.1, priors=priors, max_nfev=200
+        )
+    cam = start
+    cov = fit.posterior_covariance(model, noisy, cam, free=free, priors=priors)
+    return cam.fx_px / true.fx_px - 1.0, float(np.sqrt(cov[0, 0])) / cam.fx_px, cam, cov, free
+
+
+@pytest.mark.parametrize("height", [1000.0, 1700.0])
+def test_the_focal_sigma_grows_as_the_view_turns_straight_down_and_covers_the_error(fistf, height):
+    """A flat pitch seen straight down pins only f / H: the sigma of f is then its prior's
+    (the guess of a usual mount height), and the error it states covers the true one."""
+    errors, sigmas = zip(
+        *(_posterior_sigma(fistf, t, height, seed)[:2] for seed, t in enumerate(TILTS_DEG)),
+        strict=True,
+    )
+    sigmas = np.array(sigmas)
+    assert (np.diff(sigmas) < 0).all(), sigmas
+    assert 0.2 < sigmas[0] <= 0.3 and sigmas[-1] < 0.01
+    # Straight down the prior speaks, well tilted the lines: either way within 2 sigma.
+    assert (np.abs(np.array(errors)[[0, -1]]) <= 2.0 * sigmas[[0, -1]]).all(), (errors, sigmas)
+
+
+def test_the_centre_covariance_holds_the_height_as_loose_as_f(fistf):
+    _, sigma, cam, cov, free = _posterior_sigma(fistf, 0.0, 1100.0, 5)
+    centre = fit.centre_covariance(cam, cov, free)
+    height = cam.centre_mm[2]
+    # The cloth's scale f / H is pinned, so H is as uncertain as f, relatively.
+    assert np.sqrt(centre[2, 2]) / height == pytest.approx(sigma, rel=0.05)
+    assert abs(height - 1100.0) <= 2.0 * np.sqrt(centre[2, 2])
+    assert np.allclose(centre, centre.T) and (np.linalg.eigvalsh(centre) > -1e-6).all()
