@@ -223,10 +223,11 @@ def test_a_ball_under_side_light_is_found_by_its_sure_edges(size_px, focal, look
     edges decide (``vision.edges.refit_by_contrast``): over balls across the view the median
     error stays under 0.32 mm, where a circle of fixed radius through all edges read
     0.37-0.56 mm. Such a ball reads up to a millimetre small and is still a ball (one at the
-    edge of the 1280x960 view was lost)."""
+    edge of the 1280x960 view was lost). The renders are exact frames: no colour bleeds."""
     camera = CameraModel.overhead(size_px, focal, 1450.0, dist=(-0.1, 0.0, 0.0, 0.0, 0.0))
     ren = Renderer(camera, PITCH, look, seed=4)
-    det = Detector(learn_model([ren.render(frame((0.0, 0.0)))], camera, PITCH))
+    model = learn_model([ren.render(frame((0.0, 0.0)))], camera, PITCH)
+    det = Detector(model, VisionConfig(lossy_frames=False))
     errors = []
     for xy in [
         (-520.0, 300.0),
