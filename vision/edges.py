@@ -26,7 +26,8 @@ fail is the direction: the silhouette is where the colour turns from the ball's 
 cloth's, and a shadow moves the cloth's colour away from the ball's (darker, where a ball is
 brighter or more saturated than the cloth). So the ``TOWARD_BALL`` view reads each sample's
 difference from the background along the unit direction from the background toward the
-ball's colour (``ball_bgr``): the ball reads positive, its dim limb less so, and shadow
+ball's colour (``ball_bgr``, else the colour each candidate shows inside ``INSIDE_REACH``
+radii): the ball reads positive, its dim limb less so, and shadow
 beyond it negative, below any level. Measured on rest frames of an independent renderer
 (with its true camera), the centre read along the nadir direction (the contact shadow shows
 only on the nadir side) strayed 0.25 px RMS with the shadow test, 0.15 px with this view.

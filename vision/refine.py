@@ -260,8 +260,9 @@ def _fit_doubt(centre, alternatives, alt_ok, share, pts, circle, circle_r, weigh
       cloth or into its shadow, a hidden part, a mark, a highlight), each weighs the stray
       part differently and they part. The two readings fail in opposite ways (past the
       shadow, the ball's colour bled into its shadow reads as ball; toward the ball, a dim
-      limb darker than the cloth reads as cloth), so the truth lies between them: the
-      second reading counts with share 1/2, and twice this doubt spans the gap;
+      limb darker than the cloth reads as cloth), so the truth lies between them: placed
+      midway (lossy frames) each counts whole, placed by the first the second counts with
+      share 1/2 (``share``), and either way twice this doubt spans the gap;
     - the scatter of the used edges ``pts (k, m, 2)`` about their fitted ``circle (k, 2)`` of
       radius ``circle_r (k,)`` (``weight (k, m)``, 0 for unused edges), as the standard error
       of a centre fitted to that many independent edges. Neighbouring rays share pixels
