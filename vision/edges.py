@@ -26,7 +26,8 @@ fail is the direction: the silhouette is where the colour turns from the ball's 
 cloth's, and a shadow moves the cloth's colour away from the ball's (darker, where a ball is
 brighter or more saturated than the cloth). So the ``TOWARD_BALL`` view reads each sample's
 difference from the background along the unit direction from the background toward the
-ball's colour (``ball_bgr``): the ball reads positive, its dim limb less so, and shadow
+ball's colour (``ball_bgr``, else the colour each candidate shows inside ``INSIDE_REACH``
+radii): the ball reads positive, its dim limb less so, and shadow
 beyond it negative, below any level. Measured on rest frames of an independent renderer
 (with its true camera), the centre read along the nadir direction (the contact shadow shows
 only on the nadir side) strayed 0.25 px RMS with the shadow test, 0.15 px with this view.
@@ -42,6 +43,7 @@ from numpy.typing import NDArray
 
 SHADOW_FLOOR = 0.25  # the darkest shadow: a quarter of the light on the cloth
 SHADOW_SHARE = 0.25  # how much of a shadow's difference may lie off the cloth's colour
+INSIDE_REACH = 0.6  # a candidate's own colour is read within this many radii of its centre
 # Views of a radial profile (``radial_edge_sets``): the colour distance from the background,
 # the same with shadows taken out, and the difference along the direction toward the ball.
 PLAIN, PAST_SHADOWS, TOWARD_BALL = "plain", "past_shadows", "toward_ball"
@@ -118,8 +120,6 @@ def radial_edge_sets(
     """``radial_edges`` for each of ``views`` (``PLAIN``, ``PAST_SHADOWS``, ``TOWARD_BALL``
     with the ball's colour ``ball_bgr (3,)``; see the module docstring), from one sampling of
     the rays."""
-    if TOWARD_BALL in views and ball_bgr is None:
-        raise ValueError("radial_edge_sets: the toward_ball view needs ball_bgr")
     c = np.asarray(centres_px, np.float64).reshape(-1, 2)
     r = np.asarray(r_ref_px, np.float64).reshape(-1)
     n = len(c)
@@ -139,11 +139,24 @@ def radial_edge_sets(
         if view == PAST_SHADOWS:
             d = _past_shadows(a, b, plain, min_level)
         elif view == TOWARD_BALL:
-            d = _toward(diff, np.asarray(ball_bgr, np.float32) - b)
+            if ball_bgr is None:  # each candidate's own colour, rows (n * rays, 1, 3)
+                colour = np.repeat(_inside_colours(a, n, frac), rays, axis=0)[:, None, :]
+            else:
+                colour = np.asarray(ball_bgr, np.float32)
+            d = _toward(diff, colour - b)
         else:
             d = plain
         out.append(_outermost_edges(d.reshape(n, rays, samples), c, r, u, frac, j_ref, min_level))
     return out
+
+
+def _inside_colours(samples: NDArray, n: int, frac: NDArray) -> NDArray:
+    """Median colour ``(n, 3)`` of each candidate's samples ``(n * rays, s, 3)`` within
+    ``INSIDE_REACH`` radii of its centre: the ball as this frame shows it, whatever light,
+    white balance or colour hypothesis (a ball seen under one lamp is not the colour it was
+    learnt as under another, and a candidate may be tested for a colour it does not have)."""
+    inner = samples[:, frac <= INSIDE_REACH, :]
+    return np.median(inner.reshape(n, -1, 3), axis=1)
 
 
 def _toward(diff: NDArray, direction: NDArray) -> NDArray:

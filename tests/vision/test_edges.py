@@ -88,15 +88,21 @@ def colour_subsampled(img):
 
 
 @pytest.mark.parametrize(
-    ("lit", "dim"),
-    [((20, 120, 245), (10, 60, 120)), ((40, 215, 245), (20, 105, 120))],
-    ids=["orange", "yellow"],
+    ("lit", "dim", "named"),
+    [
+        ((20, 120, 245), (10, 60, 120), True),
+        ((40, 215, 245), (20, 105, 120), True),
+        ((20, 120, 245), (10, 60, 120), False),
+        ((40, 215, 245), (20, 105, 120), False),
+    ],
+    ids=["orange", "yellow", "orange-own-colour", "yellow-own-colour"],
 )
-def test_a_ball_whose_colour_bleeds_into_its_shadow_is_read_toward_its_colour(lit, dim):
+def test_a_ball_whose_colour_bleeds_into_its_shadow_is_read_toward_its_colour(lit, dim, named):
     """With colour at half resolution a coloured ball's colour bleeds a pixel or two into
     its shadow, which then no longer keeps the cloth's colour: past the shadow by its colour
     the edges there read out by over a pixel. Read toward the ball's colour the shadow is
-    below any level, and the edges lie on the ball."""
+    below any level, and the edges lie on the ball; with no colour named, toward the colour
+    the candidate shows inside, alike."""
     img, centre, r_px = disc_on_cloth(lit, dim, shadow=0.4)
     img = colour_subsampled(img)
     background = np.broadcast_to(CLOTH.astype(np.uint8), img.shape).copy()
@@ -108,7 +114,7 @@ def test_a_ball_whose_colour_bleeds_into_its_shadow_is_read_toward_its_colour(li
         rays=32,
         min_level=18.0,
         views=(PAST_SHADOWS, TOWARD_BALL),
-        ball_bgr=np.array(lit, np.float32),
+        ball_bgr=np.array(lit, np.float32) if named else None,
     )
     (past, past_ok, _), (toward, toward_ok, _) = sets
     assert past_ok.all() and toward_ok.all()
@@ -117,10 +123,20 @@ def test_a_ball_whose_colour_bleeds_into_its_shadow_is_read_toward_its_colour(li
     assert np.abs(off).max() < 0.5 and np.median(np.abs(off)) < 0.25
 
 
-def test_the_toward_ball_view_needs_the_balls_colour():
-    img, centre, r_px = disc_on_cloth((240, 240, 240), (80, 80, 80), shadow=0.4)
-    with pytest.raises(ValueError, match="ball_bgr"):
-        radial_edge_sets(img, img, centre[None], np.array([r_px]), rays=8, views=(TOWARD_BALL,))
+def test_the_toward_ball_view_reads_each_candidates_own_colour():
+    """Two candidates of other colours in one call, no colour named: each is read toward its
+    own (a colour hypothesis learnt under another light may be neither)."""
+    white, centre, r_px = disc_on_cloth((240, 240, 240), (150, 150, 150), shadow=0.5)
+    orange, _, _ = disc_on_cloth((20, 120, 245), (10, 60, 120), shadow=0.5)
+    img = np.concatenate([white, orange], axis=1)
+    background = np.broadcast_to(CLOTH.astype(np.uint8), img.shape).copy()
+    centres = np.stack([centre, centre + np.array([64.0, 0.0])])
+    ((edges, ok, _),) = radial_edge_sets(
+        img, background, centres, np.full(2, r_px), rays=32, min_level=18.0, views=(TOWARD_BALL,)
+    )
+    assert ok.all()
+    off = np.hypot(*(edges - centres[:, None, :]).transpose(2, 0, 1)) - r_px
+    assert np.abs(off).max() < 0.5
 
 
 @pytest.mark.parametrize(
