@@ -6,7 +6,7 @@ through the calibrated ``CameraModel``:
 
 - both *measured* edges of the decided line (``Pitch.with_measured_edges``),
 - the ball's ground footprint (a circle of the ball radius round its ground point, on the cloth),
-- the base of the figure concerned,
+- the base of the figure concerned and, for an offside, the offside line it was compared with,
 - a banner with the margin (``"OUT by 0.3 mm"``, ``"IN by 0.4 mm"``, ``"too close to call:
   0.1 +- 0.5 mm"``), the call, the law, frame and time. The same caption is stored as the JPEG's
   comment, so tools can read what the picture says.
@@ -46,6 +46,7 @@ EVIDENCE_DIR = "evidence"
 EDGE_BGR = (255, 0, 255)  # magenta: the measured line edges
 FOOTPRINT_BGR = (0, 255, 255)  # yellow: the ball's ground footprint
 FIGURE_BGR = (255, 255, 0)  # cyan: the base of the figure concerned
+OFFSIDE_BGR = (0, 0, 255)  # red: the offside line the figure was compared with
 TEXT_BGR = (255, 255, 255)
 BANNER_BGR = (32, 32, 32)
 TITLES = {
@@ -146,17 +147,41 @@ def _words(call: dict[str, Any]) -> tuple[str, str]:
     return "OVER", "SHORT"
 
 
+_TEAMS = {"home": "Home", "away": "Away"}
+_RESTARTS = {"goal_kick": "goal kick", "free_kick": "free kick"}
+
+
+def call_words(call: dict[str, Any]) -> str:
+    """The call in a player's words (as the live page says it): ``"Goal for Home · kick-off
+    Away"``, ``"Offside: Home #8 · free kick Away"``, ``"Too close to call · the referee
+    decides"``. The restart goes to ``team``, except after a goal, whose ``team`` scored."""
+    if call.get("too_close_to_call") or headline(call).startswith("too close"):
+        return "Too close to call · the referee decides"
+    kind, team, figure = call["kind"], call.get("team"), call.get("figure")
+    if kind == "goal":
+        head = f"Goal for {_TEAMS.get(team, team)}"
+        team = {"home": "away", "away": "home"}.get(team)  # the other team kicks off
+    elif kind == "goal_disallowed":
+        head = "No goal"
+    elif kind == "ball_out":
+        head = "Out"
+    elif kind in ("offside", "foul") and figure is not None:
+        head = f"{kind.capitalize()}: {_TEAMS.get(figure['team'], figure['team'])} #{figure['id']}"
+    else:
+        head = TITLES.get(kind, kind).capitalize()
+    restart = call.get("restart")
+    if not restart:
+        return head
+    words = _RESTARTS.get(restart, restart.replace("_", "-"))
+    return f"{head} · {words} {_TEAMS.get(team, team or '')}".rstrip()
+
+
 def caption(call: dict[str, Any]) -> list[str]:
-    """The banner's lines: the margin, the call with its law, where in the video."""
-    what = [TITLES.get(call["kind"], call["kind"])]
-    if call.get("restart"):
-        what.append(call["restart"].replace("_", "-"))
-    if call.get("team"):
-        what.append(call["team"])
+    """The banner's lines: the margin, the call in words with its law, where in the video."""
     line = f"  {call['line'].replace('_', ' ')}" if call.get("line") else ""
     return [
         headline(call),
-        f"{' '.join(what)}  {call['law']}",
+        f"{call_words(call)}  {call['law']}",
         f"frame {call['frame']}  t {call['t_s']:.2f} s{line}",
     ]
 
@@ -227,6 +252,24 @@ def decided_line(pitch: Pitch, kind: str | None, near_mm: tuple[float, float]) -
     return min(bands, key=lambda b: abs(float(b.paint_distance_mm(near_mm)[0])))
 
 
+def offside_line_mm(call: dict[str, Any], pitch: Pitch) -> NDArray[np.float64] | None:
+    """The offside line of an offside call: across the pitch, where the figure's base would
+    have to reach to be level with what it was compared with (the ball or the second-last
+    defender, FISTF 13.1), i.e. ``margin_mm`` behind the point of its base nearest the
+    defenders' goal line. ``(n, 2)`` pitch mm, or None for other calls.
+    """
+    figure, margin = call.get("figure"), call.get("margin_mm")
+    if call["kind"] != "offside" or figure is None or margin is None:
+        return None
+    # Home defends x = -L/2 (DESIGN.md 3); the free kick goes to the defending team.
+    toward_goal = -1.0 if call.get("team") == "home" else 1.0
+    rim_x = figure["x_mm"] + toward_goal * pitch.profile.base_radius_mm
+    x = rim_x - toward_goal * margin
+    half_w = 0.5 * pitch.profile.width_mm
+    y = np.linspace(-half_w, half_w, math.ceil(2.0 * half_w) + 1)  # 1 mm steps: drawn in runs
+    return np.stack([np.full_like(y, x), y], axis=1)
+
+
 def _polyline(img: NDArray[np.uint8], pts_px: NDArray, colour, closed: bool, width: int) -> None:
     size = img.shape[1]
     inside = np.all((pts_px > -size) & (pts_px < 2 * size), axis=1)
@@ -284,6 +327,9 @@ def draw_evidence(
     if band is not None:
         for edge in line_edges_mm(band):
             _polyline(crop, view.to_picture(edge), EDGE_BGR, False, width)
+    offside = offside_line_mm(call, pitch)
+    if offside is not None:  # under the rings it is compared with
+        _polyline(crop, view.to_picture(offside), OFFSIDE_BGR, False, width)
     if figure is not None:
         r = pitch.profile.base_radius_mm
         pts = view.to_picture(circle_mm((figure["x_mm"], figure["y_mm"]), r))
@@ -298,7 +344,8 @@ def _banner(lines: list[str], cfg: EvidenceConfig) -> NDArray[np.uint8]:
     banner = np.full((cfg.banner_px, cfg.size_px, 3), BANNER_BGR, np.uint8)
     heights = (0.8, 0.5, 0.45)
     y = 4
-    for text, scale in zip(lines, heights, strict=False):
+    for line, scale in zip(lines, heights, strict=False):
+        text = line.replace("·", "-")  # OpenCV's Hershey fonts draw ASCII only
         s = scale * cfg.size_px / 480.0
         (_, h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, s, 1)
         y += h + 8
@@ -343,11 +390,13 @@ class EvidenceWriter:
         camera: CameraModel,
         pitch: Pitch,
         config: EvidenceConfig | None = None,
+        frames: FrameRing | None = None,
     ) -> None:
         self.out_dir = Path(out_dir)
         self.camera, self.pitch = camera, pitch
         self.config = config or EvidenceConfig()
-        self.frames = FrameRing(self.config.keep_frames)
+        # A live runner shares its ring: a new calibration brings a new writer, not new frames.
+        self.frames = frames if frames is not None else FrameRing(self.config.keep_frames)
         # Ball ground points of released records, a little longer than the frames.
         self._balls: deque[tuple[int, tuple[float, float] | None]] = deque(
             maxlen=4 * self.config.keep_frames

@@ -17,7 +17,12 @@ that stops, a file that vanishes, a frame the pipeline chokes on) is logged, the
 wait that doubles from ``reopen_first_s`` up to ``reopen_max_s``. A camera that only stalls (an
 OpenCV camera reopening itself inside ``frames()``) is noticed by a watchdog after ``stall_s``.
 Recorded sources (a video file, the simulator) resume after the last frame they delivered; when
-one simply ends, the page says so and the worker stops.
+one simply ends, the page says so and the worker stops. A failure of the refereeing itself (not
+the source's) is retried the same way, but ``max_failures`` of them in a row with no frame
+refereed between stop the worker with the error on the page: retrying cannot mend a bug.
+
+Recording (``record_dir``) never stops the refereeing: a write error (a full disk, a stick
+pulled out) ends the recording, keeping what was written, and the page and the log say so.
 """
 
 from __future__ import annotations
@@ -25,9 +30,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +42,13 @@ from calibration.calibrate import calibrate, clean_view
 from calibration.calibration_file import Calibration, write_calibration
 from calibration.report import draw_overlay
 from calibration.tables import load_pitch
-from hardware.recording import RecordingWriter
+from hardware.recording import RecordingError, RecordingWriter
 from hardware.sim_source import SimSource
-from hardware.sources import Frame, FrameSource, SourceError, VideoFileSource
+from hardware.sources import Frame, FrameSource, VideoFileSource
 from tablevar.clock_view import ClockView
+from tablevar.evidence import EvidenceWriter, FrameRing
 from tablevar.pipeline import Pipeline, PipelineConfig
+from tablevar.replay import ReplayConfig, ReplayWriter, replay_name, wants_replay
 from tablevar.rules_stage import FistfRules
 from vision.colour import parse_colour
 from vision.model import learn_model
@@ -73,18 +79,27 @@ class LiveOptions:
         retry_s: wait between attempts to calibrate or learn the table that failed.
         pace_files: play a video file at its own speed (as a camera would deliver it).
         recalibrate_timeout_s: how long a recalibration request waits for the worker.
+        replay: the replay clips of calls (their length, size and memory).
+        max_failures: failures of our own (not the source's) in a row, without a frame
+            refereed in between, after which the worker stops instead of retrying for ever.
     """
 
     table: str = "fistf"
     calibration_s: float = 1.0
     calibration_frames: int = 12
-    evidence_frames: int = 24
+    evidence_frames: int = 32
     stall_s: float = 1.5
     reopen_first_s: float = 0.5
     reopen_max_s: float = 8.0
     retry_s: float = 0.3
     pace_files: bool = True
     recalibrate_timeout_s: float = 30.0
+    max_failures: int = 3
+    replay: ReplayConfig = field(default_factory=ReplayConfig)
+
+
+class _ProcessingError(RuntimeError):
+    """A frame arrived but refereeing it failed: ours, not the source's."""
 
 
 class _Recalibration:
@@ -124,6 +139,7 @@ class LiveRunner:
         (self.output_dir / EVIDENCE_DIR).mkdir(parents=True, exist_ok=True)
         self._record_dir = Path(record_dir) if record_dir is not None else None
         self._recorder: RecordingWriter | None = None
+        self.recording_error: str | None = None  # why --record stopped (refereeing goes on)
         self.pitch = load_pitch(opts.table)
         self.calibration = calibration
         self._cal_frames: list[np.ndarray] = []
@@ -136,9 +152,12 @@ class LiveRunner:
         self._rules: FistfRules | None = None
         self._clock = ClockView()
         self._reset = threading.Event()
-        self._recent: deque[tuple[int, np.ndarray]] = deque(maxlen=opts.evidence_frames)
+        self._ring = FrameRing(opts.evidence_frames)  # recent frames, for evidence pictures
+        self._evidence_writer: EvidenceWriter | None = None  # per calibration
+        self._replays = ReplayWriter(self.output_dir, self._replay_ready, opts.replay)
         self._retry_at = 0.0
         self.frames = 0  # frames received
+        self.refereed = 0  # frames the pipeline went through without an error
         self._t_s: float | None = None  # time of the last frame received
         self._t_offset = 0.0  # source time -> runner time
         self._fps = 30.0  # the source's nominal rate
@@ -210,9 +229,10 @@ class LiveRunner:
     def run(self) -> None:
         """The worker loop: open, play, and on any failure log, tell the page and reopen."""
         delay_s = self.options.reopen_first_s
+        failures = 0  # our own failures in a row (not the source's)
         try:
             while not self._stop.is_set():
-                seen = self.frames
+                seen, refereed = self.frames, self.refereed
                 try:
                     with self._open_source() as source:
                         self._play(source)
@@ -222,10 +242,10 @@ class LiveRunner:
                     return
                 except Exception as exc:  # the one catch-all: log, keep serving the last state
                     self.error = " ".join(str(exc).split()) or type(exc).__name__
-                    if isinstance(exc, SourceError | OSError):
-                        _log.warning("source: %s", self.error)  # expected: cables, files
-                    else:
-                        _log.exception("live pipeline failed; reopening the source")
+                    ours = isinstance(exc, _ProcessingError)
+                    failures = failures + 1 if ours and self.refereed == refereed else int(ours)
+                    if self._give_up(exc, failures):
+                        return
                     if self.frames > seen:
                         delay_s = self.options.reopen_first_s  # it worked for a while
                     self._source_state(False, f"{self.error}; retrying in {delay_s:g} s")
@@ -234,6 +254,24 @@ class LiveRunner:
                     delay_s = min(2.0 * delay_s, self.options.reopen_max_s)
         finally:
             self._finish()
+
+    def _give_up(self, exc: Exception, failures: int) -> bool:
+        """Log a failure; True when it is ours and keeps coming back (retrying cannot help).
+
+        A source's failure (a cable, a file) is retried for ever: the camera may come back.
+        A failure of the refereeing itself is retried too (one bad frame must not end a
+        match), but not when ``max_failures`` come in a row with no frame refereed between.
+        """
+        if not isinstance(exc, _ProcessingError):
+            _log.warning("source: %s", self.error)  # expected: cables, files
+            return False
+        _log.error("live refereeing failed: %s", self.error, exc_info=exc.__cause__)
+        if failures < self.options.max_failures:
+            return False
+        self._source_state(False, f"refereeing stopped after {failures} errors: {self.error}")
+        self._pipeline = None  # what it still holds would fail the same way
+        self.ended = True
+        return True
 
     def _play(self, source: FrameSource) -> None:
         recorded = isinstance(source, VideoFileSource | SimSource)
@@ -254,7 +292,10 @@ class LiveRunner:
                 wall0 = time.monotonic() if wall0 is None else wall0
                 t_first = frame.t_s if t_first is None else t_first
                 self._stop.wait(max(0.0, wall0 + frame.t_s - t_first - time.monotonic()))
-            self._receive(frame, first, source)
+            try:
+                self._receive(frame, first, source)
+            except Exception as exc:  # not the source's: told apart for the worker loop
+                raise _ProcessingError(" ".join(str(exc).split()) or type(exc).__name__) from exc
             first = False
 
     def _receive(self, frame: Frame, first: bool, source: FrameSource) -> None:
@@ -274,8 +315,10 @@ class LiveRunner:
         if self._source_ok is not True:
             self._source_state(True)
         self._record(frame, t_s, source)
-        self._recent.append((index, frame.image_bgr))
+        self._ring.add(index, frame.image_bgr)
+        self._replays.add_frame(index, t_s, frame.image_bgr, self._fps)
         self._step(frame.image_bgr, index, t_s)
+        self.refereed += 1
 
     # ------------------------------------------------------------------ per frame
     def _step(self, image: np.ndarray, index: int, t_s: float) -> None:
@@ -374,6 +417,9 @@ class LiveRunner:
             rules=self._rules_stage,
         )
         self._calls_done = 0
+        self._evidence_writer = EvidenceWriter(
+            self.output_dir, self.calibration.camera, pitch, frames=self._ring
+        )
         self._source_state(True)
 
     def _new_rules(self, start: str = "open_play") -> None:
@@ -399,41 +445,95 @@ class LiveRunner:
         return self._rules(shifted, contacts, ball_sigma_mm, ball_switch_before_s)
 
     def _publish(self, pipeline: Pipeline, records: list, frame0: int, t0: float) -> None:
-        for record in records:
-            self.hub.push_frame(
-                {**record, "frame": record["frame"] + frame0, "t_s": round(record["t_s"] + t0, 6)}
-            )
+        shifted = [
+            {**record, "frame": record["frame"] + frame0, "t_s": round(record["t_s"] + t0, 6)}
+            for record in records
+        ]
+        for record in shifted:
+            self.hub.push_frame(record)
+        if self._evidence_writer is not None:
+            self._evidence_writer.add_records(shifted)
         new = pipeline.calls[self._calls_done :]
         self._calls_done = len(pipeline.calls)
         for call in new:
-            self.hub.push_call({**call, "evidence": self._evidence(call["frame"])})
+            self._push_call(call)
         rules = self._rules
         if records or new:
             self.hub.push_score(*rules.score)
             self.hub.push_clock(*self._clock.update(rules.clock_s, new))
 
-    def _evidence(self, frame: int) -> str | None:
-        """Write the call's frame (or the nearest one still kept) as its evidence picture."""
-        if not self._recent:
+    # ------------------------------------------------------------------ evidence and replays
+    def _push_call(self, call: dict[str, Any]) -> None:
+        """Push a call with the evidence picture a recorded match gets (zoomed, the line
+        edges, the footprint, the margin) and ask for its replay clip, which the pages get
+        (``replay`` event) once written."""
+        record = {**call, "evidence": self._evidence_picture(call)}
+        writer = self._evidence_writer
+        replay = record["evidence"] is not None and wants_replay(record, self.options.replay)
+        if replay:
+            record["replay"] = replay_name(record["evidence"])
+        data = self.hub.push_call(record)
+        if replay and writer is not None:
+            focus = self._focus_mm(record, writer)
+            key = (data["id"], record["kind"])
+            self._replays.request(record, record["replay"], key, writer.camera, focus)
+
+    def _evidence_picture(self, call: dict[str, Any]) -> str | None:
+        writer = self._evidence_writer
+        if writer is None:
             return None
-        index, image = min(self._recent, key=lambda item: abs(item[0] - frame))
-        name = f"{EVIDENCE_DIR}/{index}.jpg"
-        cv2.imwrite(str(self.output_dir / name), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        return name
+        try:
+            return writer.write(call)
+        except OSError as exc:  # a full disk costs the picture, not the call
+            _log.error("evidence picture not written: %s", exc)
+            return None
+
+    @staticmethod
+    def _focus_mm(call: dict[str, Any], writer: EvidenceWriter) -> tuple[float, float]:
+        """Where the replay looks: the figure concerned, else the ball, else the call's place."""
+        place = call.get("figure") or call.get("position")
+        ball = writer.ball_at(int(call["frame"]))
+        if call.get("figure") is None and ball is not None:
+            return ball
+        return (place["x_mm"], place["y_mm"]) if place else (0.0, 0.0)
+
+    def _replay_ready(self, name: str, key: tuple[int, str]) -> None:
+        call_id, kind = key
+        self.hub.push_replay(call_id, name, kind)
 
     # ------------------------------------------------------------------ around the frames
     def _record(self, frame: Frame, t_s: float, source: FrameSource) -> None:
-        if self._record_dir is None:
+        """Write the frame into ``--record``'s folder; a write error stops the recording only."""
+        if self._record_dir is None or self.recording_error is not None:
             return
-        if self._recorder is None:
-            self._recorder = RecordingWriter(
-                self._record_dir,
-                fps=source.fps,
-                size_px=source.size_px,
-                table=self.options.table,
-                source=type(source).__name__,
-            )
-        self._recorder.write(frame.image_bgr, round(t_s * 1e9))
+        try:
+            if self._recorder is None:
+                self._recorder = RecordingWriter(
+                    self._record_dir,
+                    fps=source.fps,
+                    size_px=source.size_px,
+                    table=self.options.table,
+                    source=type(source).__name__,
+                )
+                self.hub.set_recording(True, f"recording into {self._record_dir}")
+            self._recorder.write(frame.image_bgr, round(t_s * 1e9))
+        except (OSError, RecordingError) as exc:  # a full disk, a stick pulled out, ...
+            self._stop_recording(exc)
+
+    def _stop_recording(self, exc: Exception) -> None:
+        """Give the recording up for this run, say why on the page and in the log."""
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        frames = self._recorder.frames if self._recorder is not None else 0
+        self.recording_error = " ".join(reason.split()) or type(exc).__name__
+        message = (
+            f"recording stopped after {frames} frames: {self.recording_error} "
+            f"({self._record_dir}); refereeing goes on"
+        )
+        _log.error("%s", message)
+        if self._recorder is not None:
+            self._recorder.abort()
+            self._recorder = None
+        self.hub.set_recording(False, message)
 
     def _source_state(self, ok: bool, message: str = "", *, unless_stalled: bool = False):
         with self._state_lock:
@@ -472,6 +572,7 @@ class LiveRunner:
         if self._recorder is not None:
             self._recorder.close()
             self._recorder = None
+        self._replays.close()
         with self._lock:
             requests, self._requests = self._requests, []
         for request in requests:

@@ -218,6 +218,7 @@ class MatchHub:
         self._logged_clock = self._state.clock
         self._frame: Mapping[str, Any] | None = None
         self._source = {"ok": True, "message": ""}
+        self._recording: dict[str, Any] | None = None  # None: not recording
         self._listeners: list[ControlListener] = []
 
     # ------------------------------------------------------------------ pipeline side
@@ -273,6 +274,19 @@ class MatchHub:
         with self._lock:
             self._source = {"ok": bool(ok), "message": message}
             self._send_scoreboard(urgent=True)
+
+    def set_recording(self, ok: bool, message: str = "") -> None:
+        """Whether ``--record`` is writing (False: it stopped, e.g. the disk is full)."""
+        with self._lock:
+            self._recording = {"ok": bool(ok), "message": message}
+            self._send_scoreboard(urgent=True)
+
+    def push_replay(self, call_id: int, replay: str, kind: str) -> None:
+        """The replay clip of call ``call_id`` (of ``kind``) is written (``replay``: its path
+        in the output folder): every page may play it now. Not logged: the call's record
+        names the clip."""
+        data = {"id": int(call_id), "kind": kind, "replay_rel": replay}
+        self._feed.append("replay", sse_message("replay", data))
 
     # ------------------------------------------------------------------ referee side
     def on_control(self, listener: ControlListener) -> None:
@@ -366,6 +380,7 @@ class MatchHub:
             "added_time_s": state.added_time_s,
             "score": _score(state.score),
             "source": dict(self._source),
+            "recording": None if self._recording is None else dict(self._recording),
         }
 
     def _send_scoreboard(self, *, urgent: bool = False) -> None:
@@ -374,6 +389,7 @@ class MatchHub:
     def _call_json(self, entry: CallEntry) -> dict[str, Any]:
         data = entry.to_json()
         data["evidence_rel"] = evidence_relpath(entry.record.get("evidence"), self.output_dir)
+        data["replay_rel"] = evidence_relpath(entry.record.get("replay"), self.output_dir)
         return data
 
 

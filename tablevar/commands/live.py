@@ -16,7 +16,7 @@ from pathlib import Path
 
 from calibration.calibration_file import read_calibration
 from calibration.tables import load_pitch
-from hardware.recording import META_NAME
+from hardware.recording import check_writable
 from hardware.sim_source import is_sim_spec, open_sim
 from hardware.sources import SPEC_HELP, FrameSource, open_source
 from tablevar.commands.serve import add_server_options, check_server_options, start_server
@@ -85,10 +85,8 @@ def run(args: argparse.Namespace) -> int:
     check_server_options(args)
     load_pitch(args.table)  # a wrong profile fails here, naming the shipped ones
     calibration = read_calibration(args.calibration) if args.calibration else None
-    if args.record is not None and (args.record / META_NAME).exists():
-        raise LiveCommandError(
-            f"{args.record} already holds a recording: choose another --record folder"
-        )
+    if args.record is not None:
+        check_writable(args.record)  # a folder that cannot be written fails now, in one line
     reopen = opener(args.source, args.table)
     source = reopen()  # a source that cannot be opened at all is an error, not a wait
     if calibration is not None and tuple(calibration.image_size_px) != tuple(source.size_px):

@@ -12,9 +12,11 @@ from tablevar.evidence import (
     EDGE_BGR,
     FIGURE_BGR,
     FOOTPRINT_BGR,
+    OFFSIDE_BGR,
     EvidenceConfig,
     EvidenceWriter,
     FrameRing,
+    call_words,
     caption,
     circle_mm,
     headline,
@@ -138,8 +140,17 @@ def test_offside_picture_rings_the_figure(tmp_path, camera, pitch):
     assert _near_colour(picture, rim, FIGURE_BGR).all()
     ball_rim = view.to_picture(circle_mm(ball, pitch.profile.ball_radius_mm, 24))
     assert _near_colour(picture, ball_rim, FOOTPRINT_BGR).all()
+    # The offside line (FISTF 13.1): across the pitch, 3.2 mm behind the rim's point nearest
+    # the defenders' goal line (away defends +x), which is where the figure would be level.
+    line_x = 420.0 + pitch.profile.base_radius_mm - 3.2
+    ys = np.linspace(-90.0, 10.0, 11)
+    line = view.to_picture(np.stack([np.full_like(ys, line_x), ys], 1))
+    assert _near_colour(picture, line, OFFSIDE_BGR).all()
+    beside = view.to_picture(np.stack([np.full_like(ys, line_x - 6.0), ys], 1))
+    assert not _near_colour(picture, beside, OFFSIDE_BGR).any()
     text = jpeg_comment((tmp_path / call["evidence"]).read_bytes())
     assert text.splitlines()[0] == "OFFSIDE by 3.2 mm"
+    assert text.splitlines()[1] == "Offside: Home #9 · free kick Away  FISTF 13.1"
 
 
 @pytest.mark.parametrize(
@@ -160,6 +171,61 @@ def test_headline_states_the_margin(kind, line, law, margin, unc, text):
     call = _call(kind=kind, line=line, law=law, margin_mm=margin, uncertainty_mm=unc)
     assert headline(call) == text
     assert caption(call)[0] == text and law in caption(call)[1]
+
+
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        # A goal: team is the scorer, the other team kicks off (FISTF 4.1, 7.1).
+        (
+            dict(kind="goal", team="home", restart="kick_off", margin_mm=5.0),
+            "Goal for Home · kick-off Away",
+        ),
+        (
+            dict(
+                kind="goal_disallowed",
+                team="away",
+                restart="goal_kick",
+                margin_mm=-25.0,
+                line="shooting_line",
+            ),
+            "No goal · goal kick Away",
+        ),
+        (dict(kind="ball_out", team="away", restart="throw_in"), "Out · throw-in Away"),
+        (
+            dict(
+                kind="offside",
+                team="away",
+                restart="free_kick",
+                figure={"id": 8, "team": "home", "x_mm": 0.0, "y_mm": 0.0},
+                margin_mm=4.0,
+            ),
+            "Offside: Home #8 · free kick Away",
+        ),
+        (
+            dict(
+                kind="foul",
+                team="home",
+                restart="penalty",
+                figure={"id": 3, "team": "away", "x_mm": 0.0, "y_mm": 0.0},
+                margin_mm=None,
+            ),
+            "Foul: Away #3 · penalty Home",
+        ),
+        # Too close to call (DESIGN.md 3): the margin is within its uncertainty.
+        (
+            dict(kind="goal", team="home", restart=None, margin_mm=0.2, uncertainty_mm=0.5),
+            "Too close to call · the referee decides",
+        ),
+        (
+            dict(kind="offside", margin_mm=-0.9, uncertainty_mm=1.4, too_close_to_call=True),
+            "Too close to call · the referee decides",
+        ),
+        (dict(kind="half_time", team=None, restart=None, margin_mm=None, line=None), "Half time"),
+    ],
+)
+def test_calls_are_said_in_a_players_words(call, words):
+    assert call_words(_call(**call)) == words
 
 
 def test_jpeg_comment_carries_the_caption(tmp_path, camera, pitch):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import shutil
 import time
@@ -10,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from calibration.calibration_file import read_calibration
+from hardware.recording import read_meta
 from hardware.sim_source import SimSource, open_sim
 from hardware.sources import SourceError, open_source
 from tablevar import cli
@@ -270,3 +273,126 @@ def test_a_stalling_source_is_reported_until_frames_come_again(hub, tmp_path):
     )
     assert seen[-1] == {"ok": False, "message": "the simulated match has ended"}
     assert runner.frames == 2
+
+
+def _fill_up(path: Path) -> None:
+    """Make every later write to the open file ``path`` fail as on a full disk (ENOSPC): the
+    process's descriptor of it is pointed at /dev/full."""
+    full = os.open("/dev/full", os.O_WRONLY)
+    try:
+        for fd in Path("/proc/self/fd").iterdir():
+            with contextlib.suppress(OSError):
+                if os.readlink(fd) == str(path):
+                    os.dup2(full, int(fd.name))
+    finally:
+        os.close(full)
+
+
+class FillsUp:
+    """The simulator, whose recording disk fills up once ``at_frame`` frames are delivered."""
+
+    def __init__(self, source: SimSource, record_dir: Path, at_frame: int):
+        self.source, self.record_dir, self.at_frame = source, record_dir, at_frame
+
+    def __getattr__(self, name):
+        return getattr(self.source, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.source.close()
+
+    def frames(self):
+        for frame in self.source.frames():
+            if frame.index == self.at_frame:
+                for name in ("video.mp4", "timestamps.csv"):
+                    _fill_up(self.record_dir / name)
+            yield frame
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_disk_stops_the_recording_and_refereeing_goes_on(hub, tmp_path):
+    source = SimSource("touchline_out", realtime=False, **SIM)
+    rec = tmp_path / "rec"
+    runner = LiveRunner(
+        lambda: FillsUp(source, rec, at_frame=10),
+        hub,
+        tmp_path / "out",
+        options=LiveOptions(calibration_s=0.05, calibration_frames=1),
+        record_dir=rec,
+    )
+    run_until(runner, lambda: runner.ended, timeout_s=120)
+    # Every frame was refereed and the scripted throw-in (FISTF 14.1) still called.
+    assert runner.error is None and runner.frames == source.frame_count
+    frames = [rec_["frame"] for kind, rec_ in hub.pushed if kind == "frame"]
+    assert frames[-1] == runner.frames - 1
+    state = hub.snapshot()
+    assert [c["restart"] for c in state["calls"] if c["kind"] == "ball_out"] == ["throw_in"]
+    # The page says the recording stopped, and why; the frames before it stay readable.
+    assert state["recording"]["ok"] is False
+    assert "No space left on device" in state["recording"]["message"]
+    assert "refereeing goes on" in state["recording"]["message"]
+    meta = read_meta(rec)
+    assert meta.complete is False and 0 < meta.frames <= 10
+
+
+def _record_folder(tmp: Path, case: str) -> Path:
+    if case == "under a file":
+        (tmp / "file").write_text("x")
+        return tmp / "file" / "rec"
+    if case == "a recording already":
+        (tmp / "old").mkdir()
+        (tmp / "old" / "meta.json").write_text("{}")
+        return tmp / "old"
+    return Path("/proc/tablevar-rec")  # a file system nobody writes recordings on
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("under a file", "Not a directory"),
+        ("on /proc", "cannot record into /proc/tablevar-rec"),
+        ("a recording already", "already holds a recording"),
+    ],
+)
+def test_a_record_folder_that_cannot_be_written_is_refused_at_start(
+    tmp_path, capsys, case, message
+):
+    folder = _record_folder(tmp_path, case)
+    argv = ["live", "--source", "sim", "--out", str(tmp_path / "out"), "--record", str(folder)]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tablevar: error: ") and message in err and err.count("\n") == 1
+
+
+class BrokenRadarHub(WatchedHub):
+    """A hub whose radar fails on every frame: a fault of ours, not of the camera."""
+
+    def push_frame(self, record):
+        raise RuntimeError("the radar cannot draw this frame")
+
+
+def test_a_failure_that_is_not_the_sources_is_not_retried_for_ever(tmp_path):
+    hub = BrokenRadarHub(MatchLog(tmp_path / "match.sqlite"), output_dir=tmp_path / "out")
+    opened = []
+
+    def open_source():
+        opened.append(SimSource("touchline_out", realtime=False, **SIM))
+        return opened[-1]
+
+    options = LiveOptions(calibration_s=0.05, calibration_frames=1, reopen_first_s=0.01)
+    runner = LiveRunner(open_source, hub, tmp_path / "out", options=options)
+    run_until(runner, lambda: runner.ended, timeout_s=60)
+    try:
+        # Tried again max_failures times (one bad frame must not end a match), then stopped.
+        assert runner.ended and len(opened) == options.max_failures
+        assert runner.frames < opened[0].frame_count
+        source = hub.snapshot()["source"]
+        assert source["ok"] is False
+        assert source["message"] == (
+            "refereeing stopped after 3 errors: the radar cannot draw this frame"
+        )
+    finally:
+        hub.close()
+        hub.log.close()
