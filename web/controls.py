@@ -52,13 +52,27 @@ def added_time():
     return _apply("added_time", seconds=seconds)
 
 
+# The referee settles a call the rules left open ("too close to call"): upheld it stands,
+# rejected it is overruled; the reason says which, so the page shows the decision.
+SETTLE = {
+    "uphold": ("reinstate", "upheld by the referee"),
+    "reject": ("overrule", "rejected by the referee"),
+}
+
+
 @bp.post("/calls/<int:call_id>/<verdict>")
 @require_pin
 def call_verdict(call_id: int, verdict: str):
-    """``overrule`` (body ``{"reason": text}``, optional) or ``reinstate`` a call."""
-    if verdict not in ("overrule", "reinstate"):
-        abort(404, description=f"no call action {verdict!r}; use overrule or reinstate")
+    """``overrule`` (body ``{"reason": text}``, optional) or ``reinstate`` a call; ``uphold``
+    or ``reject`` one too close to call."""
+    if verdict not in ("overrule", "reinstate", *SETTLE):
+        abort(
+            404,
+            description=f"no call action {verdict!r}; use overrule, reinstate, uphold or reject",
+        )
     reason = json_body().get("reason")
+    if verdict in SETTLE:
+        verdict, reason = SETTLE[verdict]
     if reason is not None and (not isinstance(reason, str) or len(reason) > 200):
         abort(400, description="'reason' must be text of at most 200 characters")
     hub = current_app.extensions[HUB]

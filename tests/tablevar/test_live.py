@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
 import shutil
 import time
@@ -275,48 +273,11 @@ def test_a_stalling_source_is_reported_until_frames_come_again(hub, tmp_path):
     assert runner.frames == 2
 
 
-def _fill_up(path: Path) -> None:
-    """Make every later write to the open file ``path`` fail as on a full disk (ENOSPC): the
-    process's descriptor of it is pointed at /dev/full."""
-    full = os.open("/dev/full", os.O_WRONLY)
-    try:
-        for fd in Path("/proc/self/fd").iterdir():
-            with contextlib.suppress(OSError):
-                if os.readlink(fd) == str(path):
-                    os.dup2(full, int(fd.name))
-    finally:
-        os.close(full)
-
-
-class FillsUp:
-    """The simulator, whose recording disk fills up once ``at_frame`` frames are delivered."""
-
-    def __init__(self, source: SimSource, record_dir: Path, at_frame: int):
-        self.source, self.record_dir, self.at_frame = source, record_dir, at_frame
-
-    def __getattr__(self, name):
-        return getattr(self.source, name)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.source.close()
-
-    def frames(self):
-        for frame in self.source.frames():
-            if frame.index == self.at_frame:
-                for name in ("video.mp4", "timestamps.csv"):
-                    _fill_up(self.record_dir / name)
-            yield frame
-
-
-@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
-def test_a_full_disk_stops_the_recording_and_refereeing_goes_on(hub, tmp_path):
+def test_a_full_disk_stops_the_recording_and_refereeing_goes_on(hub, tmp_path, disk_fills_up):
     source = SimSource("touchline_out", realtime=False, **SIM)
     rec = tmp_path / "rec"
     runner = LiveRunner(
-        lambda: FillsUp(source, rec, at_frame=10),
+        lambda: disk_fills_up(source, rec, at_frame=10),
         hub,
         tmp_path / "out",
         options=LiveOptions(calibration_s=0.05, calibration_frames=1),

@@ -70,7 +70,7 @@ def test_live_page_shows_a_call_pushed_over_sse_with_its_evidence_picture(
         sample.call_record(12, "ball_out", margin_mm=0.3, uncertainty_mm=0.5)
     )
     item = page.locator(f'#feed li[data-id="{call["id"]}"]')
-    expect(item).to_contain_text("Ball out")
+    expect(item.locator(".kind")).to_have_text("Too close to call · the referee decides")
     expect(item).to_contain_text("FISTF 9")
     expect(item).to_contain_text("+0.30 mm")
     expect(item.locator(".badge.close")).to_have_text("too close to call")
@@ -153,6 +153,42 @@ def test_controls_are_refused_without_the_pin_and_work_with_it(serve, page: Page
     start.click()
     expect(page.locator("#clock-status")).to_have_text("Running")
     assert running.hub.state.clock.status == "running"
+
+
+@pytest.mark.parametrize(
+    ("verdict", "status", "reason", "then"),
+    [
+        ("Uphold", "standing", "upheld by the referee", "Overrule"),
+        ("Reject", "overruled", "rejected by the referee", "Reinstate"),
+    ],
+)
+def test_a_call_too_close_to_call_is_upheld_or_rejected_by_the_referee(
+    serve, page: Page, sample, verdict, status, reason, then
+):
+    running = serve()
+    page.goto(running.url)
+    page.fill("#pin-input", PIN)
+    page.click("#pin-button")
+    expect(page.locator("#conn")).to_have_text("● live")
+    wait_for_subscriber(running)
+    offside = {"id": 8, "team": "home", "x_mm": 400.0, "y_mm": 20.0}
+    calls = [
+        sample.call_record(30, "offside", team="away", restart="free_kick", figure=offside),
+        # DESIGN.md 3: a margin within its uncertainty is too close to call.
+        sample.call_record(40, "offside", margin_mm=-0.3, uncertainty_mm=0.9, figure=offside),
+    ]
+    ids = [running.hub.push_call(call)["id"] for call in calls]
+    sure = page.locator(f'#feed li[data-id="{ids[0]}"]')
+    expect(sure.locator(".kind")).to_have_text("Offside: Home #8 · free kick Away")
+    expect(sure.locator(".call-actions button")).to_have_text(["Overrule"])
+    close = page.locator(f'#feed li[data-id="{ids[1]}"]')
+    expect(close.locator(".kind")).to_have_text("Too close to call · the referee decides")
+    expect(close.locator(".call-actions button")).to_have_text(["Uphold", "Reject"])
+    close.get_by_role("button", name=verdict).click()
+    expect(close).to_contain_text(reason)
+    expect(close.locator(".call-actions button")).to_have_text([then])
+    entry = running.hub.state.call(ids[1])
+    assert (entry.status, entry.reason) == (status, reason)
 
 
 def test_the_ball_is_picked_by_a_click_on_the_calibration_picture(
