@@ -213,7 +213,9 @@ def test_the_ball_is_picked_by_a_click_on_the_calibration_picture(
 
 def test_the_match_resumes_after_a_restart(serve, page: Page, sample):
     first = serve()
-    first.hub.push_call(sample.call_record(sample.GOAL_FRAME, "goal", team="home"))
+    first.hub.push_call(
+        sample.call_record(sample.GOAL_FRAME, "goal", team="home", restart="kick_off")
+    )
     first.hub.push_call(sample.call_record(sample.BALL_OUT_FRAME + 20, "ball_out"))
     first.hub.push_score(1, 0)
     first.hub.control("start")
@@ -226,4 +228,6 @@ def test_the_match_resumes_after_a_restart(serve, page: Page, sample):
     expect(page.locator("#score-away")).to_have_text("0")
     expect(page.locator("#clock")).to_have_text("01:15")
     expect(page.locator("#clock-status")).to_have_text("Paused")
-    expect(page.locator("#feed li .kind")).to_have_text(["Ball out", "Goal"])
+    expect(page.locator("#feed li .kind")).to_have_text(
+        ["Out · goal kick Away", "Goal for Home · kick-off Away"]
+    )
