@@ -40,6 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import CameraModel
+from rules.geometry import shooting_margin_mm
 from rules.pitch import LineBand, Pitch
 
 EVIDENCE_DIR = "evidence"
@@ -76,6 +77,9 @@ class EvidenceConfig:
         size_px: side of the (square) upscaled crop in the picture.
         banner_px: height of the text banner under the crop.
         keep_frames: frames kept in the ring (the pipeline's hold plus the rules' delay).
+        ball_frames: ball ground points remembered (to find where a shot was taken).
+        shot_tolerance_mm: a remembered ball point is the shot's when its shooting margin is
+            within this of the call's (or of the call's uncertainty, when larger).
         quality: JPEG quality, 0-100.
     """
 
@@ -84,6 +88,8 @@ class EvidenceConfig:
     size_px: int = 480
     banner_px: int = 84
     keep_frames: int = 32
+    ball_frames: int = 600
+    shot_tolerance_mm: float = 2.0
     quality: int = 90
 
     def __post_init__(self) -> None:
@@ -261,8 +267,8 @@ def offside_line_mm(call: dict[str, Any], pitch: Pitch) -> NDArray[np.float64] |
     figure, margin = call.get("figure"), call.get("margin_mm")
     if call["kind"] != "offside" or figure is None or margin is None:
         return None
-    # Home defends x = -L/2 (DESIGN.md 3); the free kick goes to the defending team.
-    toward_goal = -1.0 if call.get("team") == "home" else 1.0
+    # An offside figure stands in the defenders' shooting zone: their goal is at its end.
+    toward_goal = 1.0 if figure["x_mm"] > 0 else -1.0
     rim_x = figure["x_mm"] + toward_goal * pitch.profile.base_radius_mm
     x = rim_x - toward_goal * margin
     half_w = 0.5 * pitch.profile.width_mm
@@ -291,6 +297,7 @@ def draw_evidence(
     pitch: Pitch,
     ball_xy_mm: tuple[float, float] | None,
     config: EvidenceConfig | None = None,
+    note: str = "",
 ) -> NDArray[np.uint8]:
     """The evidence picture ``(size + banner, size, 3)`` uint8 BGR of one call.
 
@@ -301,6 +308,7 @@ def draw_evidence(
         pitch: the pitch with the measured line edges.
         ball_xy_mm: the ball's ground point on that frame, or None when it is not seen.
         config: sizes; defaults when None.
+        note: added to the banner's last line (e.g. which frame is shown).
     """
     cfg = config or EvidenceConfig()
     figure = call.get("figure")
@@ -309,6 +317,9 @@ def draw_evidence(
         focus, side = (figure["x_mm"], figure["y_mm"]), cfg.figure_crop_mm
     elif ball_xy_mm is not None:
         focus, side = ball_xy_mm, cfg.crop_mm
+        margin = call.get("margin_mm")
+        if call.get("line") and margin is not None:  # wide enough to show the line decided on
+            side = max(side, 2.6 * (abs(margin) + pitch.profile.ball_radius_mm))
     elif position is not None:
         focus, side = (position["x_mm"], position["y_mm"]), cfg.crop_mm
     else:  # a whistle with no place (half time): the whole cloth
@@ -337,7 +348,9 @@ def draw_evidence(
     if ball_xy_mm is not None:
         pts = view.to_picture(circle_mm(ball_xy_mm, pitch.profile.ball_radius_mm))
         _polyline(crop, pts, FOOTPRINT_BGR, True, width)
-    return np.concatenate([crop, _banner(caption(call), cfg)], axis=0)
+    lines = caption(call)
+    lines[-1] += note
+    return np.concatenate([crop, _banner(lines, cfg)], axis=0)
 
 
 def _banner(lines: list[str], cfg: EvidenceConfig) -> NDArray[np.uint8]:
@@ -399,7 +412,7 @@ class EvidenceWriter:
         self.frames = frames if frames is not None else FrameRing(self.config.keep_frames)
         # Ball ground points of released records, a little longer than the frames.
         self._balls: deque[tuple[int, tuple[float, float] | None]] = deque(
-            maxlen=4 * self.config.keep_frames
+            maxlen=max(4 * self.config.keep_frames, self.config.ball_frames)
         )
         self._names: set[str] = set()
         self.written = 0
@@ -426,6 +439,26 @@ class EvidenceWriter:
                 best = xy
         return best
 
+    def shot_at(self, call: dict[str, Any]) -> tuple[int, tuple[float, float]] | None:
+        """Where the shot of a goal decided at the shooting line (FISTF 7.1, 7.2) was taken:
+        ``(frame, ball ground point)``, the last remembered point before the goal whose
+        shooting-zone margin is the call's (the ball stood there, or passed, when struck).
+        None for other calls, or when no remembered point fits.
+        """
+        margin = call.get("margin_mm")
+        if call["kind"] not in ("goal", "goal_disallowed") or call.get("line") != "shooting_line":
+            return None
+        frame = int(call["frame"])
+        seen = [(k, xy) for k, xy in self._balls if xy is not None and k <= frame]
+        if margin is None or not seen:
+            return None
+        end = "right" if seen[-1][1][0] > 0 else "left"  # the goal the ball went into
+        xy = np.array([p for _, p in seen])
+        margins = shooting_margin_mm(self.pitch, end, xy, self.pitch.profile.ball_radius_mm)
+        tol = max(self.config.shot_tolerance_mm, float(call.get("uncertainty_mm") or 0.0))
+        fits = np.flatnonzero(np.abs(margins - margin) <= tol)
+        return seen[fits[-1]] if len(fits) else None
+
     def attach(self, calls: Iterable[dict[str, Any]]) -> None:
         """Write a picture for each call without one; set its ``evidence`` field (in place)."""
         for call in calls:
@@ -434,13 +467,18 @@ class EvidenceWriter:
 
     def write(self, call: dict[str, Any]) -> str | None:
         """Draw and write the picture of ``call``; returns its relative path (None: no frame)."""
-        found = self.frames.nearest(int(call["frame"]))
-        if found is None:
-            return None
-        index, image = found
-        picture = draw_evidence(
-            image, call, self.camera, self.pitch, self.ball_at(index), self.config
-        )
+        shot = self.shot_at(call)
+        found = self.frames.nearest(shot[0]) if shot is not None else None
+        if found is not None and found[0] == shot[0]:  # the shot's own frame is still kept
+            index, image = found
+            ball, note = shot[1], f"  shot at frame {index}"
+        else:
+            found = self.frames.nearest(int(call["frame"]))
+            if found is None:
+                return None
+            index, image = found
+            ball, note = self.ball_at(index), ""
+        picture = draw_evidence(image, call, self.camera, self.pitch, ball, self.config, note)
         name = evidence_name(call)
         stem, k = name.removesuffix(".jpg"), 1
         while name in self._names:
@@ -449,9 +487,9 @@ class EvidenceWriter:
         self._names.add(name)
         path = self.out_dir / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        text = "\n".join(caption(call)) + (
-            f"\nshown: frame {index}" if index != call["frame"] else ""
-        )
+        lines = caption(call)
+        lines[-1] += note
+        text = "\n".join(lines) + (f"\nshown: frame {index}" if index != call["frame"] else "")
         path.write_bytes(encode_jpeg(picture, text, self.config.quality))
         self.written += 1
         return name

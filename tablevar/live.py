@@ -315,8 +315,7 @@ class LiveRunner:
         if self._source_ok is not True:
             self._source_state(True)
         self._record(frame, t_s, source)
-        self._ring.add(index, frame.image_bgr)
-        self._replays.add_frame(index, t_s, frame.image_bgr, self._fps)
+        self._keep_frame(index, t_s, frame.image_bgr)
         self._step(frame.image_bgr, index, t_s)
         self.refereed += 1
 
@@ -463,6 +462,13 @@ class LiveRunner:
             self.hub.push_clock(*self._clock.update(rules.clock_s, new))
 
     # ------------------------------------------------------------------ evidence and replays
+    def _keep_frame(self, index: int, t_s: float, image: np.ndarray) -> None:
+        """Keep the frame for replays and evidence pictures (the same arrays for both)."""
+        self._replays.add_frame(index, t_s, image, self._fps)
+        if self._replays.stride == 1:  # every frame is kept for replays: evidence reaches as far
+            self._ring.capacity = max(self.options.evidence_frames, self._replays.capacity)
+        self._ring.add(index, image)
+
     def _push_call(self, call: dict[str, Any]) -> None:
         """Push a call with the evidence picture a recorded match gets (zoomed, the line
         edges, the footprint, the margin) and ask for its replay clip, which the pages get

@@ -142,6 +142,16 @@ class ReplayWriter:
         for clip in self._open:
             clip.frames.append(image_bgr)
 
+    @property
+    def stride(self) -> int:
+        """Every ``stride``-th frame is kept (0 before the first frame)."""
+        return self._stride
+
+    @property
+    def capacity(self) -> int:
+        """How many frames the ring keeps."""
+        return self._ring.maxlen or 0
+
     def request(
         self,
         call: dict[str, Any],

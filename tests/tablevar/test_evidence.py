@@ -8,6 +8,7 @@ import pytest
 
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
+from rules.geometry import shooting_margin_mm
 from tablevar.evidence import (
     EDGE_BGR,
     FIGURE_BGR,
@@ -19,8 +20,10 @@ from tablevar.evidence import (
     call_words,
     caption,
     circle_mm,
+    decided_line,
     headline,
     jpeg_comment,
+    line_edges_mm,
     make_view,
 )
 
@@ -259,3 +262,46 @@ def test_two_calls_of_one_frame_get_two_files(tmp_path, camera, pitch):
     writer.attach(calls)
     assert calls[0]["evidence"] != calls[1]["evidence"]
     assert all((tmp_path / c["evidence"]).is_file() for c in calls)
+
+
+@pytest.mark.parametrize(
+    ("kept", "shown"),
+    [(40, "shot at frame 5"), (8, None)],  # the shot's frame kept, or gone from the ring
+)
+def test_a_goal_disallowed_for_its_shot_shows_where_the_shot_was_taken(
+    tmp_path, camera, pitch, kept, shown
+):
+    """FISTF 7.2: a shot from outside the shooting zone scores no goal; the picture shows the
+    ball where it was struck, against the shooting line, when that frame is still kept."""
+    writer = EvidenceWriter(tmp_path, camera, pitch, EvidenceConfig(keep_frames=kept))
+    image = np.full((SIZE[1], SIZE[0], 3), CLOTH_BGR, np.uint8)
+    shot = (262.0, 40.0)  # the right shooting line's centre is at x = 300
+    path = [shot] * 6 + [(262.0 + 40.0 * k, 40.0) for k in range(1, 10)]  # struck after frame 5
+    for k, (x, y) in enumerate(path):
+        writer.add_frame(k, image)
+        writer.add_records([{"frame": k, "ball": {"x_mm": x, "y_mm": y, "moving": k > 5}}])
+    margin = float(
+        shooting_margin_mm(pitch, "right", np.array([shot]), pitch.profile.ball_radius_mm)[0]
+    )
+    call = _call(
+        frame=14, kind="goal_disallowed", law="FISTF 7.2", line="shooting_line",
+        margin_mm=margin, uncertainty_mm=0.5, team="away", restart="goal_kick",
+    )  # fmt: skip
+    assert writer.shot_at(call) == (5, shot)
+    writer.attach([call])
+    text = jpeg_comment((tmp_path / call["evidence"]).read_bytes()).splitlines()
+    picture = cv2.imread(str(tmp_path / call["evidence"]))
+    if shown is None:  # the goal's own frame, as for any call
+        assert "shot at" not in text[2]
+        return
+    assert text[2].endswith(shown) and text[3] == "shown: frame 5"
+    # Wide enough to show the line decided on as well as the ball.
+    side = max(writer.config.crop_mm, 2.6 * (abs(margin) + pitch.profile.ball_radius_mm))
+    view = make_view(camera, shot, side, writer.config.size_px)
+    rim = view.to_picture(circle_mm(shot, pitch.profile.ball_radius_mm, 24))
+    assert _near_colour(picture, rim, FOOTPRINT_BGR).all()
+    band = decided_line(pitch, "shooting_line", shot)
+    assert band.a_mm[0] > 0  # the right one
+    for edge in line_edges_mm(band):  # both measured edges, beside the ball
+        near = edge[np.abs(edge[:, 1] - 70.0) <= 10.0]
+        assert _near_colour(picture, view.to_picture(near), EDGE_BGR).all()
