@@ -153,9 +153,9 @@ def _overrule(state: MatchState, call: Call) -> MatchState:
         raise RefereeError(f"call {call.id} is already overruled")
     if call.kind in PERIOD_CALLS:
         raise RefereeError(f"a {call.kind} call is not overruled: the referee ends periods")
+    if call.too_close_to_call:  # settled by the referee's decision, which may be overruled
+        raise RefereeError(f"call {call.id} is too close to call: uphold or reject it")
     restart = state.restart
-    if restart is not None and restart.kind == "referee" and state.restart_call == call.id:
-        raise RefereeError(f"call {call.id} waits for the referee: uphold or reject it")
     pending = restart is not None and state.restart_call == call.id
     state = replace(state, overruled=state.overruled | {call.id})
     scorer = _scorer(call)

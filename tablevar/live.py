@@ -2,14 +2,18 @@
 
 ``LiveRunner`` opens a frame source, calibrates from the first ``calibration_s`` of frames when
 no calibration was given (the per-pixel median of a few of them, ``clean_view``), learns the
-table from the next frame and then runs the ``Pipeline`` with the FISTF rules frame by frame.
-Each final record goes to the hub (the radar), each call with its evidence picture (the call's
-frame, kept in a short ring of recent frames), and after each frame the clock and the score.
+table from the next frame and then runs the ``Pipeline`` frame by frame. Each final record goes
+to the hub (the radar) and, as the rules' observation, into the live match the hub keeps
+(``MatchHub.observe``: the rules' one state, which the referee's controls change too); each call
+then reaches the page with its evidence picture (the call's frame, kept in a short ring of
+recent frames).
 
-Numbering: ``frame`` counts every frame the runner received since it started (calibration
-frames too, so it equals the frame index of ``--record``'s recording), and ``t_s`` runs from
-the first of them. A source that is reopened continues both, the outage showing as a gap in
-time, which the rules' clock does not count (DESIGN.md section 8).
+Numbering: ``frame`` counts every frame the runner received (calibration frames too, so on a
+new log it equals the frame index of ``--record``'s recording), and ``t_s`` runs from the first
+of them. A source that is reopened continues both, the outage showing as a gap in time, which
+the rules' clock does not count (DESIGN.md section 8). A runner started again on a match log
+(after a power cut or a crash) continues both after the newest frame the log has seen, and the
+match from its newest state: frame numbers and evidence names stay unique.
 
 Failures: the worker loop holds the one catch-all of the codebase. Whatever goes wrong (a camera
 that stops, a file that vanishes, a frame the pipeline chokes on) is logged, the page is told
@@ -23,10 +27,11 @@ one simply ends, the page says so and the worker stops.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -41,7 +46,6 @@ from calibration.tables import load_pitch
 from hardware.recording import RecordingWriter
 from hardware.sim_source import SimSource
 from hardware.sources import Frame, FrameSource, SourceError, VideoFileSource
-from tablevar.clock_view import ClockView
 from tablevar.pipeline import Pipeline, PipelineConfig
 from tablevar.rules_stage import FistfRules
 from vision.colour import parse_colour
@@ -51,6 +55,7 @@ from web.recordings import VIEW_NAME
 
 _log = logging.getLogger(__name__)
 EVIDENCE_DIR = "evidence"
+RESUME_GAP_S = 1.0  # the first frame after a restart follows the log's last after this (> max gap)
 OVERLAY_NAME = "calibration_overlay.png"
 
 
@@ -132,13 +137,12 @@ class LiveRunner:
         self._ball_colour: str | None = None  # picked on the page, for the worker to take
         self._pipeline: Pipeline | None = None
         self._offset = (0, 0.0)  # (frame, t_s) of the current pipeline's first frame
-        self._calls_done = 0
         self._rules: FistfRules | None = None
-        self._clock = ClockView()
-        self._reset = threading.Event()
+        self._new_calls: list = []  # calls of this frame, waiting for their evidence
         self._recent: deque[tuple[int, np.ndarray]] = deque(maxlen=opts.evidence_frames)
         self._retry_at = 0.0
         self.frames = 0  # frames received
+        self._delivered = 0  # ... from this process's sources (a recorded one resumes there)
         self._t_s: float | None = None  # time of the last frame received
         self._t_offset = 0.0  # source time -> runner time
         self._fps = 30.0  # the source's nominal rate
@@ -152,7 +156,7 @@ class LiveRunner:
         self._threads: list[threading.Thread] = []
         self.error: str | None = None  # the last failure, for logs and tests
         self.ended = False
-        hub.on_control(self._on_control)
+        self._continue_log()
 
     # ------------------------------------------------------------------ thread control
     def start(self) -> None:
@@ -202,9 +206,14 @@ class LiveRunner:
         with self._lock:
             self._ball_colour = colour
 
-    def _on_control(self, action: str, payload: Mapping[str, Any]) -> None:
-        if action == "reset":
-            self._reset.set()  # the worker starts new rules at its next frame
+    def _continue_log(self) -> None:
+        """Number frames on from the newest one the match log has seen, after a gap the clock
+        does not count (the match itself the hub resumed from the log)."""
+        point = self.hub.resume_point
+        if point is not None:
+            self.frames = point[0] + 1
+            self._t_s = point[1]
+            self._wall_last = -math.inf  # the first frame comes after an outage
 
     # ------------------------------------------------------------------ the worker loop
     def run(self) -> None:
@@ -237,7 +246,7 @@ class LiveRunner:
 
     def _play(self, source: FrameSource) -> None:
         recorded = isinstance(source, VideoFileSource | SimSource)
-        skip_to = self.frames if recorded else 0  # a recorded source resumes where it was
+        skip_to = self._delivered if recorded else 0  # a recorded source resumes where it was
         first = True
         wall0 = t_first = None
         frames = source.frames()
@@ -264,12 +273,14 @@ class LiveRunner:
             self._t_offset = -frame.t_s
         elif first:  # (re)opened: continue after the outage, however the source counts
             gap_s = max(now - self._wall_last, 1.0 / max(source.fps, 1.0))
+            gap_s = RESUME_GAP_S if math.isinf(gap_s) else gap_s  # the first after a restart
             self._t_offset = self._t_s + gap_s - frame.t_s
             t_s = frame.t_s + self._t_offset
         else:
             t_s = max(frame.t_s + self._t_offset, self._t_s + 1e-6)
         index = self.frames
         self.frames += 1
+        self._delivered += 1
         self._t_s, self._wall_last, self._fps, self._lossy = t_s, now, source.fps, source.lossy
         if self._source_ok is not True:
             self._source_state(True)
@@ -285,9 +296,6 @@ class LiveRunner:
                 colour, self._ball_colour = self._ball_colour, None
         if colour is not None and self.calibration is not None:
             self._use_calibration(replace(self.calibration, ball_colour=colour), None)
-        if self._reset.is_set():
-            self._reset.clear()
-            self._new_rules(start="kick_off")  # the referee's new match begins at its kick-off
         if self.calibration is None or self._requests:
             self._collect(image, t_s)
             if self.calibration is None:
@@ -364,8 +372,7 @@ class LiveRunner:
             message = " ".join(str(exc).split())
             self._source_state(False, f"cannot see the table yet: {message}; trying again")
             return
-        if self._rules is None:
-            self._new_rules()
+        self._new_rules()
         self._offset = (index, t_s)
         self._pipeline = Pipeline(
             model,
@@ -373,17 +380,16 @@ class LiveRunner:
             config=config,
             rules=self._rules_stage,
         )
-        self._calls_done = 0
         self._source_state(True)
 
-    def _new_rules(self, start: str = "open_play") -> None:
-        """Fresh rules: a camera opened on a table finds the match in play (unless it sees a
-        kick-off set up); a new match the referee starts waits for its kick-off."""
+    def _new_rules(self) -> None:
+        """Observations for the live match on the calibrated pitch (the match itself, its
+        state, lives in the hub and outlives a recalibration)."""
         cal = self.calibration
         pitch = cal.measured_pitch(self.pitch) if cal else self.pitch
         sigma = cal.line_sigma_mm if cal else 0.0
-        self._rules = FistfRules(pitch, line_sigma_mm=sigma, start=start)
-        self._clock = ClockView()
+        self._rules = FistfRules(pitch, line_sigma_mm=sigma)
+        self.hub.use_pitch(pitch)
 
     def _rules_stage(
         self,
@@ -396,21 +402,18 @@ class LiveRunner:
         frame0, t0 = self._offset
         shifted = {**record, "frame": record["frame"] + frame0, "t_s": record["t_s"] + t0}
         contacts = [(fid, kind, onset + frame0) for fid, kind, onset in contacts]
-        return self._rules(shifted, contacts, ball_sigma_mm, ball_switch_before_s)
+        obs = self._rules.observation(shifted, contacts, ball_sigma_mm, ball_switch_before_s)
+        calls = self.hub.observe(obs, publish=False)  # logged now, shown with their evidence
+        self._new_calls += calls
+        return [c.to_record() for c in calls]
 
     def _publish(self, pipeline: Pipeline, records: list, frame0: int, t0: float) -> None:
         for record in records:
             self.hub.push_frame(
                 {**record, "frame": record["frame"] + frame0, "t_s": round(record["t_s"] + t0, 6)}
             )
-        new = pipeline.calls[self._calls_done :]
-        self._calls_done = len(pipeline.calls)
-        for call in new:
-            self.hub.push_call({**call, "evidence": self._evidence(call["frame"])})
-        rules = self._rules
-        if records or new:
-            self.hub.push_score(*rules.score)
-            self.hub.push_clock(*self._clock.update(rules.clock_s, new))
+        new, self._new_calls = self._new_calls, []
+        self.hub.publish_calls([(call, self._evidence(call.frame)) for call in new])
 
     def _evidence(self, frame: int) -> str | None:
         """Write the call's frame (or the nearest one still kept) as its evidence picture."""
@@ -441,11 +444,7 @@ class LiveRunner:
             if unless_stalled and not (self._source_ok and self._waiting_since is not None):
                 return
             self._source_ok = ok
-            self.hub.set_source(ok, message)
-            if not ok and self._rules is not None:
-                # Without frames the clock stands: say so on the scoreboard too.
-                clock = self.hub.state.clock
-                self.hub.push_clock(clock.clock_s, clock.half, "stopped")
+            self.hub.set_source(ok, message)  # without frames the scoreboard says stopped
 
     def _watch(self) -> None:
         """Report a source that stalls inside ``frames()`` (e.g. a camera reopening itself)."""
