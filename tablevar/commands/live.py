@@ -46,7 +46,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--source",
         required=True,
         metavar="SPEC",
-        help=f"sim or sim:SCENE (a simulated match), {SPEC_HELP}",
+        help=f"sim, sim:SCENE or sim:SCENE@START_S (a simulated match), {SPEC_HELP}",
+    )
+    parser.add_argument(
+        "--sim-fast",
+        action="store_true",
+        help="simulated source: frames as fast as they are refereed, none dropped "
+        "(default: in real time, as a camera delivers them)",
     )
     parser.add_argument("--table", default="fistf", help="table profile name or .toml path")
     parser.add_argument(
@@ -66,11 +72,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def opener(spec: str, table: str = "fistf"):
+def opener(spec: str, table: str = "fistf", sim_fast: bool = False):
     """A function that opens the source named by ``spec`` (again after a drop-out)."""
     if is_sim_spec(spec):
         return lambda: open_sim(
-            spec, size_px=SIM_SIZE_PX, fps=SIM_FPS, table=table, lead_s=SIM_LEAD_S
+            spec,
+            size_px=SIM_SIZE_PX,
+            fps=SIM_FPS,
+            table=table,
+            lead_s=SIM_LEAD_S,
+            realtime=not sim_fast,
         )
     return lambda: open_source(spec)
 
@@ -89,7 +100,9 @@ def run(args: argparse.Namespace) -> int:
         raise LiveCommandError(
             f"{args.record} already holds a recording: choose another --record folder"
         )
-    reopen = opener(args.source, args.table)
+    if args.sim_fast and not is_sim_spec(args.source):
+        raise LiveCommandError("--sim-fast is for the simulated source (--source sim...)")
+    reopen = opener(args.source, args.table, args.sim_fast)
     source = reopen()  # a source that cannot be opened at all is an error, not a wait
     if calibration is not None and tuple(calibration.image_size_px) != tuple(source.size_px):
         source.close()

@@ -90,16 +90,17 @@ class Play:
     """Real observations (the rules' one-line notation) fed to a hub at 50 fps: the calls and
     the clock on the page come from the rules, as in a live match."""
 
-    def __init__(self, hub, frame: int = 0):
+    def __init__(self, hub, frame: int = 0, publish: bool = True):
         from rules.notation import parse_observation
 
         self.hub, self.frame, self._parse = hub, frame, parse_observation
+        self.publish = publish  # False: the test publishes the calls with their pictures
 
     def __call__(self, *lines: str) -> list:
         calls = []
         for line in lines:
             obs = self._parse(f"{line}; {PLAY_FIGS}", t_s=self.frame / 50, frame=self.frame)
-            calls += self.hub.observe(obs)
+            calls += self.hub.observe(obs, publish=self.publish)
             self.frame += 1
         return calls
 

@@ -66,14 +66,14 @@ def test_live_page_shows_a_call_pushed_over_sse_with_its_evidence_picture(
     wait_for_subscriber(running)
 
     running.hub.push_frame(sample.tracks_record(12))
-    call = running.hub.push_call(
-        sample.call_record(12, "ball_out", margin_mm=0.3, uncertainty_mm=0.5)
-    )
+    running.hub.control("start")
+    play = sample.Play(running.hub, publish=False)  # the call waits for its picture
+    out = play.ball_out()
+    (call,) = running.hub.publish_calls([(out, "evidence/12.jpg")])
     item = page.locator(f'#feed li[data-id="{call["id"]}"]')
     expect(item).to_contain_text("Ball out")
-    expect(item).to_contain_text("FISTF 9")
-    expect(item).to_contain_text("+0.30 mm")
-    expect(item.locator(".badge.close")).to_have_text("too close to call")
+    expect(item).to_contain_text("FISTF 14.1")
+    expect(item).to_contain_text(f"margin +{out.margin_mm:.2f} mm")
     image = item.locator("img.evidence")
     page.wait_for_function(
         "img => img.complete && img.naturalWidth > 0", arg=image.element_handle()
@@ -145,14 +145,15 @@ def test_controls_are_refused_without_the_pin_and_work_with_it(serve, page: Page
     page.click("#pin-button")
     expect(page.locator("#toast")).to_have_text("wrong PIN")
     expect(start).to_be_hidden()
-    assert running.hub.state.clock.status == "not_started"
+    assert running.hub.match.hold == "not_started"
 
     page.fill("#pin-input", PIN)
     page.click("#pin-button")
     expect(start).to_be_visible()
     start.click()
-    expect(page.locator("#clock-status")).to_have_text("Running")
-    assert running.hub.state.clock.status == "running"
+    # Started, the rules' clock waits for the ball to roll (DESIGN.md 6).
+    expect(page.locator("#clock-status")).to_have_text("Stopped · ball at rest")
+    assert running.hub.match.hold is None
 
 
 def test_the_ball_is_picked_by_a_click_on_the_calibration_picture(
@@ -177,17 +178,17 @@ def test_the_ball_is_picked_by_a_click_on_the_calibration_picture(
 
 def test_the_match_resumes_after_a_restart(serve, page: Page, sample):
     first = serve()
-    first.hub.push_call(sample.call_record(sample.GOAL_FRAME, "goal", team="home"))
-    first.hub.push_call(sample.call_record(sample.BALL_OUT_FRAME + 20, "ball_out"))
-    first.hub.push_score(1, 0)
     first.hub.control("start")
-    first.hub.push_clock(75.0, 1, "running")
+    play = sample.Play(first.hub)
+    play.roll(2.5)
+    play.goal()
+    clock_s = first.hub.match.clock.elapsed_s
     first.stop()
 
     second = serve()
     page.goto(second.url)
     expect(page.locator("#score-home")).to_have_text("1")
     expect(page.locator("#score-away")).to_have_text("0")
-    expect(page.locator("#clock")).to_have_text("01:15")
-    expect(page.locator("#clock-status")).to_have_text("Paused")
-    expect(page.locator("#feed li .kind")).to_have_text(["Ball out", "Goal"])
+    expect(page.locator("#clock")).to_have_text(f"00:{int(clock_s):02d}")
+    expect(page.locator("#clock-status")).to_have_text("Stopped · ball at rest")  # a kick-off
+    expect(page.locator("#feed li .kind")).to_have_text(["Goal"])
