@@ -19,6 +19,7 @@ from calibration.tables import load_pitch
 from hardware.recording import META_NAME
 from hardware.sim_source import is_sim_spec, open_sim
 from hardware.sources import SPEC_HELP, FrameSource, open_source
+from rules.clock import CLOCK_MODES
 from tablevar.commands.serve import add_server_options, check_server_options, start_server
 from tablevar.live import LiveOptions, LiveRunner
 from web.app import create_app, hub_of, set_ball_colour, set_recalibrate
@@ -55,6 +56,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(default: in real time, as a camera delivers them)",
     )
     parser.add_argument("--table", default="fistf", help="table profile name or .toml path")
+    parser.add_argument(
+        "--clock-mode",
+        choices=CLOCK_MODES,
+        default="ball-moving",
+        help="a new match's clock: runs while the ball rolls, or runs on with added time "
+        "(FISTF 3.1/3.2); a resumed match keeps its own (default: %(default)s)",
+    )
     parser.add_argument(
         "--calibration", type=Path, metavar="FILE", help="calibration.json (default: calibrate)"
     )
@@ -119,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
             "RECORDINGS_DIR": DEFAULT_RECORDINGS if DEFAULT_RECORDINGS.is_dir() else None,
             "PIN": args.pin,
             "TABLE": args.table,
+            "CLOCK_MODE": args.clock_mode,
         }
     )
     runner = LiveRunner(
