@@ -219,7 +219,7 @@ class MatchHub:
         self._feed = Feed(max_pending, 1.0 / max_rate_hz)
         self._lock = threading.RLock()
         current = log.current_match()
-        table = log.match(current).table if current is not None else log._defaults[0]
+        table = log.match(current).table if current is not None else log.default_table
         self._match = LiveMatch(log, pitch if pitch is not None else load_pitch(table))
         self._frame: Mapping[str, Any] | None = None
         self._source = {"ok": True, "message": ""}

@@ -134,6 +134,11 @@ class MatchLog:
         self._defaults = (table, clock_mode)
         self._newest: dict[int, int] = {}  # match id -> id of its newest snapshot row
 
+    @property
+    def default_table(self) -> str:
+        """The table profile a new match is played on unless told otherwise."""
+        return self._defaults[0]
+
     def close(self) -> None:
         with self._lock:
             self._db.close()

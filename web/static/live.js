@@ -62,6 +62,8 @@
 
   function showState(state) {
     showScoreboard(state);
+    $("export-json").href = `/api/match/${state.match_id}/export.json`;
+    $("export-csv").href = `/api/match/${state.match_id}/export.csv`;
     known.clear();
     $("feed").replaceChildren(...state.calls.map((call) => { known.add(call.id); return callItem(call); }));
     updateCount(state.calls_total);
