@@ -204,7 +204,15 @@ class MatchLog:
         """
         now = time.time()
         text = json.dumps(state, separators=(",", ":"))
+        events = list(events)
         with self._lock:
+            newest = self._newest.get(match_id)
+            if not events and newest is not None:  # the common case: one statement, atomic
+                self._db.execute(
+                    "UPDATE snapshots SET frame = ?, t_s = ?, state = ?, logged_at = ? WHERE id = ?",
+                    (frame, t_s, text, now, newest),
+                )
+                return []
             cur = self._db.cursor()
             cur.execute("BEGIN")
             try:
@@ -220,7 +228,6 @@ class MatchLog:
                         (match_id, kind, call_id, frame, t_s, json.dumps(dict(payload)), now),
                     )
                     ids.append(int(cur.lastrowid))
-                newest = self._newest.get(match_id)
                 if ids or newest is None:
                     event_id = ids[-1] if ids else self._last_event(cur, match_id)
                     cur.execute(
