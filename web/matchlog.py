@@ -4,10 +4,11 @@ One file holds every match played on a table; the newest match is the current on
 event-sourced: the ``events`` of a match are the inputs that changed it, in order, as they
 happened (each call as the rules emitted it, each referee action with its payload), and
 ``snapshots`` hold the rules' state (``rules.fistf_codec``) after them. Each event is written
-in one transaction with the snapshot of the state it led to, and the newest snapshot is brought
-up to date after every frame, so a process killed at any moment comes back with the state of
-its last frame (clock, half, possession, pending restart, play counts), then replays any
-action logged after it (DESIGN.md section 8).
+in one transaction with the snapshot of the state it led to (so no event is ever newer than the
+newest snapshot), and the newest snapshot is brought up to date after every frame: a process
+killed at any moment comes back with the state of its last frame (clock, half, possession,
+pending restart, play counts) and every call and action (DESIGN.md section 8). The events are
+the match's record: what the export gives, and what a state is checked against.
 
 The file is in WAL mode and written through one connection guarded by a lock, so the pipeline
 thread and the web server's threads may all write and read it. ``synchronous=NORMAL`` survives
