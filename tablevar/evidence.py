@@ -387,11 +387,13 @@ def jpeg_comment(data: bytes) -> str | None:
     return data[6 : 4 + n].decode("utf-8")
 
 
-def evidence_name(call: dict[str, Any]) -> str:
-    """``evidence/000123-goal.jpg`` (with the figure id when the call concerns a figure)."""
+def evidence_name(call: dict[str, Any], match_id: int | None = None) -> str:
+    """``evidence/000123-goal.jpg`` (with the figure id when the call concerns a figure), in a
+    live match ``evidence/m3-000123-goal.jpg`` (the match log numbers matches)."""
     fig = call.get("figure")
     tail = f"-{fig['id']}" if fig else ""
-    return f"{EVIDENCE_DIR}/{int(call['frame']):06d}-{call['kind']}{tail}.jpg"
+    head = "" if match_id is None else f"m{int(match_id)}-"
+    return f"{EVIDENCE_DIR}/{head}{int(call['frame']):06d}-{call['kind']}{tail}.jpg"
 
 
 class EvidenceWriter:
@@ -465,8 +467,12 @@ class EvidenceWriter:
             if call.get("evidence") is None:
                 call["evidence"] = self.write(call)
 
-    def write(self, call: dict[str, Any]) -> str | None:
-        """Draw and write the picture of ``call``; returns its relative path (None: no frame)."""
+    def write(self, call: dict[str, Any], match_id: int | None = None) -> str | None:
+        """Draw and write the picture of ``call``; returns its relative path (None: no frame).
+
+        A name already taken (by this writer, or on disk by an earlier run into the same
+        folder) gets a number: a picture is never overwritten.
+        """
         shot = self.shot_at(call)
         found = self.frames.nearest(shot[0]) if shot is not None else None
         if found is not None and found[0] == shot[0]:  # the shot's own frame is still kept
@@ -479,9 +485,9 @@ class EvidenceWriter:
             index, image = found
             ball, note = self.ball_at(index), ""
         picture = draw_evidence(image, call, self.camera, self.pitch, ball, self.config, note)
-        name = evidence_name(call)
+        name = evidence_name(call, match_id)
         stem, k = name.removesuffix(".jpg"), 1
-        while name in self._names:
+        while name in self._names or (self.out_dir / name).exists():
             k += 1
             name = f"{stem}-{k}.jpg"
         self._names.add(name)

@@ -2,14 +2,18 @@
 
 ``LiveRunner`` opens a frame source, calibrates from the first ``calibration_s`` of frames when
 no calibration was given (the per-pixel median of a few of them, ``clean_view``), learns the
-table from the next frame and then runs the ``Pipeline`` with the FISTF rules frame by frame.
-Each final record goes to the hub (the radar), each call with its evidence picture (the call's
-frame, kept in a short ring of recent frames), and after each frame the clock and the score.
+table from the next frame and then runs the ``Pipeline`` frame by frame. Each final record goes
+to the hub (the radar) and, as the rules' observation, into the live match the hub keeps
+(``MatchHub.observe``: the rules' one state, which the referee's controls change too); each call
+then reaches the page with the evidence picture a recorded match gets, and later its replay
+clip (``tablevar.live_media``).
 
-Numbering: ``frame`` counts every frame the runner received since it started (calibration
-frames too, so it equals the frame index of ``--record``'s recording), and ``t_s`` runs from
-the first of them. A source that is reopened continues both, the outage showing as a gap in
-time, which the rules' clock does not count (DESIGN.md section 8).
+Numbering: ``frame`` counts every frame the runner received (calibration frames too, so on a
+new log it equals the frame index of ``--record``'s recording), and ``t_s`` runs from the first
+of them. A source that is reopened continues both, the outage showing as a gap in time, which
+the rules' clock does not count (DESIGN.md section 8). A runner started again on a match log
+(after a power cut or a crash) continues both after the newest frame the log has seen, and the
+match from its newest state: frame numbers and evidence names stay unique.
 
 Failures: the worker loop holds the one catch-all of the codebase. Whatever goes wrong (a camera
 that stops, a file that vanishes, a frame the pipeline chokes on) is logged, the page is told
@@ -21,16 +25,16 @@ one simply ends, the page says so and the worker stops. A failure of the referee
 the source's) is retried the same way, but ``max_failures`` of them in a row with no frame
 refereed between stop the worker with the error on the page: retrying cannot mend a bug.
 
-Recording (``record_dir``) never stops the refereeing: a write error (a full disk, a stick
-pulled out) ends the recording, keeping what was written, and the page and the log say so.
+Recording (``record_dir``, ``tablevar.live_record``) never stops the refereeing.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -42,13 +46,12 @@ from calibration.calibrate import calibrate, clean_view
 from calibration.calibration_file import Calibration, write_calibration
 from calibration.report import draw_overlay
 from calibration.tables import load_pitch
-from hardware.recording import RecordingError, RecordingWriter
 from hardware.sim_source import SimSource
 from hardware.sources import Frame, FrameSource, VideoFileSource
-from tablevar.clock_view import ClockView
-from tablevar.evidence import EvidenceWriter, FrameRing
+from tablevar.live_media import CallMedia
+from tablevar.live_record import LiveRecorder
 from tablevar.pipeline import Pipeline, PipelineConfig
-from tablevar.replay import ReplayConfig, ReplayWriter, replay_name, wants_replay
+from tablevar.replay import ReplayConfig
 from tablevar.rules_stage import FistfRules
 from vision.colour import parse_colour
 from vision.model import learn_model
@@ -57,6 +60,7 @@ from web.recordings import VIEW_NAME
 
 _log = logging.getLogger(__name__)
 EVIDENCE_DIR = "evidence"
+RESUME_GAP_S = 1.0  # the first frame after a restart follows the log's last after this (> max gap)
 OVERLAY_NAME = "calibration_overlay.png"
 
 
@@ -137,9 +141,7 @@ class LiveRunner:
         self._open_source, self.hub = open_source, hub
         self.output_dir = Path(output_dir)
         (self.output_dir / EVIDENCE_DIR).mkdir(parents=True, exist_ok=True)
-        self._record_dir = Path(record_dir) if record_dir is not None else None
-        self._recorder: RecordingWriter | None = None
-        self.recording_error: str | None = None  # why --record stopped (refereeing goes on)
+        self._recorder = LiveRecorder(record_dir, hub, opts.table) if record_dir else None
         self.pitch = load_pitch(opts.table)
         self.calibration = calibration
         self._cal_frames: list[np.ndarray] = []
@@ -148,15 +150,12 @@ class LiveRunner:
         self._ball_colour: str | None = None  # picked on the page, for the worker to take
         self._pipeline: Pipeline | None = None
         self._offset = (0, 0.0)  # (frame, t_s) of the current pipeline's first frame
-        self._calls_done = 0
         self._rules: FistfRules | None = None
-        self._clock = ClockView()
-        self._reset = threading.Event()
-        self._ring = FrameRing(opts.evidence_frames)  # recent frames, for evidence pictures
-        self._evidence_writer: EvidenceWriter | None = None  # per calibration
-        self._replays = ReplayWriter(self.output_dir, self._replay_ready, opts.replay)
+        self._new_calls: list = []  # calls of this frame, waiting for their evidence
+        self._media = CallMedia(self.output_dir, hub, opts.evidence_frames, opts.replay)
         self._retry_at = 0.0
         self.frames = 0  # frames received
+        self._delivered = 0  # ... from this process's sources (a recorded one resumes there)
         self.refereed = 0  # frames the pipeline went through without an error
         self._t_s: float | None = None  # time of the last frame received
         self._t_offset = 0.0  # source time -> runner time
@@ -171,7 +170,7 @@ class LiveRunner:
         self._threads: list[threading.Thread] = []
         self.error: str | None = None  # the last failure, for logs and tests
         self.ended = False
-        hub.on_control(self._on_control)
+        self._continue_log()
 
     # ------------------------------------------------------------------ thread control
     def start(self) -> None:
@@ -221,9 +220,14 @@ class LiveRunner:
         with self._lock:
             self._ball_colour = colour
 
-    def _on_control(self, action: str, payload: Mapping[str, Any]) -> None:
-        if action == "reset":
-            self._reset.set()  # the worker starts new rules at its next frame
+    def _continue_log(self) -> None:
+        """Number frames on from the newest one the match log has seen, after a gap the clock
+        does not count (the match itself the hub resumed from the log)."""
+        point = self.hub.resume_point
+        if point is not None:
+            self.frames = point[0] + 1
+            self._t_s = point[1]
+            self._wall_last = -math.inf  # the first frame comes after an outage
 
     # ------------------------------------------------------------------ the worker loop
     def run(self) -> None:
@@ -275,7 +279,7 @@ class LiveRunner:
 
     def _play(self, source: FrameSource) -> None:
         recorded = isinstance(source, VideoFileSource | SimSource)
-        skip_to = self.frames if recorded else 0  # a recorded source resumes where it was
+        skip_to = self._delivered if recorded else 0  # a recorded source resumes where it was
         first = True
         wall0 = t_first = None
         frames = source.frames()
@@ -305,17 +309,20 @@ class LiveRunner:
             self._t_offset = -frame.t_s
         elif first:  # (re)opened: continue after the outage, however the source counts
             gap_s = max(now - self._wall_last, 1.0 / max(source.fps, 1.0))
+            gap_s = RESUME_GAP_S if math.isinf(gap_s) else gap_s  # the first after a restart
             self._t_offset = self._t_s + gap_s - frame.t_s
             t_s = frame.t_s + self._t_offset
         else:
             t_s = max(frame.t_s + self._t_offset, self._t_s + 1e-6)
         index = self.frames
         self.frames += 1
+        self._delivered += 1
         self._t_s, self._wall_last, self._fps, self._lossy = t_s, now, source.fps, source.lossy
         if self._source_ok is not True:
             self._source_state(True)
-        self._record(frame, t_s, source)
-        self._keep_frame(index, t_s, frame.image_bgr)
+        if self._recorder is not None:
+            self._recorder.write(frame, t_s, source)
+        self._media.keep_frame(index, t_s, frame.image_bgr, self._fps)
         self._step(frame.image_bgr, index, t_s)
         self.refereed += 1
 
@@ -327,9 +334,6 @@ class LiveRunner:
                 colour, self._ball_colour = self._ball_colour, None
         if colour is not None and self.calibration is not None:
             self._use_calibration(replace(self.calibration, ball_colour=colour), None)
-        if self._reset.is_set():
-            self._reset.clear()
-            self._new_rules(start="kick_off")  # the referee's new match begins at its kick-off
         if self.calibration is None or self._requests:
             self._collect(image, t_s)
             if self.calibration is None:
@@ -406,8 +410,7 @@ class LiveRunner:
             message = " ".join(str(exc).split())
             self._source_state(False, f"cannot see the table yet: {message}; trying again")
             return
-        if self._rules is None:
-            self._new_rules()
+        self._new_rules()
         self._offset = (index, t_s)
         self._pipeline = Pipeline(
             model,
@@ -415,20 +418,17 @@ class LiveRunner:
             config=config,
             rules=self._rules_stage,
         )
-        self._calls_done = 0
-        self._evidence_writer = EvidenceWriter(
-            self.output_dir, self.calibration.camera, pitch, frames=self._ring
-        )
+        self._media.use_camera(self.calibration.camera, pitch)
         self._source_state(True)
 
-    def _new_rules(self, start: str = "open_play") -> None:
-        """Fresh rules: a camera opened on a table finds the match in play (unless it sees a
-        kick-off set up); a new match the referee starts waits for its kick-off."""
+    def _new_rules(self) -> None:
+        """Observations for the live match on the calibrated pitch (the match itself, its
+        state, lives in the hub and outlives a recalibration)."""
         cal = self.calibration
         pitch = cal.measured_pitch(self.pitch) if cal else self.pitch
         sigma = cal.line_sigma_mm if cal else 0.0
-        self._rules = FistfRules(pitch, line_sigma_mm=sigma, start=start)
-        self._clock = ClockView()
+        self._rules = FistfRules(pitch, line_sigma_mm=sigma)
+        self.hub.use_pitch(pitch)
 
     def _rules_stage(
         self,
@@ -441,7 +441,10 @@ class LiveRunner:
         frame0, t0 = self._offset
         shifted = {**record, "frame": record["frame"] + frame0, "t_s": record["t_s"] + t0}
         contacts = [(fid, kind, onset + frame0) for fid, kind, onset in contacts]
-        return self._rules(shifted, contacts, ball_sigma_mm, ball_switch_before_s)
+        obs = self._rules.observation(shifted, contacts, ball_sigma_mm, ball_switch_before_s)
+        calls = self.hub.observe(obs, publish=False)  # logged now, shown with their evidence
+        self._new_calls += calls
+        return [c.to_record() for c in calls]
 
     def _publish(self, pipeline: Pipeline, records: list, frame0: int, t0: float) -> None:
         shifted = [
@@ -450,108 +453,18 @@ class LiveRunner:
         ]
         for record in shifted:
             self.hub.push_frame(record)
-        if self._evidence_writer is not None:
-            self._evidence_writer.add_records(shifted)
-        new = pipeline.calls[self._calls_done :]
-        self._calls_done = len(pipeline.calls)
-        for call in new:
-            self._push_call(call)
-        rules = self._rules
-        if records or new:
-            self.hub.push_score(*rules.score)
-            self.hub.push_clock(*self._clock.update(rules.clock_s, new))
-
-    # ------------------------------------------------------------------ evidence and replays
-    def _keep_frame(self, index: int, t_s: float, image: np.ndarray) -> None:
-        """Keep the frame for replays and evidence pictures (the same arrays for both)."""
-        self._replays.add_frame(index, t_s, image, self._fps)
-        if self._replays.stride == 1:  # every frame is kept for replays: evidence reaches as far
-            self._ring.capacity = max(self.options.evidence_frames, self._replays.capacity)
-        self._ring.add(index, image)
-
-    def _push_call(self, call: dict[str, Any]) -> None:
-        """Push a call with the evidence picture a recorded match gets (zoomed, the line
-        edges, the footprint, the margin) and ask for its replay clip, which the pages get
-        (``replay`` event) once written."""
-        record = {**call, "evidence": self._evidence_picture(call)}
-        writer = self._evidence_writer
-        replay = record["evidence"] is not None and wants_replay(record, self.options.replay)
-        if replay:
-            record["replay"] = replay_name(record["evidence"])
-        data = self.hub.push_call(record)
-        if replay and writer is not None:
-            focus = self._focus_mm(record, writer)
-            key = (data["id"], record["kind"])
-            self._replays.request(record, record["replay"], key, writer.camera, focus)
-
-    def _evidence_picture(self, call: dict[str, Any]) -> str | None:
-        writer = self._evidence_writer
-        if writer is None:
-            return None
-        try:
-            return writer.write(call)
-        except OSError as exc:  # a full disk costs the picture, not the call
-            _log.error("evidence picture not written: %s", exc)
-            return None
-
-    @staticmethod
-    def _focus_mm(call: dict[str, Any], writer: EvidenceWriter) -> tuple[float, float]:
-        """Where the replay looks: the figure concerned, else the ball, else the call's place."""
-        place = call.get("figure") or call.get("position")
-        ball = writer.ball_at(int(call["frame"]))
-        if call.get("figure") is None and ball is not None:
-            return ball
-        return (place["x_mm"], place["y_mm"]) if place else (0.0, 0.0)
-
-    def _replay_ready(self, name: str, key: tuple[int, str]) -> None:
-        call_id, kind = key
-        self.hub.push_replay(call_id, name, kind)
+        self._media.add_records(shifted)
+        new, self._new_calls = self._new_calls, []
+        self._media.publish(new)
 
     # ------------------------------------------------------------------ around the frames
-    def _record(self, frame: Frame, t_s: float, source: FrameSource) -> None:
-        """Write the frame into ``--record``'s folder; a write error stops the recording only."""
-        if self._record_dir is None or self.recording_error is not None:
-            return
-        try:
-            if self._recorder is None:
-                self._recorder = RecordingWriter(
-                    self._record_dir,
-                    fps=source.fps,
-                    size_px=source.size_px,
-                    table=self.options.table,
-                    source=type(source).__name__,
-                )
-                self.hub.set_recording(True, f"recording into {self._record_dir}")
-            self._recorder.write(frame.image_bgr, round(t_s * 1e9))
-        except (OSError, RecordingError) as exc:  # a full disk, a stick pulled out, ...
-            self._stop_recording(exc)
-
-    def _stop_recording(self, exc: Exception) -> None:
-        """Give the recording up for this run, say why on the page and in the log."""
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        frames = self._recorder.frames if self._recorder is not None else 0
-        self.recording_error = " ".join(reason.split()) or type(exc).__name__
-        message = (
-            f"recording stopped after {frames} frames: {self.recording_error} "
-            f"({self._record_dir}); refereeing goes on"
-        )
-        _log.error("%s", message)
-        if self._recorder is not None:
-            self._recorder.abort()
-            self._recorder = None
-        self.hub.set_recording(False, message)
-
     def _source_state(self, ok: bool, message: str = "", *, unless_stalled: bool = False):
         with self._state_lock:
             # The watchdog's word only while the worker still waits for the same frame.
             if unless_stalled and not (self._source_ok and self._waiting_since is not None):
                 return
             self._source_ok = ok
-            self.hub.set_source(ok, message)
-            if not ok and self._rules is not None:
-                # Without frames the clock stands: say so on the scoreboard too.
-                clock = self.hub.state.clock
-                self.hub.push_clock(clock.clock_s, clock.half, "stopped")
+            self.hub.set_source(ok, message)  # without frames the scoreboard says stopped
 
     def _watch(self) -> None:
         """Report a source that stalls inside ``frames()`` (e.g. a camera reopening itself)."""
@@ -577,8 +490,7 @@ class LiveRunner:
             self._pipeline = None
         if self._recorder is not None:
             self._recorder.close()
-            self._recorder = None
-        self._replays.close()
+        self._media.close()
         with self._lock:
             requests, self._requests = self._requests, []
         for request in requests:

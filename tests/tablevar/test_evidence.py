@@ -97,6 +97,17 @@ def test_picture_is_written_with_its_relative_path_and_size(tmp_path, camera, pi
     assert (picture[cfg.size_px :] > 200).all(axis=2).sum() > 200
 
 
+def test_a_live_picture_is_named_by_its_match_and_never_overwrites_one(tmp_path, camera, pitch):
+    ball = (100.0, 375.0 + 10.5 + 3.0 + 0.8)
+    first, _ = _writer(tmp_path, camera, pitch, ball)
+    assert first.write(_call(), match_id=3) == "evidence/m3-000010-ball_out.jpg"
+    assert first.write(_call(), match_id=4) == "evidence/m4-000010-ball_out.jpg"
+    # A writer of another process on the same folder (the log started afresh) keeps the old.
+    again, _ = _writer(tmp_path, camera, pitch, ball)
+    assert again.write(_call(), match_id=3) == "evidence/m3-000010-ball_out-2.jpg"
+    assert len(list((tmp_path / "evidence").glob("m3-*.jpg"))) == 2
+
+
 def test_footprint_and_measured_edges_are_drawn_where_the_camera_model_says(
     tmp_path, camera, pitch
 ):

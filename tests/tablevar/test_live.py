@@ -22,19 +22,23 @@ SIM = {"size_px": (800, 600), "fps": 20.0, "lead_s": 0.4}
 
 
 class WatchedHub(MatchHub):
-    """A real hub that also keeps, in order, what the runner pushed into it."""
+    """A real hub, started by the referee, that also keeps, in order, what the runner pushed
+    into it and the rules' clock after each observation."""
 
     def __init__(self, log: MatchLog, **kwargs):
         super().__init__(log, **kwargs)
         self.pushed: list[tuple[str, object]] = []
+        self.control("start")
 
     def push_frame(self, record):
         self.pushed.append(("frame", record))
         super().push_frame(record)
 
-    def push_clock(self, clock_s, half, status):
-        self.pushed.append(("clock", clock_s))
-        super().push_clock(clock_s, half, status)
+    def observe(self, obs, **kwargs):
+        calls = super().observe(obs, **kwargs)
+        self.pushed.append(("obs", obs.ball_moving and obs.ball_xy_mm is not None))
+        self.pushed.append(("clock", self.match.clock.elapsed_s))
+        return calls
 
 
 @pytest.fixture
@@ -103,7 +107,9 @@ def test_the_clock_runs_only_while_the_ball_moves(sim_run):
     last_clock, advanced, stood_still = 0.0, 0, 0
     for kind, value in hub.pushed:
         if kind == "frame":
-            moving.append(bool(value["ball"] and value["ball"]["moving"]))
+            continue
+        if kind == "obs":
+            moving.append(value)
         elif value > last_clock + 1e-9:
             # The clock counts an interval by its two ends: one of them rolled.
             assert any(moving[-2:]), f"the clock ran to {value} s with the ball at rest"
@@ -112,7 +118,7 @@ def test_the_clock_runs_only_while_the_ball_moves(sim_run):
         elif not any(moving[-2:]):
             stood_still += 1
     assert advanced >= 5 and stood_still >= 20
-    assert 0.3 < hub.state.clock.clock_s < source.scene.duration_s
+    assert 0.3 < hub.match.clock.elapsed_s < source.scene.duration_s
 
 
 @pytest.mark.parametrize(

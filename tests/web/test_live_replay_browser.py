@@ -29,6 +29,7 @@ def goal(tmp_path: Path, disk_fills_up) -> Iterator[tuple[str, LiveRunner, objec
     out = tmp_path / "out"
     app = create_app({"PIN": PIN, "OUTPUT_DIR": out, "MATCH_LOG": tmp_path / "match.sqlite"})
     rec = tmp_path / "rec"
+    hub_of(app).control("start")  # the rules judge once the referee has started the match
 
     def open_source():
         source = SimSource(

@@ -79,21 +79,26 @@
     item.querySelector(".call-main").append(replayButton(data));
   }
 
-  /* A call the rules left to the referee gets Uphold / Reject; any other, Overrule. */
+  /* A goal the rules left to the referee gets Uphold / Reject (the rules' decision, FISTF 7.1);
+     once settled, or too close but not waiting, the rules take no other word on it. Any
+     other call: Overrule, or Reinstate once overruled. */
   function callActions(call) {
     const button = (text, action, cls) => TV.el("button", { text, class: cls, onclick: () => verdict(call, action) });
-    if (TV.tooCloseCall(call) && !call.reason) {
+    if (call.awaiting_referee) {
       return [button("Uphold", "uphold", "primary"), button("Reject", "reject", "danger")];
     }
+    if (TV.tooCloseCall(call) || call.status === "upheld" || call.status === "rejected") return [];
     return [call.status === "overruled" ? button("Reinstate", "reinstate") : button("Overrule", "overrule")];
   }
+
+  const VERDICTS = { upheld: "upheld by the referee", rejected: "rejected by the referee" };
 
   function callItem(call) {
     const actions = TV.el("div", { class: "call-actions needs-pin" }, ...callActions(call));
     const main = TV.el("div", { class: "call-main" },
       TV.el("div", { class: "call-head" }, TV.el("span", { class: "kind", text: TV.callWords(call) }), ...TV.callBadges(call)),
       TV.el("div", { class: "call-facts", text: TV.callFacts(call) }),
-      TV.el("div", { class: "call-time muted", text: `frame ${call.frame ?? "–"} · ${Number(call.t_s || 0).toFixed(2)} s${call.reason ? " · " + call.reason : ""}` }),
+      TV.el("div", { class: "call-time muted", text: `frame ${call.frame ?? "–"} · ${Number(call.t_s || 0).toFixed(2)} s${call.reason || VERDICTS[call.status] ? " · " + (call.reason || VERDICTS[call.status]) : ""}` }),
       actions);
     if (call.replay_rel) main.append(replayButton(call));
     const item = TV.el("li", { class: `call kind-${call.kind} status-${call.status}`, "data-id": call.id }, main);
@@ -117,6 +122,8 @@
 
   function showState(state) {
     showScoreboard(state);
+    $("export-json").href = `/api/match/${state.match_id}/export.json`;
+    $("export-csv").href = `/api/match/${state.match_id}/export.csv`;
     known.clear();
     $("feed").replaceChildren(...state.calls.map((call) => { known.add(call.id); return callItem(call); }));
     updateCount(state.calls_total);

@@ -121,13 +121,19 @@ const TV = (() => {
   const TEAM_NAMES = { home: "Home", away: "Away" };
   const teamName = (team) => TEAM_NAMES[team] || team;
   const otherTeam = (team) => (team === "home" ? "away" : team === "away" ? "home" : null);
-  const tooCloseCall = (call) => Boolean(call.too_close_to_call) || tooClose(call);
+  // The rules say so on a live call (a referee's decision on it is no longer too close); a
+  // recorded match's calls.jsonl only has the margin and its uncertainty.
+  const tooCloseCall = (call) =>
+    call.too_close_to_call === undefined ? tooClose(call) : Boolean(call.too_close_to_call);
 
   /* The call in a player's words: "Goal for Home · kick-off Away", "Offside: Home #8 · free
      kick Away", "Too close to call · the referee decides". The restart goes to call.team,
      except after a goal, where call.team is the scorer and the other team kicks off. */
   function callWords(call) {
-    if (tooCloseCall(call)) return "Too close to call · the referee decides";
+    if (tooCloseCall(call)) {
+      const settled = call.status === "upheld" || call.status === "rejected";
+      return `Too close to call · the referee ${settled ? "decided" : "decides"}`;
+    }
     const restart = call.restart
       ? `${restartLabel(call.restart)} ${teamName(call.kind === "goal" ? otherTeam(call.team) : call.team) || ""}`.trim()
       : null;
@@ -161,7 +167,7 @@ const TV = (() => {
   function callBadges(call) {
     const badges = [];
     if (call.team) badges.push(el("span", { class: `team-tag ${call.team}`, text: call.team }));
-    if (tooClose(call)) badges.push(el("span", { class: "badge close", text: "too close to call" }));
+    if (tooCloseCall(call)) badges.push(el("span", { class: "badge close", text: "too close to call" }));
     if (call.status === "overruled") badges.push(el("span", { class: "badge overruled", text: "overruled" }));
     return badges;
   }
