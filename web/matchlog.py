@@ -210,7 +210,8 @@ class MatchLog:
             newest = self._newest.get(match_id)
             if not events and newest is not None:  # the common case: one statement, atomic
                 self._db.execute(
-                    "UPDATE snapshots SET frame = ?, t_s = ?, state = ?, logged_at = ? WHERE id = ?",
+                    "UPDATE snapshots SET frame = ?, t_s = ?, state = ?, logged_at = ? "
+                    "WHERE id = ?",
                     (frame, t_s, text, now, newest),
                 )
                 return []
