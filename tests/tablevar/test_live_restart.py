@@ -148,7 +148,14 @@ def test_sigkill_after_a_goal_an_overrule_and_added_time_resumes_the_match(tmp_p
     state = first.wait(lambda s: s["score"] != {"home": 0, "away": 0}, 240, "no goal was called")
     assert state["score"] == {"home": 1, "away": 0}
     (goal,) = [c for c in state["calls"] if c["kind"] == "goal"]
-    # Its picture is named by the match and the frame (unique across restarts).
+    # Its picture (drawn once the pipeline releases the frame) is named by the match and the
+    # frame, unique across restarts.
+    drawn = first.wait(
+        lambda s: any(c["id"] == goal["id"] and c["evidence_rel"] for c in s["calls"]),
+        30,
+        "the goal's picture was never drawn",
+    )
+    goal = next(c for c in drawn["calls"] if c["id"] == goal["id"])
     assert goal["evidence_rel"] == f"evidence/m{state['match_id']}-{goal['frame']:06d}-goal.jpg"
     # The referee overrules it (FISTF 7.2.1: a goal kick instead of the kick-off) and adds time.
     first.post(f"/api/calls/{goal['id']}/overrule", {"reason": "hand ball"})
