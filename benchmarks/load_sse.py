@@ -313,7 +313,7 @@ def measured_run(hub: MatchHub, port: int, out: Path, clip: Clip, clients: int) 
         source, _ = live_run(hub, out, clip)
         process_cpu_s, run_s = _process_cpu_s() - cpu0, time.perf_counter() - wall0
         run.others_cpu = (process_cpu_s - (source.cpu_s[-1] - source.cpu_s[0])) / run_s
-        run.calls = [c.id for c in hub.state.calls]
+        run.calls = [c.id for c in hub.calls]
         run.received = crowd.finish()
     run.wall_s, run.clients_cpu_s = time.perf_counter() - t0, crowd.cpu_s
     if source.end_s is None:

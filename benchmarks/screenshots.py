@@ -48,7 +48,7 @@ def feed_live(app, recording: Path, out: Path, calls: int, timeout_s: float = 60
     runner.start()
     deadline = time.monotonic() + timeout_s
     try:
-        while len(hub.state.calls) < calls and not runner.ended:
+        while len(hub.calls) < calls and not runner.ended:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the live runner made no {calls} calls in {timeout_s:.0f} s")
             time.sleep(0.1)

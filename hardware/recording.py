@@ -19,6 +19,7 @@ encoder still held (about a second).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -257,6 +258,27 @@ class RecordingWriter:
         """Finish the video and write ``meta.json`` with the frame count and complete=True."""
         self._finish(complete=True)
 
+    def abort(self) -> None:
+        """Give up after a write error (a full disk, a stick pulled out): close what still
+        closes and leave ``meta.json`` saying ``complete: false`` if it can still be written.
+        Never raises: the frames written so far stay readable up to the last whole fragment.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        for step in (
+            self._video.close,
+            self._timestamps.close,
+            *((self._truth.close,) if self._truth is not None else ()),
+            lambda: _write_json_atomic(
+                self.folder / META_NAME, self._meta.to_dict() | {"frames": self.frames}
+            ),
+        ):
+            try:
+                step()
+            except (OSError, ValueError):  # the disk that failed the frame fails these too
+                pass
+
     def _finish(self, *, complete: bool) -> None:
         if self._closed:
             return
@@ -267,6 +289,32 @@ class RecordingWriter:
             self._truth.close()
         meta = self._meta.to_dict() | {"frames": self.frames, "complete": complete}
         _write_json_atomic(self.folder / META_NAME, meta)
+
+
+def check_writable(folder: str | Path) -> None:
+    """Make sure a recording can be written into ``folder`` (created if missing).
+
+    Raises:
+        RecordingError: the folder already holds a recording, cannot be created, or a file
+            cannot be written in it (read-only, full, not a folder); the message says which.
+    """
+    folder = Path(folder)
+    if (folder / META_NAME).exists():
+        raise RecordingError(f"{folder} already holds a recording: choose another folder")
+    probe = folder / ".tablevar-write-test"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        # A byte written and synced: a full disk or a read-only mount refuses it here.
+        with open(probe, "wb") as f:
+            f.write(b"\0")
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise RecordingError(f"cannot record into {folder}: {reason}") from None
+    finally:
+        with contextlib.suppress(OSError):  # nothing to remove where nothing was written
+            probe.unlink(missing_ok=True)
 
 
 # ------------------------------------------------------------------------------------ reading

@@ -137,8 +137,17 @@ def is_sim_spec(spec: str) -> bool:
 
 
 def open_sim(spec: str, **options) -> SimSource:
-    """A ``SimSource`` for ``sim`` (the demo scene) or ``sim:SCENE``; options as ``SimSource``."""
+    """A ``SimSource`` for ``sim`` (the demo scene), ``sim:SCENE`` or ``sim:SCENE@START_S`` (from
+    that scene time on); options as ``SimSource``."""
     if not is_sim_spec(spec):
         raise SourceError(f"not a simulator spec: {spec!r}; use sim or sim:SCENE")
     scene = spec.partition(":")[2] or DEFAULT_SCENE
-    return SimSource(scene, **options)
+    scene, at, start = scene.partition("@")
+    if at:  # sim:SCENE@START_S: the scene from that moment (a table seen again mid-match)
+        try:
+            options["start_s"] = float(start)
+        except ValueError:
+            raise SourceError(
+                f"sim:{scene}@{start}: the start must be seconds, e.g. @12.5"
+            ) from None
+    return SimSource(scene or DEFAULT_SCENE, **options)

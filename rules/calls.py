@@ -9,10 +9,11 @@ wholly beyond the line (for offside: > 0 means offside).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rules.observation import Figures, team_name
+from rules.observation import Figures, team_code, team_name
 
 CALL_KINDS = (
     "ball_out",
@@ -83,6 +84,8 @@ class Call:
         figure: the figure concerned (offside, fouling, misplaced figure) or None.
         evidence: path of the evidence picture; the pipeline fills it in later.
         note: a short human reading, e.g. ``"IN by 0.4 mm"`` (not part of calls.jsonl).
+        id: the call's number in its match, given by the reducer (1, 2, ...; 0 before), by
+            which the referee names it (not part of calls.jsonl).
     """
 
     frame: int
@@ -100,6 +103,7 @@ class Call:
     figure: FigureRef | None = None
     evidence: str | None = None
     note: str = ""
+    id: int = 0
 
     def __post_init__(self) -> None:
         if self.kind not in CALL_KINDS:
@@ -130,6 +134,43 @@ class Call:
             "figure": None if self.figure is None else self.figure.to_record(),
             "evidence": self.evidence,
         }
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> Call:
+        """The call of a ``to_record`` dict (with ``id``, ``too_close_to_call`` and ``note``
+        when present), as a match log keeps it.
+
+        Raises:
+            ValueError: a key is missing or a value is not what ``Call`` takes.
+        """
+        try:
+            position = record.get("position")
+            figure = record.get("figure")
+            team = record.get("team")
+            return cls(
+                frame=int(record["frame"]),
+                t_s=float(record["t_s"]),
+                kind=str(record["kind"]),
+                law=str(record["law"]),
+                line=record.get("line"),
+                fully_crossed=record.get("fully_crossed"),
+                margin_mm=record.get("margin_mm"),
+                uncertainty_mm=record.get("uncertainty_mm"),
+                too_close_to_call=bool(record.get("too_close_to_call", False)),
+                team=None if team is None else team_code(team),
+                restart=record.get("restart"),
+                position=None if position is None else (position["x_mm"], position["y_mm"]),
+                figure=None
+                if figure is None
+                else FigureRef(
+                    int(figure["id"]), team_code(figure["team"]), figure["x_mm"], figure["y_mm"]
+                ),
+                evidence=record.get("evidence"),
+                note=str(record.get("note", "")),
+                id=int(record.get("id", 0)),
+            )
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"not a call record: {exc!r} in {dict(record)!r}") from exc
 
 
 def is_too_close(margin_mm: float, uncertainty_mm: float) -> bool:

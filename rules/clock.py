@@ -43,6 +43,8 @@ class Clock:
         last_t_s: timestamp of the previous observation, or None before the first.
         last_running: whether the clock ran at the previous observation.
         max_gap_s: longer gaps between frames are not counted.
+        held: the referee holds the match (not yet started, or paused): the clock stands in
+            either mode, whatever the ball does.
     """
 
     mode: ClockMode = "ball-moving"
@@ -54,6 +56,7 @@ class Clock:
     last_t_s: float | None = None
     last_running: bool = False
     max_gap_s: float = 0.5
+    held: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in CLOCK_MODES:
@@ -89,7 +92,7 @@ def tick(
     """
     if clock.last_t_s is not None and t_s < clock.last_t_s:
         raise ValueError(f"time went backwards: {t_s} s after {clock.last_t_s} s")
-    running = clock.started and (clock.mode == "running" or ball_in_play_moving)
+    running = clock.started and not clock.held and (clock.mode == "running" or ball_in_play_moving)
     elapsed = clock.elapsed_s
     if clock.last_t_s is not None:
         dt = t_s - clock.last_t_s
@@ -126,10 +129,19 @@ def stop(clock: Clock, elapsed_s: float | None = None) -> Clock:
 
 
 def add_time(clock: Clock, seconds: float) -> Clock:
-    """The referee adds lost time to this period (FISTF 3.2)."""
-    if seconds < 0:
-        raise ValueError(f"added time must be >= 0 s, got {seconds}")
-    return replace(clock, added_s=clock.added_s + seconds)
+    """The referee adds lost time to this period (FISTF 3.2); a negative amount corrects an
+    earlier addition, down to none."""
+    if clock.added_s + seconds < -1e-9:
+        raise ValueError(
+            f"added time would fall below 0 s: {clock.added_s:g} s added, {seconds:g} s given"
+        )
+    return replace(clock, added_s=max(clock.added_s + seconds, 0.0))
+
+
+def hold(clock: Clock, held: bool) -> Clock:
+    """The referee holds (pauses, or has not started) or releases the match. A hold stops the
+    clock at once: the interval to the next observation does not count."""
+    return replace(clock, held=held, last_running=clock.last_running and not held)
 
 
 def next_period(clock: Clock, length_s: float, added_s: float = 0.0) -> Clock:

@@ -52,12 +52,49 @@ from rules.geometry import boundary_margins_mm, other_end
 from rules.observation import Observation, other_team
 
 MAX_BACK_FRAMES = 4  # a crossing is dated at most this many frame intervals back
+NOTICES = ("close_call", "figure_placement", "distance")  # calls that set no restart
 
-__all__ = ["MatchConfig", "MatchState", "add_time", "referee_decision", "step"]
+__all__ = ["MatchConfig", "MatchState", "add_time", "number_calls", "referee_decision", "step"]
 
 
 def step(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
-    """Apply one observation; return the new state and the calls it produced (in order)."""
+    """Apply one observation; return the new state and the calls it produced (in order).
+
+    While the referee holds the match (``MatchState.hold``: not started, or paused) the clock
+    stands and nothing is judged; the ball is still followed, so that play resumes from where
+    it lies. Each call gets its number in the match (``Call.id``); ``restart_call`` names the
+    call a new pending restart follows from.
+    """
+    if state.hold is not None:
+        clock = clk.tick(state.clock, obs.t_s, False)
+        ball = _track(state.ball, _sighting(obs))
+        return replace(state, clock=clock, ball=ball, ball_went_out=False), []
+    before = state.restart
+    state, calls = _judge(state, obs)
+    return number_calls(state, calls, before)
+
+
+def number_calls(
+    state: MatchState, calls: list[Call], restart_before: Restart | None
+) -> tuple[MatchState, list[Call]]:
+    """Give ``calls`` their numbers in the match and note the call a new restart follows from
+    (the last call that is not a notice)."""
+    if not calls:
+        if state.restart is None and state.restart_call is not None:
+            state = replace(state, restart_call=None)
+        return state, calls
+    first = state.calls_made + 1
+    calls = [replace(c, id=first + i) for i, c in enumerate(calls)]
+    restart_call = state.restart_call
+    if state.restart is None:
+        restart_call = None
+    elif state.restart is not restart_before:
+        deciding = [c for c in calls if c.kind not in NOTICES or c.too_close_to_call]
+        restart_call = deciding[-1].id if deciding else restart_call
+    return replace(state, calls_made=first + len(calls) - 1, restart_call=restart_call), calls
+
+
+def _judge(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
     if state.finished:
         return state, []
     kits = _sighting(obs)

@@ -55,6 +55,8 @@ class MatchConfig:
         ball_decel_mm_s2: rolling deceleration of the ball on the cloth (hidden-goal estimate).
         spot_tolerance_mm: how far a placed ball may lie from its restart spot.
         max_gap_s: longer gaps between frames do not count on the clock.
+        referee_start: the match waits for the referee's start (``rules.referee``): until
+            then the clock stands and nothing is judged. Off for a recording analysed alone.
     """
 
     pitch: Pitch
@@ -75,6 +77,7 @@ class MatchConfig:
     ball_decel_mm_s2: float = 400.0
     spot_tolerance_mm: float = 25.0
     max_gap_s: float = 0.5
+    referee_start: bool = False
 
     def __post_init__(self) -> None:
         if self.home_end not in END_SIGN:
@@ -224,6 +227,12 @@ class MatchState:
         unseen_play: the play in progress began before the first frame (``start="open_play"``):
             a goal or a ball out may follow a shot or touch that was never seen. Cleared once
             a flick is seen (the shot is then known) or the ball is dead.
+        hold: why the referee holds the match (``not_started``, ``paused``), or None while it
+            runs (``rules.referee``); the clock is held with it.
+        calls_made: calls emitted so far; each call's ``id`` is its number in the match.
+        restart_call: the id of the call the pending restart follows from, or None.
+        overruled: ids of the calls the referee overruled (and has not reinstated).
+        team_names: what the page calls home and away.
     """
 
     config: MatchConfig
@@ -246,6 +255,11 @@ class MatchState:
     ball_went_out: bool = False
     unseen_play: bool = False
     ends: Ends = field(default_factory=Ends)
+    hold: str | None = None
+    calls_made: int = 0
+    restart_call: int | None = None
+    overruled: frozenset[int] = frozenset()
+    team_names: tuple[str, str] = ("Home", "Away")
 
     @classmethod
     def new(cls, config: MatchConfig) -> MatchState:
@@ -258,12 +272,16 @@ class MatchState:
             added_s=config.added_time_s if config.clock_mode == "running" else 0.0,
             started=config.start == "open_play",
             max_gap_s=config.max_gap_s,
+            held=config.referee_start,
         )
         ends = Ends() if config.home_kit is None else Ends(config.home_kit, "configured")
+        hold = "not_started" if config.referee_start else None
         if config.start == "open_play":
-            return cls(config, clock, home_end=config.home_end, unseen_play=True, ends=ends)
+            return cls(
+                config, clock, home_end=config.home_end, unseen_play=True, ends=ends, hold=hold
+            )
         restart = Restart("kick_off", config.first_kick_off, (0.0, 0.0), "FISTF 4.1")
-        return cls(config, clock, home_end=config.home_end, restart=restart, ends=ends)
+        return cls(config, clock, home_end=config.home_end, restart=restart, ends=ends, hold=hold)
 
     @property
     def pitch(self) -> Pitch:

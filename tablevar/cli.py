@@ -20,7 +20,16 @@ import traceback
 from collections.abc import Sequence
 from importlib import metadata
 
-COMMANDS: tuple[str, ...] = ("demo", "live", "review", "serve", "calibrate", "analyze", "simulate")
+COMMANDS: tuple[str, ...] = (
+    "demo",
+    "live",
+    "review",
+    "serve",
+    "calibrate",
+    "analyze",
+    "simulate",
+    "export",
+)
 
 EXIT_OK = 0
 EXIT_ERROR = 2

@@ -6,7 +6,7 @@ through the calibrated ``CameraModel``:
 
 - both *measured* edges of the decided line (``Pitch.with_measured_edges``),
 - the ball's ground footprint (a circle of the ball radius round its ground point, on the cloth),
-- the base of the figure concerned,
+- the base of the figure concerned and, for an offside, the offside line it was compared with,
 - a banner with the margin (``"OUT by 0.3 mm"``, ``"IN by 0.4 mm"``, ``"too close to call:
   0.1 +- 0.5 mm"``), the call, the law, frame and time. The same caption is stored as the JPEG's
   comment, so tools can read what the picture says.
@@ -40,12 +40,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import CameraModel
+from rules.geometry import shooting_margin_mm
 from rules.pitch import LineBand, Pitch
 
 EVIDENCE_DIR = "evidence"
 EDGE_BGR = (255, 0, 255)  # magenta: the measured line edges
 FOOTPRINT_BGR = (0, 255, 255)  # yellow: the ball's ground footprint
 FIGURE_BGR = (255, 255, 0)  # cyan: the base of the figure concerned
+OFFSIDE_BGR = (0, 0, 255)  # red: the offside line the figure was compared with
 TEXT_BGR = (255, 255, 255)
 BANNER_BGR = (32, 32, 32)
 TITLES = {
@@ -75,6 +77,9 @@ class EvidenceConfig:
         size_px: side of the (square) upscaled crop in the picture.
         banner_px: height of the text banner under the crop.
         keep_frames: frames kept in the ring (the pipeline's hold plus the rules' delay).
+        ball_frames: ball ground points remembered (to find where a shot was taken).
+        shot_tolerance_mm: a remembered ball point is the shot's when its shooting margin is
+            within this of the call's (or of the call's uncertainty, when larger).
         quality: JPEG quality, 0-100.
     """
 
@@ -83,6 +88,8 @@ class EvidenceConfig:
     size_px: int = 480
     banner_px: int = 84
     keep_frames: int = 32
+    ball_frames: int = 600
+    shot_tolerance_mm: float = 2.0
     quality: int = 90
 
     def __post_init__(self) -> None:
@@ -146,17 +153,41 @@ def _words(call: dict[str, Any]) -> tuple[str, str]:
     return "OVER", "SHORT"
 
 
+_TEAMS = {"home": "Home", "away": "Away"}
+_RESTARTS = {"goal_kick": "goal kick", "free_kick": "free kick"}
+
+
+def call_words(call: dict[str, Any]) -> str:
+    """The call in a player's words (as the live page says it): ``"Goal for Home · kick-off
+    Away"``, ``"Offside: Home #8 · free kick Away"``, ``"Too close to call · the referee
+    decides"``. The restart goes to ``team``, except after a goal, whose ``team`` scored."""
+    if call.get("too_close_to_call") or headline(call).startswith("too close"):
+        return "Too close to call · the referee decides"
+    kind, team, figure = call["kind"], call.get("team"), call.get("figure")
+    if kind == "goal":
+        head = f"Goal for {_TEAMS.get(team, team)}"
+        team = {"home": "away", "away": "home"}.get(team)  # the other team kicks off
+    elif kind == "goal_disallowed":
+        head = "No goal"
+    elif kind == "ball_out":
+        head = "Out"
+    elif kind in ("offside", "foul") and figure is not None:
+        head = f"{kind.capitalize()}: {_TEAMS.get(figure['team'], figure['team'])} #{figure['id']}"
+    else:
+        head = TITLES.get(kind, kind).capitalize()
+    restart = call.get("restart")
+    if not restart:
+        return head
+    words = _RESTARTS.get(restart, restart.replace("_", "-"))
+    return f"{head} · {words} {_TEAMS.get(team, team or '')}".rstrip()
+
+
 def caption(call: dict[str, Any]) -> list[str]:
-    """The banner's lines: the margin, the call with its law, where in the video."""
-    what = [TITLES.get(call["kind"], call["kind"])]
-    if call.get("restart"):
-        what.append(call["restart"].replace("_", "-"))
-    if call.get("team"):
-        what.append(call["team"])
+    """The banner's lines: the margin, the call in words with its law, where in the video."""
     line = f"  {call['line'].replace('_', ' ')}" if call.get("line") else ""
     return [
         headline(call),
-        f"{' '.join(what)}  {call['law']}",
+        f"{call_words(call)}  {call['law']}",
         f"frame {call['frame']}  t {call['t_s']:.2f} s{line}",
     ]
 
@@ -227,6 +258,24 @@ def decided_line(pitch: Pitch, kind: str | None, near_mm: tuple[float, float]) -
     return min(bands, key=lambda b: abs(float(b.paint_distance_mm(near_mm)[0])))
 
 
+def offside_line_mm(call: dict[str, Any], pitch: Pitch) -> NDArray[np.float64] | None:
+    """The offside line of an offside call: across the pitch, where the figure's base would
+    have to reach to be level with what it was compared with (the ball or the second-last
+    defender, FISTF 13.1), i.e. ``margin_mm`` behind the point of its base nearest the
+    defenders' goal line. ``(n, 2)`` pitch mm, or None for other calls.
+    """
+    figure, margin = call.get("figure"), call.get("margin_mm")
+    if call["kind"] != "offside" or figure is None or margin is None:
+        return None
+    # An offside figure stands in the defenders' shooting zone: their goal is at its end.
+    toward_goal = 1.0 if figure["x_mm"] > 0 else -1.0
+    rim_x = figure["x_mm"] + toward_goal * pitch.profile.base_radius_mm
+    x = rim_x - toward_goal * margin
+    half_w = 0.5 * pitch.profile.width_mm
+    y = np.linspace(-half_w, half_w, math.ceil(2.0 * half_w) + 1)  # 1 mm steps: drawn in runs
+    return np.stack([np.full_like(y, x), y], axis=1)
+
+
 def _polyline(img: NDArray[np.uint8], pts_px: NDArray, colour, closed: bool, width: int) -> None:
     size = img.shape[1]
     inside = np.all((pts_px > -size) & (pts_px < 2 * size), axis=1)
@@ -248,6 +297,7 @@ def draw_evidence(
     pitch: Pitch,
     ball_xy_mm: tuple[float, float] | None,
     config: EvidenceConfig | None = None,
+    note: str = "",
 ) -> NDArray[np.uint8]:
     """The evidence picture ``(size + banner, size, 3)`` uint8 BGR of one call.
 
@@ -258,6 +308,7 @@ def draw_evidence(
         pitch: the pitch with the measured line edges.
         ball_xy_mm: the ball's ground point on that frame, or None when it is not seen.
         config: sizes; defaults when None.
+        note: added to the banner's last line (e.g. which frame is shown).
     """
     cfg = config or EvidenceConfig()
     figure = call.get("figure")
@@ -266,6 +317,9 @@ def draw_evidence(
         focus, side = (figure["x_mm"], figure["y_mm"]), cfg.figure_crop_mm
     elif ball_xy_mm is not None:
         focus, side = ball_xy_mm, cfg.crop_mm
+        margin = call.get("margin_mm")
+        if call.get("line") and margin is not None:  # wide enough to show the line decided on
+            side = max(side, 2.6 * (abs(margin) + pitch.profile.ball_radius_mm))
     elif position is not None:
         focus, side = (position["x_mm"], position["y_mm"]), cfg.crop_mm
     else:  # a whistle with no place (half time): the whole cloth
@@ -284,6 +338,9 @@ def draw_evidence(
     if band is not None:
         for edge in line_edges_mm(band):
             _polyline(crop, view.to_picture(edge), EDGE_BGR, False, width)
+    offside = offside_line_mm(call, pitch)
+    if offside is not None:  # under the rings it is compared with
+        _polyline(crop, view.to_picture(offside), OFFSIDE_BGR, False, width)
     if figure is not None:
         r = pitch.profile.base_radius_mm
         pts = view.to_picture(circle_mm((figure["x_mm"], figure["y_mm"]), r))
@@ -291,14 +348,17 @@ def draw_evidence(
     if ball_xy_mm is not None:
         pts = view.to_picture(circle_mm(ball_xy_mm, pitch.profile.ball_radius_mm))
         _polyline(crop, pts, FOOTPRINT_BGR, True, width)
-    return np.concatenate([crop, _banner(caption(call), cfg)], axis=0)
+    lines = caption(call)
+    lines[-1] += note
+    return np.concatenate([crop, _banner(lines, cfg)], axis=0)
 
 
 def _banner(lines: list[str], cfg: EvidenceConfig) -> NDArray[np.uint8]:
     banner = np.full((cfg.banner_px, cfg.size_px, 3), BANNER_BGR, np.uint8)
     heights = (0.8, 0.5, 0.45)
     y = 4
-    for text, scale in zip(lines, heights, strict=False):
+    for line, scale in zip(lines, heights, strict=False):
+        text = line.replace("·", "-")  # OpenCV's Hershey fonts draw ASCII only
         s = scale * cfg.size_px / 480.0
         (_, h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, s, 1)
         y += h + 8
@@ -327,11 +387,13 @@ def jpeg_comment(data: bytes) -> str | None:
     return data[6 : 4 + n].decode("utf-8")
 
 
-def evidence_name(call: dict[str, Any]) -> str:
-    """``evidence/000123-goal.jpg`` (with the figure id when the call concerns a figure)."""
+def evidence_name(call: dict[str, Any], match_id: int | None = None) -> str:
+    """``evidence/000123-goal.jpg`` (with the figure id when the call concerns a figure), in a
+    live match ``evidence/m3-000123-goal.jpg`` (the match log numbers matches)."""
     fig = call.get("figure")
     tail = f"-{fig['id']}" if fig else ""
-    return f"{EVIDENCE_DIR}/{int(call['frame']):06d}-{call['kind']}{tail}.jpg"
+    head = "" if match_id is None else f"m{int(match_id)}-"
+    return f"{EVIDENCE_DIR}/{head}{int(call['frame']):06d}-{call['kind']}{tail}.jpg"
 
 
 class EvidenceWriter:
@@ -343,14 +405,16 @@ class EvidenceWriter:
         camera: CameraModel,
         pitch: Pitch,
         config: EvidenceConfig | None = None,
+        frames: FrameRing | None = None,
     ) -> None:
         self.out_dir = Path(out_dir)
         self.camera, self.pitch = camera, pitch
         self.config = config or EvidenceConfig()
-        self.frames = FrameRing(self.config.keep_frames)
+        # A live runner shares its ring: a new calibration brings a new writer, not new frames.
+        self.frames = frames if frames is not None else FrameRing(self.config.keep_frames)
         # Ball ground points of released records, a little longer than the frames.
         self._balls: deque[tuple[int, tuple[float, float] | None]] = deque(
-            maxlen=4 * self.config.keep_frames
+            maxlen=max(4 * self.config.keep_frames, self.config.ball_frames)
         )
         self._names: set[str] = set()
         self.written = 0
@@ -377,32 +441,61 @@ class EvidenceWriter:
                 best = xy
         return best
 
+    def shot_at(self, call: dict[str, Any]) -> tuple[int, tuple[float, float]] | None:
+        """Where the shot of a goal decided at the shooting line (FISTF 7.1, 7.2) was taken:
+        ``(frame, ball ground point)``, the last remembered point before the goal whose
+        shooting-zone margin is the call's (the ball stood there, or passed, when struck).
+        None for other calls, or when no remembered point fits.
+        """
+        margin = call.get("margin_mm")
+        if call["kind"] not in ("goal", "goal_disallowed") or call.get("line") != "shooting_line":
+            return None
+        frame = int(call["frame"])
+        seen = [(k, xy) for k, xy in self._balls if xy is not None and k <= frame]
+        if margin is None or not seen:
+            return None
+        end = "right" if seen[-1][1][0] > 0 else "left"  # the goal the ball went into
+        xy = np.array([p for _, p in seen])
+        margins = shooting_margin_mm(self.pitch, end, xy, self.pitch.profile.ball_radius_mm)
+        tol = max(self.config.shot_tolerance_mm, float(call.get("uncertainty_mm") or 0.0))
+        fits = np.flatnonzero(np.abs(margins - margin) <= tol)
+        return seen[fits[-1]] if len(fits) else None
+
     def attach(self, calls: Iterable[dict[str, Any]]) -> None:
         """Write a picture for each call without one; set its ``evidence`` field (in place)."""
         for call in calls:
             if call.get("evidence") is None:
                 call["evidence"] = self.write(call)
 
-    def write(self, call: dict[str, Any]) -> str | None:
-        """Draw and write the picture of ``call``; returns its relative path (None: no frame)."""
-        found = self.frames.nearest(int(call["frame"]))
-        if found is None:
-            return None
-        index, image = found
-        picture = draw_evidence(
-            image, call, self.camera, self.pitch, self.ball_at(index), self.config
-        )
-        name = evidence_name(call)
+    def write(self, call: dict[str, Any], match_id: int | None = None) -> str | None:
+        """Draw and write the picture of ``call``; returns its relative path (None: no frame).
+
+        A name already taken (by this writer, or on disk by an earlier run into the same
+        folder) gets a number: a picture is never overwritten.
+        """
+        shot = self.shot_at(call)
+        found = self.frames.nearest(shot[0]) if shot is not None else None
+        if found is not None and found[0] == shot[0]:  # the shot's own frame is still kept
+            index, image = found
+            ball, note = shot[1], f"  shot at frame {index}"
+        else:
+            found = self.frames.nearest(int(call["frame"]))
+            if found is None:
+                return None
+            index, image = found
+            ball, note = self.ball_at(index), ""
+        picture = draw_evidence(image, call, self.camera, self.pitch, ball, self.config, note)
+        name = evidence_name(call, match_id)
         stem, k = name.removesuffix(".jpg"), 1
-        while name in self._names:
+        while name in self._names or (self.out_dir / name).exists():
             k += 1
             name = f"{stem}-{k}.jpg"
         self._names.add(name)
         path = self.out_dir / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        text = "\n".join(caption(call)) + (
-            f"\nshown: frame {index}" if index != call["frame"] else ""
-        )
+        lines = caption(call)
+        lines[-1] += note
+        text = "\n".join(lines) + (f"\nshown: frame {index}" if index != call["frame"] else "")
         path.write_bytes(encode_jpeg(picture, text, self.config.quality))
         self.written += 1
         return name

@@ -2,14 +2,18 @@
 
 ``LiveRunner`` opens a frame source, calibrates from the first ``calibration_s`` of frames when
 no calibration was given (the per-pixel median of a few of them, ``clean_view``), learns the
-table from the next frame and then runs the ``Pipeline`` with the FISTF rules frame by frame.
-Each final record goes to the hub (the radar), each call with its evidence picture (the call's
-frame, kept in a short ring of recent frames), and after each frame the clock and the score.
+table from the next frame and then runs the ``Pipeline`` frame by frame. Each final record goes
+to the hub (the radar) and, as the rules' observation, into the live match the hub keeps
+(``MatchHub.observe``: the rules' one state, which the referee's controls change too); each call
+then reaches the page with the evidence picture a recorded match gets, and later its replay
+clip (``tablevar.live_media``).
 
-Numbering: ``frame`` counts every frame the runner received since it started (calibration
-frames too, so it equals the frame index of ``--record``'s recording), and ``t_s`` runs from
-the first of them. A source that is reopened continues both, the outage showing as a gap in
-time, which the rules' clock does not count (DESIGN.md section 8).
+Numbering: ``frame`` counts every frame the runner received (calibration frames too, so on a
+new log it equals the frame index of ``--record``'s recording), and ``t_s`` runs from the first
+of them. A source that is reopened continues both, the outage showing as a gap in time, which
+the rules' clock does not count (DESIGN.md section 8). A runner started again on a match log
+(after a power cut or a crash) continues both after the newest frame the log has seen, and the
+match from its newest state: frame numbers and evidence names stay unique.
 
 Failures: the worker loop holds the one catch-all of the codebase. Whatever goes wrong (a camera
 that stops, a file that vanishes, a frame the pipeline chokes on) is logged, the page is told
@@ -17,17 +21,21 @@ that stops, a file that vanishes, a frame the pipeline chokes on) is logged, the
 wait that doubles from ``reopen_first_s`` up to ``reopen_max_s``. A camera that only stalls (an
 OpenCV camera reopening itself inside ``frames()``) is noticed by a watchdog after ``stall_s``.
 Recorded sources (a video file, the simulator) resume after the last frame they delivered; when
-one simply ends, the page says so and the worker stops.
+one simply ends, the page says so and the worker stops. A failure of the refereeing itself (not
+the source's) is retried the same way, but ``max_failures`` of them in a row with no frame
+refereed between stop the worker with the error on the page: retrying cannot mend a bug.
+
+Recording (``record_dir``, ``tablevar.live_record``) never stops the refereeing.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
-from collections import deque
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +46,12 @@ from calibration.calibrate import calibrate, clean_view
 from calibration.calibration_file import Calibration, write_calibration
 from calibration.report import draw_overlay
 from calibration.tables import load_pitch
-from hardware.recording import RecordingWriter
 from hardware.sim_source import SimSource
-from hardware.sources import Frame, FrameSource, SourceError, VideoFileSource
-from tablevar.clock_view import ClockView
+from hardware.sources import Frame, FrameSource, VideoFileSource
+from tablevar.live_media import CallMedia
+from tablevar.live_record import LiveRecorder
 from tablevar.pipeline import Pipeline, PipelineConfig
+from tablevar.replay import ReplayConfig
 from tablevar.rules_stage import FistfRules
 from vision.colour import parse_colour
 from vision.model import learn_model
@@ -51,6 +60,7 @@ from web.recordings import VIEW_NAME
 
 _log = logging.getLogger(__name__)
 EVIDENCE_DIR = "evidence"
+RESUME_GAP_S = 1.0  # the first frame after a restart follows the log's last after this (> max gap)
 OVERLAY_NAME = "calibration_overlay.png"
 
 
@@ -73,18 +83,27 @@ class LiveOptions:
         retry_s: wait between attempts to calibrate or learn the table that failed.
         pace_files: play a video file at its own speed (as a camera would deliver it).
         recalibrate_timeout_s: how long a recalibration request waits for the worker.
+        replay: the replay clips of calls (their length, size and memory).
+        max_failures: failures of our own (not the source's) in a row, without a frame
+            refereed in between, after which the worker stops instead of retrying for ever.
     """
 
     table: str = "fistf"
     calibration_s: float = 1.0
     calibration_frames: int = 12
-    evidence_frames: int = 24
+    evidence_frames: int = 32
     stall_s: float = 1.5
     reopen_first_s: float = 0.5
     reopen_max_s: float = 8.0
     retry_s: float = 0.3
     pace_files: bool = True
     recalibrate_timeout_s: float = 30.0
+    max_failures: int = 3
+    replay: ReplayConfig = field(default_factory=ReplayConfig)
+
+
+class _ProcessingError(RuntimeError):
+    """A frame arrived but refereeing it failed: ours, not the source's."""
 
 
 class _Recalibration:
@@ -122,8 +141,7 @@ class LiveRunner:
         self._open_source, self.hub = open_source, hub
         self.output_dir = Path(output_dir)
         (self.output_dir / EVIDENCE_DIR).mkdir(parents=True, exist_ok=True)
-        self._record_dir = Path(record_dir) if record_dir is not None else None
-        self._recorder: RecordingWriter | None = None
+        self._recorder = LiveRecorder(record_dir, hub, opts.table) if record_dir else None
         self.pitch = load_pitch(opts.table)
         self.calibration = calibration
         self._cal_frames: list[np.ndarray] = []
@@ -132,13 +150,13 @@ class LiveRunner:
         self._ball_colour: str | None = None  # picked on the page, for the worker to take
         self._pipeline: Pipeline | None = None
         self._offset = (0, 0.0)  # (frame, t_s) of the current pipeline's first frame
-        self._calls_done = 0
         self._rules: FistfRules | None = None
-        self._clock = ClockView()
-        self._reset = threading.Event()
-        self._recent: deque[tuple[int, np.ndarray]] = deque(maxlen=opts.evidence_frames)
+        self._new_calls: list = []  # calls of this frame, waiting for their evidence
+        self._media = CallMedia(self.output_dir, hub, opts.evidence_frames, opts.replay)
         self._retry_at = 0.0
         self.frames = 0  # frames received
+        self._delivered = 0  # ... from this process's sources (a recorded one resumes there)
+        self.refereed = 0  # frames the pipeline went through without an error
         self._t_s: float | None = None  # time of the last frame received
         self._t_offset = 0.0  # source time -> runner time
         self._fps = 30.0  # the source's nominal rate
@@ -152,7 +170,7 @@ class LiveRunner:
         self._threads: list[threading.Thread] = []
         self.error: str | None = None  # the last failure, for logs and tests
         self.ended = False
-        hub.on_control(self._on_control)
+        self._continue_log()
 
     # ------------------------------------------------------------------ thread control
     def start(self) -> None:
@@ -202,17 +220,23 @@ class LiveRunner:
         with self._lock:
             self._ball_colour = colour
 
-    def _on_control(self, action: str, payload: Mapping[str, Any]) -> None:
-        if action == "reset":
-            self._reset.set()  # the worker starts new rules at its next frame
+    def _continue_log(self) -> None:
+        """Number frames on from the newest one the match log has seen, after a gap the clock
+        does not count (the match itself the hub resumed from the log)."""
+        point = self.hub.resume_point
+        if point is not None:
+            self.frames = point[0] + 1
+            self._t_s = point[1]
+            self._wall_last = -math.inf  # the first frame comes after an outage
 
     # ------------------------------------------------------------------ the worker loop
     def run(self) -> None:
         """The worker loop: open, play, and on any failure log, tell the page and reopen."""
         delay_s = self.options.reopen_first_s
+        failures = 0  # our own failures in a row (not the source's)
         try:
             while not self._stop.is_set():
-                seen = self.frames
+                seen, refereed = self.frames, self.refereed
                 try:
                     with self._open_source() as source:
                         self._play(source)
@@ -222,10 +246,10 @@ class LiveRunner:
                     return
                 except Exception as exc:  # the one catch-all: log, keep serving the last state
                     self.error = " ".join(str(exc).split()) or type(exc).__name__
-                    if isinstance(exc, SourceError | OSError):
-                        _log.warning("source: %s", self.error)  # expected: cables, files
-                    else:
-                        _log.exception("live pipeline failed; reopening the source")
+                    ours = isinstance(exc, _ProcessingError)
+                    failures = failures + 1 if ours and self.refereed == refereed else int(ours)
+                    if self._give_up(exc, failures):
+                        return
                     if self.frames > seen:
                         delay_s = self.options.reopen_first_s  # it worked for a while
                     self._source_state(False, f"{self.error}; retrying in {delay_s:g} s")
@@ -235,9 +259,27 @@ class LiveRunner:
         finally:
             self._finish()
 
+    def _give_up(self, exc: Exception, failures: int) -> bool:
+        """Log a failure; True when it is ours and keeps coming back (retrying cannot help).
+
+        A source's failure (a cable, a file) is retried for ever: the camera may come back.
+        A failure of the refereeing itself is retried too (one bad frame must not end a
+        match), but not when ``max_failures`` come in a row with no frame refereed between.
+        """
+        if not isinstance(exc, _ProcessingError):
+            _log.warning("source: %s", self.error)  # expected: cables, files
+            return False
+        _log.error("live refereeing failed: %s", self.error, exc_info=exc.__cause__)
+        if failures < self.options.max_failures:
+            return False
+        self._source_state(False, f"refereeing stopped after {failures} errors: {self.error}")
+        self._pipeline = None  # what it still holds would fail the same way
+        self.ended = True
+        return True
+
     def _play(self, source: FrameSource) -> None:
         recorded = isinstance(source, VideoFileSource | SimSource)
-        skip_to = self.frames if recorded else 0  # a recorded source resumes where it was
+        skip_to = self._delivered if recorded else 0  # a recorded source resumes where it was
         first = True
         wall0 = t_first = None
         frames = source.frames()
@@ -254,7 +296,10 @@ class LiveRunner:
                 wall0 = time.monotonic() if wall0 is None else wall0
                 t_first = frame.t_s if t_first is None else t_first
                 self._stop.wait(max(0.0, wall0 + frame.t_s - t_first - time.monotonic()))
-            self._receive(frame, first, source)
+            try:
+                self._receive(frame, first, source)
+            except Exception as exc:  # not the source's: told apart for the worker loop
+                raise _ProcessingError(" ".join(str(exc).split()) or type(exc).__name__) from exc
             first = False
 
     def _receive(self, frame: Frame, first: bool, source: FrameSource) -> None:
@@ -264,18 +309,22 @@ class LiveRunner:
             self._t_offset = -frame.t_s
         elif first:  # (re)opened: continue after the outage, however the source counts
             gap_s = max(now - self._wall_last, 1.0 / max(source.fps, 1.0))
+            gap_s = RESUME_GAP_S if math.isinf(gap_s) else gap_s  # the first after a restart
             self._t_offset = self._t_s + gap_s - frame.t_s
             t_s = frame.t_s + self._t_offset
         else:
             t_s = max(frame.t_s + self._t_offset, self._t_s + 1e-6)
         index = self.frames
         self.frames += 1
+        self._delivered += 1
         self._t_s, self._wall_last, self._fps, self._lossy = t_s, now, source.fps, source.lossy
         if self._source_ok is not True:
             self._source_state(True)
-        self._record(frame, t_s, source)
-        self._recent.append((index, frame.image_bgr))
+        if self._recorder is not None:
+            self._recorder.write(frame, t_s, source)
+        self._media.keep_frame(index, t_s, frame.image_bgr, self._fps)
         self._step(frame.image_bgr, index, t_s)
+        self.refereed += 1
 
     # ------------------------------------------------------------------ per frame
     def _step(self, image: np.ndarray, index: int, t_s: float) -> None:
@@ -285,9 +334,6 @@ class LiveRunner:
                 colour, self._ball_colour = self._ball_colour, None
         if colour is not None and self.calibration is not None:
             self._use_calibration(replace(self.calibration, ball_colour=colour), None)
-        if self._reset.is_set():
-            self._reset.clear()
-            self._new_rules(start="kick_off")  # the referee's new match begins at its kick-off
         if self.calibration is None or self._requests:
             self._collect(image, t_s)
             if self.calibration is None:
@@ -364,8 +410,7 @@ class LiveRunner:
             message = " ".join(str(exc).split())
             self._source_state(False, f"cannot see the table yet: {message}; trying again")
             return
-        if self._rules is None:
-            self._new_rules()
+        self._new_rules()
         self._offset = (index, t_s)
         self._pipeline = Pipeline(
             model,
@@ -373,19 +418,17 @@ class LiveRunner:
             config=config,
             rules=self._rules_stage,
         )
-        self._calls_done = 0
+        self._media.use_camera(self.calibration.camera, pitch)
         self._source_state(True)
 
-    def _new_rules(self, start: str = "open_play") -> None:
-        """Fresh rules: a camera opened on a table finds the match in play (unless it sees a
-        kick-off set up); a new match the referee starts waits for its kick-off."""
+    def _new_rules(self) -> None:
+        """Observations for the live match on the calibrated pitch (the match itself, its
+        state, lives in the hub and outlives a recalibration)."""
         cal = self.calibration
         pitch = cal.measured_pitch(self.pitch) if cal else self.pitch
         sigma = cal.line_sigma_mm if cal else 0.0
-        self._rules = FistfRules(
-            pitch, line_sigma_mm=sigma, start=start, parallax=cal and cal.parallax_sigma_mm
-        )
-        self._clock = ClockView()
+        self._rules = FistfRules(pitch, line_sigma_mm=sigma, parallax=cal and cal.parallax_sigma_mm)
+        self.hub.use_pitch(pitch)
 
     def _rules_stage(
         self,
@@ -398,56 +441,30 @@ class LiveRunner:
         frame0, t0 = self._offset
         shifted = {**record, "frame": record["frame"] + frame0, "t_s": record["t_s"] + t0}
         contacts = [(fid, kind, onset + frame0) for fid, kind, onset in contacts]
-        return self._rules(shifted, contacts, ball_sigma_mm, ball_switch_before_s)
+        obs = self._rules.observation(shifted, contacts, ball_sigma_mm, ball_switch_before_s)
+        calls = self.hub.observe(obs, publish=False)  # logged now, shown with their evidence
+        self._new_calls += calls
+        return [c.to_record() for c in calls]
 
     def _publish(self, pipeline: Pipeline, records: list, frame0: int, t0: float) -> None:
-        for record in records:
-            self.hub.push_frame(
-                {**record, "frame": record["frame"] + frame0, "t_s": round(record["t_s"] + t0, 6)}
-            )
-        new = pipeline.calls[self._calls_done :]
-        self._calls_done = len(pipeline.calls)
-        for call in new:
-            self.hub.push_call({**call, "evidence": self._evidence(call["frame"])})
-        rules = self._rules
-        if records or new:
-            self.hub.push_score(*rules.score)
-            self.hub.push_clock(*self._clock.update(rules.clock_s, new))
-
-    def _evidence(self, frame: int) -> str | None:
-        """Write the call's frame (or the nearest one still kept) as its evidence picture."""
-        if not self._recent:
-            return None
-        index, image = min(self._recent, key=lambda item: abs(item[0] - frame))
-        name = f"{EVIDENCE_DIR}/{index}.jpg"
-        cv2.imwrite(str(self.output_dir / name), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        return name
+        shifted = [
+            {**record, "frame": record["frame"] + frame0, "t_s": round(record["t_s"] + t0, 6)}
+            for record in records
+        ]
+        for record in shifted:
+            self.hub.push_frame(record)
+        self._media.add_records(shifted)
+        new, self._new_calls = self._new_calls, []
+        self._media.publish(new)
 
     # ------------------------------------------------------------------ around the frames
-    def _record(self, frame: Frame, t_s: float, source: FrameSource) -> None:
-        if self._record_dir is None:
-            return
-        if self._recorder is None:
-            self._recorder = RecordingWriter(
-                self._record_dir,
-                fps=source.fps,
-                size_px=source.size_px,
-                table=self.options.table,
-                source=type(source).__name__,
-            )
-        self._recorder.write(frame.image_bgr, round(t_s * 1e9))
-
     def _source_state(self, ok: bool, message: str = "", *, unless_stalled: bool = False):
         with self._state_lock:
             # The watchdog's word only while the worker still waits for the same frame.
             if unless_stalled and not (self._source_ok and self._waiting_since is not None):
                 return
             self._source_ok = ok
-            self.hub.set_source(ok, message)
-            if not ok and self._rules is not None:
-                # Without frames the clock stands: say so on the scoreboard too.
-                clock = self.hub.state.clock
-                self.hub.push_clock(clock.clock_s, clock.half, "stopped")
+            self.hub.set_source(ok, message)  # without frames the scoreboard says stopped
 
     def _watch(self) -> None:
         """Report a source that stalls inside ``frames()`` (e.g. a camera reopening itself)."""
@@ -473,7 +490,7 @@ class LiveRunner:
             self._pipeline = None
         if self._recorder is not None:
             self._recorder.close()
-            self._recorder = None
+        self._media.close()
         with self._lock:
             requests, self._requests = self._requests, []
         for request in requests:

@@ -122,6 +122,20 @@ class FistfRules:
         ball_switch_before_s: float | None = None,
     ) -> list[dict[str, Any]]:
         from rules.fistf import step
+
+        obs = self.observation(record, contacts, ball_sigma_mm, ball_switch_before_s)
+        self._state, calls = step(self._state, obs)
+        return [c.to_record() for c in calls]
+
+    def observation(
+        self,
+        record: dict[str, Any],
+        contacts: list[tuple[int, str, int]],
+        ball_sigma_mm: float | None = None,
+        ball_switch_before_s: float | None = None,
+    ):
+        """The ``rules.observation.Observation`` of a final record and its contacts (for a
+        match state kept elsewhere, such as the live match's)."""
         from rules.observation import Contact, Observation
 
         p = self._pitch.profile
@@ -133,7 +147,7 @@ class FistfRules:
             unc["ball_uncertainty_mm"] = u
         if figure_unc is not None:
             unc["figure_uncertainty_mm"] = figure_unc
-        obs = Observation(
+        return Observation(
             t_s=record["t_s"],
             frame=record["frame"],
             ball_xy_mm=None if ball is None else (ball["x_mm"], ball["y_mm"]),
@@ -146,8 +160,6 @@ class FistfRules:
                 Contact(fid, kind, onset) for fid, kind, onset in contacts if fid in ids
             ),
         )
-        self._state, calls = step(self._state, obs)
-        return [c.to_record() for c in calls]
 
     def _figures(self, figs: list[dict[str, Any]]):
         """The observation's figures (named by kit), their ids and their uncertainty (None:

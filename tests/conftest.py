@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +13,7 @@ import numpy as np
 import pytest
 
 from hardware.recording import RecordingWriter
+from hardware.sources import FrameSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,3 +60,47 @@ def make_recording(tmp_path: Path, clip: SyntheticClip) -> Callable[..., Path]:
         return folder
 
     return make
+
+
+def fill_up(path: Path) -> None:
+    """Make every later write to the open file ``path`` fail as on a full disk (ENOSPC): the
+    process's descriptor of it is pointed at /dev/full."""
+    full = os.open("/dev/full", os.O_WRONLY)
+    try:
+        for fd in Path("/proc/self/fd").iterdir():
+            with contextlib.suppress(OSError):
+                if os.readlink(fd) == str(path):
+                    os.dup2(full, int(fd.name))
+    finally:
+        os.close(full)
+
+
+class FillsUp:
+    """A frame source whose recording disk fills up once ``at_frame`` frames are delivered."""
+
+    def __init__(self, source: FrameSource, record_dir: Path, at_frame: int):
+        self.source, self.record_dir, self.at_frame = source, record_dir, at_frame
+
+    def __getattr__(self, name):
+        return getattr(self.source, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.source.close()
+
+    def frames(self):
+        for frame in self.source.frames():
+            if frame.index == self.at_frame:
+                for name in ("video.mp4", "timestamps.csv"):
+                    fill_up(self.record_dir / name)
+            yield frame
+
+
+@pytest.fixture
+def disk_fills_up() -> type[FillsUp]:
+    """``disk_fills_up(source, record_dir, at_frame)``: a source whose recording disk fills up."""
+    if not Path("/dev/full").exists():
+        pytest.skip("needs /dev/full")
+    return FillsUp

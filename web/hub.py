@@ -1,9 +1,11 @@
-"""The match hub: where the pipeline's records meet the referee's controls and the live pages.
+"""The match hub: where the pipeline's frames meet the referee's controls and the live pages.
 
-The pipeline pushes frame records (``tracks.jsonl`` schema), calls (``calls.jsonl`` schema) and
-clock and score snapshots; the referee's controls (start, pause, reset, overrule, added time,
-undo) arrive from the web layer. The hub writes the match log as things happen and fans events
-out to server-sent-event subscribers.
+The hub holds the live match (``web.match.LiveMatch``): the pipeline hands it each frame's
+observation and the referee's controls (start, pause, resume, overrule, reinstate, uphold,
+reject, added time, half-time, end, team names, reset, undo) arrive from the web layer; both go
+through the rules' reducer under one lock, are logged, and then fan out to server-sent-event
+subscribers. The pipeline also pushes frame records (``tracks.jsonl`` schema) for the radar and
+the evidence picture of each call once it is drawn.
 
 A subscriber never slows the pipeline, and the pipeline does no work per subscriber: every
 event stream reads one shared ``Feed``. Calls and full states are kept in order and each stream
@@ -23,16 +25,19 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from web.matchlog import CallEntry, Clock, MatchLog, MatchLogError, MatchState
+from calibration.tables import load_pitch
+from rules.calls import Call
+from rules.fistf import MatchState
+from rules.observation import Observation
+from rules.pitch import Pitch
+from web.match import CallEntry, LiveMatch, call_record
+from web.matchlog import MatchLog
 from web.recordings import evidence_relpath
 
 ControlListener = Callable[[str, Mapping[str, Any]], None]
-# Statuses the referee sets and the pipeline may not override (it still moves the clock on).
-REFEREE_HELD = ("not_started", "paused")
 MAX_CALLS_IN_STATE = 200
 
 
@@ -188,16 +193,16 @@ class Subscription:
 
 
 class MatchHub:
-    """The live match: state, match log writes and event fan-out. Thread-safe.
+    """The live match, its log and the event fan-out. Thread-safe.
 
     Args:
-        log: the match log; the hub resumes its newest match.
+        log: the match log; the hub resumes its newest match from its newest snapshot.
         output_dir: folder the pipeline writes evidence pictures into (None: no evidence).
+        pitch: the pitch the rules judge on until the pipeline brings a calibrated one
+            (default: the nominal pitch of the match's table profile).
         max_pending: ordered messages a subscriber may fall behind before it is dropped.
         max_rate_hz: most publications of frames and the scoreboard a second (each page gets
             at most that many; the radar draws in between).
-        clock_log_interval_s: how much match time may pass between clock rows in the log
-            (a status or half change is always logged at once).
     """
 
     def __init__(
@@ -205,20 +210,22 @@ class MatchHub:
         log: MatchLog,
         *,
         output_dir: str | Path | None = None,
+        pitch: Pitch | None = None,
         max_pending: int = 256,
         max_rate_hz: float = 15.0,
-        clock_log_interval_s: float = 5.0,
     ):
         self.log = log
         self.output_dir = Path(output_dir) if output_dir is not None else None
         self._feed = Feed(max_pending, 1.0 / max_rate_hz)
-        self._clock_interval_s = clock_log_interval_s
         self._lock = threading.RLock()
-        self._state: MatchState = log.resume()
-        self._logged_clock = self._state.clock
+        current = log.current_match()
+        table = log.match(current).table if current is not None else log.default_table
+        self._match = LiveMatch(log, pitch if pitch is not None else load_pitch(table))
         self._frame: Mapping[str, Any] | None = None
         self._source = {"ok": True, "message": ""}
+        self._recording: dict[str, Any] | None = None  # None: not recording
         self._listeners: list[ControlListener] = []
+        self._board = self._scoreboard()
 
     # ------------------------------------------------------------------ pipeline side
     def push_frame(self, record: Mapping[str, Any]) -> None:
@@ -227,52 +234,66 @@ class MatchHub:
             self._frame = record
             self._feed.store("frame", record)
 
-    def push_call(self, record: Mapping[str, Any]) -> dict[str, Any]:
-        """A new ``calls.jsonl`` record: logged, then sent to every page. Returns its JSON."""
+    def observe(self, obs: Observation, *, publish: bool = True) -> list[Call]:
+        """One frame through the rules. The calls and the state are logged before this
+        returns; the calls reach the pages now, or with ``publish=False`` once their evidence
+        is drawn (``publish_calls``)."""
         with self._lock:
-            call_id = self.log.add_call(self._state.match_id, record)
-            calls = (*self._state.calls, CallEntry(call_id, dict(record)))
-            self._state = replace(self._state, calls=calls)
-            data = self._call_json(calls[-1])
-            self._feed.append("call", sse_message("call", data))
-        return data
+            calls = self._match.observe(obs)
+            if publish:
+                self.publish_calls([(c, None, None) for c in calls])
+            self._send_scoreboard()
+        return calls
 
-    def push_clock(self, clock_s: float, half: int, status: str) -> None:
-        """The rules' match clock. While the referee holds the match, its status stays put.
-
-        The running seconds reach the pages at the rate of the radar; a change of status or
-        half at once.
-        """
+    def publish_calls(
+        self, calls: list[tuple[Call, str | None, str | None]]
+    ) -> list[dict[str, Any]]:
+        """Send calls to every page with their evidence pictures and the names of their
+        replay clips, once written (``(call, evidence, replay)``; logged with the call)."""
+        out = []
         with self._lock:
-            old = self._state.clock
-            if old.status in REFEREE_HELD:
-                status = old.status
-            clock = Clock(float(clock_s), int(half), status)
-            self._state = replace(self._state, clock=clock)
-            last = self._logged_clock
-            if (
-                clock.status != last.status
-                or clock.half != last.half
-                or abs(clock.clock_s - last.clock_s) >= self._clock_interval_s
-            ):
-                self.log.set_clock(self._state.match_id, clock)
-                self._logged_clock = clock
-            self._send_scoreboard(urgent=(clock.status, clock.half) != (old.status, old.half))
+            match = self._match
+            for call, evidence, replay in calls:
+                if evidence is not None or replay is not None:
+                    self.log.set_evidence(match.match_id, call.id, evidence, replay)
+                    match.set_media(call.id, evidence, replay)
+                data = self._call_json(match.call(call.id))
+                self._feed.append("call", sse_message("call", data))
+                out.append(data)
+        return out
 
-    def push_score(self, home: int, away: int) -> None:
-        """The rules' count of goals (the referee's overrules are applied on top)."""
+    def use_pitch(self, pitch: Pitch) -> None:
+        """Judge on ``pitch`` from now on (the calibration's measured line edges)."""
         with self._lock:
-            if (home, away) == self._state.machine_score:
-                return
-            self.log.set_score(self._state.match_id, home, away)
-            self._state = replace(self._state, machine_score=(int(home), int(away)))
-            self._send_scoreboard(urgent=True)
+            self._match.use_pitch(pitch)
+
+    @property
+    def resume_point(self) -> tuple[int, float] | None:
+        """The newest frame number and time the log has seen (None: a new log)."""
+        return self.log.last_frame()
 
     def set_source(self, ok: bool, message: str = "") -> None:
         """Whether frames are arriving (the camera may have dropped out and be reopening)."""
         with self._lock:
             self._source = {"ok": bool(ok), "message": message}
-            self._send_scoreboard(urgent=True)
+            self._send_scoreboard()
+
+    def set_recording(self, ok: bool, message: str = "") -> None:
+        """Whether ``--record`` is writing (False: it stopped, e.g. the disk is full)."""
+        with self._lock:
+            self._recording = {"ok": bool(ok), "message": message}
+            self._send_scoreboard()
+
+    def push_replay(self, call_id: int, replay: str, kind: str, match_id: int) -> None:
+        """The replay clip of call ``call_id`` (of ``kind``) of match ``match_id`` is written
+        (``replay``: its path in the output folder): every page may play it now. Not logged:
+        the call's record names the clip. A clip of a match the referee has since replaced
+        is not sent (its call id would name another match's call)."""
+        with self._lock:
+            if match_id != self._match.match_id:
+                return
+            data = {"id": int(call_id), "kind": kind, "replay_rel": replay}
+            self._feed.append("replay", sse_message("replay", data))
 
     # ------------------------------------------------------------------ referee side
     def on_control(self, listener: ControlListener) -> None:
@@ -280,66 +301,57 @@ class MatchHub:
         self._listeners.append(listener)
 
     def control(self, action: str, **payload: Any) -> dict[str, Any]:
-        """Apply a referee action and return the new snapshot.
+        """Apply a referee action through the rules and return the new snapshot.
 
-        Actions: ``start``, ``pause``, ``reset``, ``added_time`` (``seconds``), ``overrule``
-        (``call_id``, ``reason``), ``reinstate`` (``call_id``), ``undo``.
+        Actions: those of ``rules.referee.ACTIONS`` (``added_time`` takes ``seconds``;
+        ``overrule`` ``call_id`` and ``reason``; ``reinstate``, ``uphold`` and ``reject``
+        ``call_id``; ``team_names`` ``names``), ``reset`` (a new match) and ``undo`` (the
+        newest overrule, reinstate or added time).
 
         Raises:
-            MatchLogError: unknown action or call, or nothing to undo.
+            ValueError: an unknown action or call, or one the match does not allow now.
         """
         with self._lock:
-            self._apply(action, payload)
+            self._match.act(action, payload)
             snapshot = self.snapshot()
             self._feed.append("state", sse_message("state", snapshot))
         for listener in self._listeners:
             listener(action, payload)
         return snapshot
 
-    def _apply(self, action: str, payload: dict[str, Any]) -> None:
-        match_id = self._state.match_id
-        if action == "reset":
-            self.log.add_action(match_id, "reset")
-            match_id = self.log.new_match(self._state.table, self._state.clock_mode)
-        elif action in ("start", "pause"):
-            status = "running" if action == "start" else "paused"
-            self.log.add_action(match_id, action)
-            self.log.set_clock(match_id, replace(self._state.clock, status=status))
-        elif action in ("overrule", "reinstate"):
-            call_id = int(payload["call_id"])
-            self._state.call(call_id)  # raises for an unknown call
-            self.log.add_action(match_id, action, call_id, reason=payload.get("reason"))
-        elif action == "added_time":
-            self.log.add_action(match_id, action, seconds=float(payload["seconds"]))
-        elif action == "undo":
-            if self.log.undo_last(match_id) is None:
-                raise MatchLogError("nothing to undo: no overrule or added time is standing")
-        else:
-            raise MatchLogError(f"unknown action {action!r}")
-        self._state = self.log.load(match_id)
-        self._logged_clock = self._state.clock
-
     # ------------------------------------------------------------------ readers
     def snapshot(self) -> dict[str, Any]:
         """The whole live state as JSON-ready data, calls newest first."""
         with self._lock:
-            state = self._state
-            calls = [self._call_json(c) for c in reversed(state.calls[-MAX_CALLS_IN_STATE:])]
+            match = self._match
+            entries = match.call_entries()
+            calls = [self._call_json(c) for c in reversed(entries[-MAX_CALLS_IN_STATE:])]
             return {
                 **self._scoreboard(),
-                "match_id": state.match_id,
-                "table": state.table,
-                "clock_mode": state.clock_mode,
-                "machine_score": _score(state.machine_score),
+                "match_id": match.match_id,
+                "table": match.info.table,
+                "clock_mode": match.info.clock_mode,
                 "calls": calls,
-                "calls_total": len(state.calls),
+                "calls_total": len(entries),
                 "frame": self._frame,
             }
 
     @property
-    def state(self) -> MatchState:
+    def match(self) -> MatchState:
+        """The rules' state of the live match."""
         with self._lock:
-            return self._state
+            return self._match.state
+
+    @property
+    def match_id(self) -> int:
+        with self._lock:
+            return self._match.match_id
+
+    @property
+    def calls(self) -> list[CallEntry]:
+        """The calls of the live match, in order, with the referee's word on them."""
+        with self._lock:
+            return self._match.call_entries()
 
     def subscribe(self) -> Subscription:
         """A new event-stream subscriber whose first message is the full state."""
@@ -360,22 +372,30 @@ class MatchHub:
 
     # ------------------------------------------------------------------ internals
     def _scoreboard(self) -> dict[str, Any]:
-        state = self._state
         return {
-            "clock": state.clock.to_json(),
-            "added_time_s": state.added_time_s,
-            "score": _score(state.score),
+            **self._match.view(self._source["ok"]),
             "source": dict(self._source),
+            "recording": None if self._recording is None else dict(self._recording),
         }
 
-    def _send_scoreboard(self, *, urgent: bool = False) -> None:
-        self._feed.store("scoreboard", self._scoreboard(), urgent=urgent)
+    def _send_scoreboard(self) -> None:
+        """Store the scoreboard; published at once when more than the running seconds
+        changed (the clock stopping, a goal, the camera dropping out)."""
+        board = self._scoreboard()
+        old = self._board
+        urgent = {**board, "clock": None} != {**old, "clock": None} or (
+            board["clock"]["status"],
+            board["clock"]["half"],
+        ) != (old["clock"]["status"], old["clock"]["half"])
+        self._board = board
+        self._feed.store("scoreboard", board, urgent=urgent)
 
     def _call_json(self, entry: CallEntry) -> dict[str, Any]:
         data = entry.to_json()
         data["evidence_rel"] = evidence_relpath(entry.record.get("evidence"), self.output_dir)
+        data["replay_rel"] = evidence_relpath(entry.record.get("replay"), self.output_dir)
+        data["awaiting_referee"] = entry.id == self._match.awaiting_call
         return data
 
 
-def _score(pair: tuple[int, int]) -> dict[str, int]:
-    return {"home": int(pair[0]), "away": int(pair[1])}
+__all__ = ["Feed", "MatchHub", "Subscription", "call_record", "sse_message"]

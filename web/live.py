@@ -27,6 +27,12 @@ def page():
     return render_template("live.html", table=current_app.config["TABLE"])
 
 
+@bp.get("/tv")
+def tv():
+    """The TV view: the score for the room, and each goal again in slow motion."""
+    return render_template("tv.html", table=current_app.config["TABLE"])
+
+
 @bp.get("/api/state")
 def state():
     return jsonify(current_app.extensions[HUB].snapshot())

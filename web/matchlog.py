@@ -1,49 +1,83 @@
-"""The match log: every call, referee action, score and clock change, in SQLite as it happens.
+"""The match log: what changed each match, and the rules' state after it, in SQLite (WAL).
 
-One file holds every match played on a table. The newest match is the current one, so opening
-an existing log resumes the match where it was (DESIGN.md section 8). The file is in WAL mode
-and written through one connection guarded by a lock, so the pipeline thread and the web
-server's threads may all write and read it.
+One file holds every match played on a table; the newest match is the current one. The log is
+event-sourced: the ``events`` of a match are the inputs that changed it, in order, as they
+happened (each call as the rules emitted it, each referee action with its payload), and
+``snapshots`` hold the rules' state (``rules.fistf_codec``) after them. Each event is written
+in one transaction with the snapshot of the state it led to (so no event is ever newer than the
+newest snapshot), and the newest snapshot is brought up to date after every frame: a process
+killed at any moment comes back with the state of its last frame (clock, half, possession,
+pending restart, play counts) and every call and action (DESIGN.md section 8). The events are
+the match's record: what the export gives, and what a state is checked against.
 
-What the rules counted and what the referee decided are kept apart: ``score`` rows hold the
-machine's count as pushed by the pipeline, ``actions`` hold the referee's overrules and added
-time. ``MatchState`` combines them: the score shown is the machine's count corrected by the
-standing overrules.
+The file is in WAL mode and written through one connection guarded by a lock, so the pipeline
+thread and the web server's threads may all write and read it. ``synchronous=NORMAL`` survives
+a crash of the process; only a power cut can drop the last transactions (about a second).
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-CLOCK_STATUSES = ("not_started", "running", "stopped", "paused", "half_time", "ended")
 # Referee actions that ``undo`` can take back (start/pause/reset are undone by their opposite).
 UNDOABLE = ("overrule", "reinstate", "added_time")
-ACTION_KINDS = ("start", "pause", "reset", "undo", *UNDOABLE)
+ACTION_KINDS = (
+    "start",
+    "resume",
+    "pause",
+    "added_time",
+    "overrule",
+    "reinstate",
+    "uphold",
+    "reject",
+    "half_time",
+    "second_half",
+    "end",
+    "team_names",
+    "reset",
+    "undo",
+)
+EVENT_KINDS = ("call", *ACTION_KINDS)
+CSV_COLUMNS = (
+    "event",
+    "kind",
+    "call_id",
+    "frame",
+    "t_s",
+    "call",
+    "law",
+    "line",
+    "margin_mm",
+    "uncertainty_mm",
+    "team",
+    "restart",
+    "detail",
+    "logged_at",
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
     id INTEGER PRIMARY KEY, started_at REAL NOT NULL, table_name TEXT NOT NULL,
-    clock_mode TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS calls (
+    clock_mode TEXT NOT NULL, settings TEXT NOT NULL DEFAULT '{}');
+CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY, match_id INTEGER NOT NULL REFERENCES matches(id),
-    frame INTEGER, t_s REAL, kind TEXT NOT NULL, record TEXT NOT NULL, logged_at REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS actions (
-    id INTEGER PRIMARY KEY, match_id INTEGER NOT NULL REFERENCES matches(id),
-    kind TEXT NOT NULL, call_id INTEGER, payload TEXT NOT NULL, undone INTEGER NOT NULL DEFAULT 0,
+    kind TEXT NOT NULL, call_id INTEGER, frame INTEGER, t_s REAL, payload TEXT NOT NULL,
     logged_at REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS score (
+CREATE INDEX IF NOT EXISTS events_match ON events (match_id, id);
+CREATE TABLE IF NOT EXISTS snapshots (
     id INTEGER PRIMARY KEY, match_id INTEGER NOT NULL REFERENCES matches(id),
-    home INTEGER NOT NULL, away INTEGER NOT NULL, logged_at REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS clock (
-    id INTEGER PRIMARY KEY, match_id INTEGER NOT NULL REFERENCES matches(id),
-    clock_s REAL NOT NULL, half INTEGER NOT NULL, status TEXT NOT NULL, logged_at REAL NOT NULL);
+    event_id INTEGER NOT NULL, frame INTEGER, t_s REAL, state TEXT NOT NULL,
+    logged_at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS snapshots_match ON snapshots (match_id, id);
 """
 
 
@@ -52,75 +86,37 @@ class MatchLogError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class Clock:
-    """The match clock: seconds played in this half, which half, and why it stands or runs."""
-
-    clock_s: float = 0.0
-    half: int = 1
-    status: str = "not_started"
-
-    def __post_init__(self) -> None:
-        if self.status not in CLOCK_STATUSES:
-            raise MatchLogError(f"clock status {self.status!r} is not one of {CLOCK_STATUSES}")
-
-    def to_json(self) -> dict[str, Any]:
-        return {"clock_s": self.clock_s, "half": self.half, "status": self.status}
-
-
-@dataclass(frozen=True, slots=True)
-class CallEntry:
-    """One call as logged: its id, the ``calls.jsonl`` record, and the referee's verdict.
-
-    ``status`` is ``standing`` or ``overruled``; ``reason`` is the referee's note.
-    """
+class MatchInfo:
+    """A match as the log knows it: id, table profile, clock mode, the rules' settings."""
 
     id: int
-    record: Mapping[str, Any]
-    status: str = "standing"
-    reason: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "reason": self.reason, **self.record}
+    table: str
+    clock_mode: str
+    settings: Mapping[str, Any]
+    started_at: float
 
 
 @dataclass(frozen=True, slots=True)
-class MatchState:
-    """Everything the live page shows about one match, as read from the log."""
+class Event:
+    """One input of a match: a call (``kind="call"``, ``payload`` its record) or an action."""
 
-    match_id: int
-    table: str
-    clock_mode: str
-    clock: Clock = field(default_factory=Clock)
-    machine_score: tuple[int, int] = (0, 0)
-    corrections: tuple[int, int] = (0, 0)
-    added_time_s: float = 0.0
-    calls: tuple[CallEntry, ...] = ()
-
-    @property
-    def score(self) -> tuple[int, int]:
-        """(home, away): the machine's count corrected by the referee's standing overrules."""
-        return tuple(m + c for m, c in zip(self.machine_score, self.corrections, strict=True))
-
-    def call(self, call_id: int) -> CallEntry:
-        for entry in self.calls:
-            if entry.id == call_id:
-                return entry
-        raise MatchLogError(f"no call {call_id} in match {self.match_id}")
+    id: int
+    kind: str
+    call_id: int | None
+    frame: int | None
+    t_s: float | None
+    payload: Mapping[str, Any]
+    logged_at: float
 
 
-def score_correction(record: Mapping[str, Any]) -> tuple[int, int]:
-    """How overruling a call changes (home, away): a goal no longer counts, a disallowed goal does.
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The rules' state (``rules.fistf_codec`` data) after event ``event_id`` and frame."""
 
-    ``team`` of a goal is the scorer; of a disallowed goal, the team awarded the free kick, so
-    the goal it gives back belongs to the other team.
-    """
-    kind, team = record.get("kind"), record.get("team")
-    if team not in ("home", "away") or kind not in ("goal", "goal_disallowed"):
-        return (0, 0)
-    if kind == "goal_disallowed":
-        team = "away" if team == "home" else "home"
-    delta = -1 if kind == "goal" else 1
-    return (delta, 0) if team == "home" else (0, delta)
+    event_id: int
+    frame: int | None
+    t_s: float | None
+    state: Mapping[str, Any]
 
 
 class MatchLog:
@@ -131,152 +127,248 @@ class MatchLog:
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
-            # NORMAL in WAL mode survives a crash of the process; only power loss can drop the
-            # last transactions, which is the "about a second" DESIGN.md allows.
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
         except sqlite3.Error as exc:
             raise MatchLogError(f"cannot open match log {self.path}: {exc}") from exc
         self._lock = threading.Lock()
         self._defaults = (table, clock_mode)
+        self._newest: dict[int, int] = {}  # match id -> id of its newest snapshot row
+
+    @property
+    def default_table(self) -> str:
+        """The table profile a new match is played on unless told otherwise."""
+        return self._defaults[0]
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
 
-    def _write(self, sql: str, params: tuple[Any, ...]) -> int:
-        with self._lock:
-            return int(self._db.execute(sql, params).lastrowid)
-
     def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         with self._lock:
             return self._db.execute(sql, params).fetchall()
 
-    # ------------------------------------------------------------------ writing
-    def new_match(self, table: str | None = None, clock_mode: str | None = None) -> int:
-        """Start a new match (the earlier ones stay in the file) and return its id."""
-        table = table or self._defaults[0]
-        clock_mode = clock_mode or self._defaults[1]
-        return self._write(
-            "INSERT INTO matches (started_at, table_name, clock_mode) VALUES (?, ?, ?)",
-            (time.time(), table, clock_mode),
-        )
-
-    def add_call(self, match_id: int, record: Mapping[str, Any]) -> int:
-        """Log a ``calls.jsonl`` record and return its call id."""
-        return self._write(
-            "INSERT INTO calls (match_id, frame, t_s, kind, record, logged_at) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                match_id,
-                record.get("frame"),
-                record.get("t_s"),
-                str(record.get("kind")),
-                json.dumps(dict(record)),
-                time.time(),
-            ),
-        )
-
-    def add_action(
-        self, match_id: int, kind: str, call_id: int | None = None, **payload: Any
+    # ------------------------------------------------------------------ matches
+    def new_match(
+        self,
+        table: str | None = None,
+        clock_mode: str | None = None,
+        settings: Mapping[str, Any] | None = None,
     ) -> int:
-        """Log a referee action (one of ``ACTION_KINDS``) and return its id."""
-        if kind not in ACTION_KINDS:
-            raise MatchLogError(f"unknown action {kind!r}; expected one of {ACTION_KINDS}")
-        return self._write(
-            "INSERT INTO actions (match_id, kind, call_id, payload, logged_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (match_id, kind, call_id, json.dumps(payload), time.time()),
-        )
-
-    def undo_last(self, match_id: int) -> dict[str, Any] | None:
-        """Take back the newest referee action that can be undone; return it, or None."""
+        """Start a new match (the earlier ones stay in the file) and return its id."""
         with self._lock:
-            row = self._db.execute(
-                "SELECT id, kind, call_id, payload FROM actions WHERE match_id = ? AND undone = 0 "
-                f"AND kind IN ({','.join('?' * len(UNDOABLE))}) ORDER BY id DESC LIMIT 1",
-                (match_id, *UNDOABLE),
-            ).fetchone()
-            if row is None:
-                return None
-            self._db.execute("UPDATE actions SET undone = 1 WHERE id = ?", (row[0],))
-        action = {"id": row[0], "kind": row[1], "call_id": row[2], **json.loads(row[3])}
-        self.add_action(match_id, "undo", row[2], undid=row[0])
-        return action
+            return int(
+                self._db.execute(
+                    "INSERT INTO matches (started_at, table_name, clock_mode, settings) "
+                    "VALUES (?, ?, ?, ?)",
+                    (
+                        time.time(),
+                        table or self._defaults[0],
+                        clock_mode or self._defaults[1],
+                        json.dumps(dict(settings or {})),
+                    ),
+                ).lastrowid
+            )
 
-    def set_score(self, match_id: int, home: int, away: int) -> None:
-        """Log the machine's score."""
-        self._write(
-            "INSERT INTO score (match_id, home, away, logged_at) VALUES (?, ?, ?, ?)",
-            (match_id, int(home), int(away), time.time()),
-        )
-
-    def set_clock(self, match_id: int, clock: Clock) -> None:
-        self._write(
-            "INSERT INTO clock (match_id, clock_s, half, status, logged_at) VALUES (?, ?, ?, ?, ?)",
-            (match_id, clock.clock_s, clock.half, clock.status, time.time()),
-        )
-
-    # ------------------------------------------------------------------ reading
-    def resume(self) -> MatchState:
-        """The newest match as it stood (a new one when the log is empty).
-
-        A clock that was running when the process stopped comes back ``paused``: nothing is
-        watching the table yet, so it must not look as if time were passing.
-        """
+    def current_match(self) -> int | None:
+        """The newest match's id, or None in an empty log."""
         row = self._rows("SELECT id FROM matches ORDER BY id DESC LIMIT 1", ())
-        match_id = row[0][0] if row else self.new_match()
-        state = self.load(match_id)
-        if state.clock.status in ("running", "stopped"):
-            state = replace(state, clock=replace(state.clock, status="paused"))
-        return state
+        return int(row[0][0]) if row else None
 
-    def load(self, match_id: int) -> MatchState:
-        """Rebuild match ``match_id`` from its rows."""
-        found = self._rows("SELECT table_name, clock_mode FROM matches WHERE id = ?", (match_id,))
+    def match(self, match_id: int) -> MatchInfo:
+        found = self._rows(
+            "SELECT table_name, clock_mode, settings, started_at FROM matches WHERE id = ?",
+            (match_id,),
+        )
         if not found:
             raise MatchLogError(f"no match {match_id} in {self.path}")
-        table, clock_mode = found[0]
-        calls = {
-            cid: CallEntry(cid, json.loads(rec))
-            for cid, rec in self._rows(
-                "SELECT id, record FROM calls WHERE match_id = ? ORDER BY id", (match_id,)
-            )
-        }
-        added_s = 0.0
-        for kind, call_id, payload in self._rows(
-            "SELECT kind, call_id, payload FROM actions WHERE match_id = ? AND undone = 0 "
-            "ORDER BY id",
-            (match_id,),
-        ):
-            data = json.loads(payload)
-            if kind == "added_time":
-                added_s += float(data["seconds"])
-            elif kind in ("overrule", "reinstate") and call_id in calls:
-                status = "overruled" if kind == "overrule" else "standing"
-                calls[call_id] = CallEntry(
-                    call_id, calls[call_id].record, status, data.get("reason")
+        table, clock_mode, settings, started_at = found[0]
+        return MatchInfo(match_id, table, clock_mode, json.loads(settings), started_at)
+
+    def matches(self) -> list[MatchInfo]:
+        return [self.match(int(r[0])) for r in self._rows("SELECT id FROM matches ORDER BY id", ())]
+
+    # ------------------------------------------------------------------ writing
+    def record(
+        self,
+        match_id: int,
+        state: Mapping[str, Any],
+        frame: int | None,
+        t_s: float | None,
+        events: Iterable[tuple[str, int | None, Mapping[str, Any]]] = (),
+    ) -> list[int]:
+        """Log ``events`` (``(kind, call id, payload)``, in order) and the state after them, in
+        one transaction; with no events, bring the newest snapshot up to this frame.
+
+        Returns:
+            the ids of the events written.
+        """
+        now = time.time()
+        text = json.dumps(state, separators=(",", ":"))
+        events = list(events)
+        with self._lock:
+            newest = self._newest.get(match_id)
+            if not events and newest is not None:  # the common case: one statement, atomic
+                self._db.execute(
+                    "UPDATE snapshots SET frame = ?, t_s = ?, state = ?, logged_at = ? "
+                    "WHERE id = ?",
+                    (frame, t_s, text, now, newest),
                 )
-        corrections = [0, 0]
-        for entry in calls.values():
-            if entry.status == "overruled":
-                dh, da = score_correction(entry.record)
-                corrections[0] += dh
-                corrections[1] += da
-        score = self._rows(
-            "SELECT home, away FROM score WHERE match_id = ? ORDER BY id DESC LIMIT 1", (match_id,)
-        )
-        clock = self._rows(
-            "SELECT clock_s, half, status FROM clock WHERE match_id = ? ORDER BY id DESC LIMIT 1",
+                return []
+            cur = self._db.cursor()
+            cur.execute("BEGIN")
+            try:
+                ids = []
+                for kind, call_id, payload in events:
+                    if kind not in EVENT_KINDS:
+                        raise MatchLogError(
+                            f"unknown event {kind!r}; expected one of {EVENT_KINDS}"
+                        )
+                    cur.execute(
+                        "INSERT INTO events (match_id, kind, call_id, frame, t_s, payload, "
+                        "logged_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (match_id, kind, call_id, frame, t_s, json.dumps(dict(payload)), now),
+                    )
+                    ids.append(int(cur.lastrowid))
+                if ids or newest is None:
+                    event_id = ids[-1] if ids else self._last_event(cur, match_id)
+                    cur.execute(
+                        "INSERT INTO snapshots (match_id, event_id, frame, t_s, state, logged_at) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        (match_id, event_id, frame, t_s, text, now),
+                    )
+                    self._newest[match_id] = int(cur.lastrowid)
+                else:
+                    cur.execute(
+                        "UPDATE snapshots SET frame = ?, t_s = ?, state = ?, logged_at = ? "
+                        "WHERE id = ?",
+                        (frame, t_s, text, now, newest),
+                    )
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+        return ids
+
+    @staticmethod
+    def _last_event(cur: sqlite3.Cursor, match_id: int) -> int:
+        row = cur.execute("SELECT MAX(id) FROM events WHERE match_id = ?", (match_id,)).fetchone()
+        return int(row[0] or 0)
+
+    def set_evidence(
+        self, match_id: int, call_id: int, evidence: str | None, replay: str | None = None
+    ) -> None:
+        """Note the evidence picture of a logged call, and the name of its replay clip (both
+        written after the call)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id, payload FROM events WHERE match_id = ? AND kind = 'call' "
+                "AND call_id = ?",
+                (match_id, call_id),
+            ).fetchone()
+            if row is None:
+                raise MatchLogError(f"no call {call_id} in match {match_id}")
+            payload = {**json.loads(row[1]), "evidence": evidence}
+            if replay is not None:
+                payload["replay"] = replay
+            self._db.execute(
+                "UPDATE events SET payload = ? WHERE id = ?", (json.dumps(payload), row[0])
+            )
+
+    # ------------------------------------------------------------------ reading
+    def snapshot(self, match_id: int) -> Snapshot | None:
+        """The newest state of a match, or None before its first frame or action."""
+        row = self._rows(
+            "SELECT id, event_id, frame, t_s, state FROM snapshots WHERE match_id = ? "
+            "ORDER BY id DESC LIMIT 1",
             (match_id,),
         )
-        return MatchState(
-            match_id=match_id,
-            table=table,
-            clock_mode=clock_mode,
-            clock=Clock(*clock[0]) if clock else Clock(),
-            machine_score=tuple(score[0]) if score else (0, 0),
-            corrections=(corrections[0], corrections[1]),
-            added_time_s=added_s,
-            calls=tuple(calls.values()),
+        if not row:
+            return None
+        snap_id, event_id, frame, t_s, state = row[0]
+        with self._lock:
+            self._newest.setdefault(match_id, int(snap_id))
+        return Snapshot(int(event_id), frame, t_s, json.loads(state))
+
+    def events(self, match_id: int, after: int = 0, kind: str | None = None) -> list[Event]:
+        """The events of a match after event id ``after``, in order (only ``kind`` if given)."""
+        sql = (
+            "SELECT id, kind, call_id, frame, t_s, payload, logged_at FROM events "
+            "WHERE match_id = ? AND id > ?"
         )
+        params: tuple[Any, ...] = (match_id, after)
+        if kind is not None:
+            sql, params = sql + " AND kind = ?", (*params, kind)
+        return [
+            Event(int(i), k, c, f, t, json.loads(p), at)
+            for i, k, c, f, t, p, at in self._rows(sql + " ORDER BY id", params)
+        ]
+
+    def last_frame(self) -> tuple[int, float] | None:
+        """The newest frame number and time any match of this log has seen (numbering goes on
+        from there after a restart, so frame numbers and evidence names stay unique)."""
+        row = self._rows(
+            "SELECT frame, t_s FROM snapshots WHERE frame IS NOT NULL ORDER BY frame DESC LIMIT 1",
+            (),
+        )
+        return (int(row[0][0]), float(row[0][1])) if row else None
+
+    # ------------------------------------------------------------------ export
+    def export_json(self, match_id: int) -> dict[str, Any]:
+        """The match and its events, JSON-ready: what ``tablevar export`` and the page give."""
+        info = self.match(match_id)
+        return {
+            "match": {
+                "id": info.id,
+                "table": info.table,
+                "clock_mode": info.clock_mode,
+                "settings": dict(info.settings),
+                "started_at": info.started_at,
+            },
+            "events": [
+                {
+                    "event": e.id,
+                    "kind": e.kind,
+                    "call_id": e.call_id,
+                    "frame": e.frame,
+                    "t_s": e.t_s,
+                    "payload": dict(e.payload),
+                    "logged_at": e.logged_at,
+                }
+                for e in self.events(match_id)
+            ],
+        }
+
+    def export_csv(self, match_id: int) -> str:
+        """The events of a match as CSV (``CSV_COLUMNS``), one row each."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(CSV_COLUMNS)
+        self.match(match_id)  # an unknown match is an error, not an empty table
+        for e in self.events(match_id):
+            p = e.payload
+            call = e.kind == "call"
+            detail = "" if call else json.dumps(dict(p), separators=(",", ":"))
+            writer.writerow(
+                [
+                    e.id,
+                    e.kind,
+                    "" if e.call_id is None else e.call_id,
+                    "" if e.frame is None else e.frame,
+                    "" if e.t_s is None else e.t_s,
+                    p.get("kind", "") if call else "",
+                    p.get("law", "") if call else "",
+                    p.get("line") or "" if call else "",
+                    _blank(p.get("margin_mm")) if call else "",
+                    _blank(p.get("uncertainty_mm")) if call else "",
+                    p.get("team") or "" if call else "",
+                    p.get("restart") or "" if call else "",
+                    detail,
+                    e.logged_at,
+                ]
+            )
+        return out.getvalue()
+
+
+def _blank(value: Any) -> Any:
+    return "" if value is None else value

@@ -16,9 +16,10 @@ from pathlib import Path
 
 from calibration.calibration_file import read_calibration
 from calibration.tables import load_pitch
-from hardware.recording import META_NAME
+from hardware.recording import check_writable
 from hardware.sim_source import is_sim_spec, open_sim
 from hardware.sources import SPEC_HELP, FrameSource, open_source
+from rules.clock import CLOCK_MODES
 from tablevar.commands.serve import add_server_options, check_server_options, start_server
 from tablevar.live import LiveOptions, LiveRunner
 from web.app import create_app, hub_of, set_ball_colour, set_recalibrate
@@ -46,9 +47,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--source",
         required=True,
         metavar="SPEC",
-        help=f"sim or sim:SCENE (a simulated match), {SPEC_HELP}",
+        help=f"sim, sim:SCENE or sim:SCENE@START_S (a simulated match), {SPEC_HELP}",
+    )
+    parser.add_argument(
+        "--sim-fast",
+        action="store_true",
+        help="simulated source: frames as fast as they are refereed, none dropped "
+        "(default: in real time, as a camera delivers them)",
     )
     parser.add_argument("--table", default="fistf", help="table profile name or .toml path")
+    parser.add_argument(
+        "--clock-mode",
+        choices=CLOCK_MODES,
+        default="ball-moving",
+        help="a new match's clock: runs while the ball rolls, or runs on with added time "
+        "(FISTF 3.1/3.2); a resumed match keeps its own (default: %(default)s)",
+    )
     parser.add_argument(
         "--calibration", type=Path, metavar="FILE", help="calibration.json (default: calibrate)"
     )
@@ -66,11 +80,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def opener(spec: str, table: str = "fistf"):
+def opener(spec: str, table: str = "fistf", sim_fast: bool = False):
     """A function that opens the source named by ``spec`` (again after a drop-out)."""
     if is_sim_spec(spec):
         return lambda: open_sim(
-            spec, size_px=SIM_SIZE_PX, fps=SIM_FPS, table=table, lead_s=SIM_LEAD_S
+            spec,
+            size_px=SIM_SIZE_PX,
+            fps=SIM_FPS,
+            table=table,
+            lead_s=SIM_LEAD_S,
+            realtime=not sim_fast,
         )
     return lambda: open_source(spec)
 
@@ -85,11 +104,11 @@ def run(args: argparse.Namespace) -> int:
     check_server_options(args)
     load_pitch(args.table)  # a wrong profile fails here, naming the shipped ones
     calibration = read_calibration(args.calibration) if args.calibration else None
-    if args.record is not None and (args.record / META_NAME).exists():
-        raise LiveCommandError(
-            f"{args.record} already holds a recording: choose another --record folder"
-        )
-    reopen = opener(args.source, args.table)
+    if args.record is not None:
+        check_writable(args.record)  # a folder that cannot be written fails now, in one line
+    if args.sim_fast and not is_sim_spec(args.source):
+        raise LiveCommandError("--sim-fast is for the simulated source (--source sim...)")
+    reopen = opener(args.source, args.table, args.sim_fast)
     source = reopen()  # a source that cannot be opened at all is an error, not a wait
     if calibration is not None and tuple(calibration.image_size_px) != tuple(source.size_px):
         source.close()
@@ -106,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
             "RECORDINGS_DIR": DEFAULT_RECORDINGS if DEFAULT_RECORDINGS.is_dir() else None,
             "PIN": args.pin,
             "TABLE": args.table,
+            "CLOCK_MODE": args.clock_mode,
         }
     )
     runner = LiveRunner(

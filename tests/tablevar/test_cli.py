@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -81,3 +82,44 @@ def test_python_dash_m_runs_the_same_cli():
     )
     assert result.returncode == 0
     assert result.stdout.startswith("usage: tablevar")
+
+
+def test_export_writes_a_match_log_as_json_and_csv(tmp_path, capsys):
+    from web.matchlog import MatchLog
+
+    path = tmp_path / "match.sqlite"
+    log = MatchLog(path)
+    old = log.new_match()
+    log.record(old, {"s": 0}, 3, 0.1, [("start", None, {})])
+    new = log.new_match()
+    call = {"frame": 9, "t_s": 0.3, "kind": "goal", "law": "FISTF 7.1", "team": "home"}
+    log.record(new, {"s": 1}, 9, 0.3, [("call", 1, call), ("overrule", 1, {"reason": "hand"})])
+    log.close()
+    assert cli.main(["export", str(path)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["match"]["id"] == new
+    assert [(e["kind"], e["call_id"]) for e in data["events"]] == [("call", 1), ("overrule", 1)]
+    out = tmp_path / "old.csv"
+    assert (
+        cli.main(["export", str(path), "--match", str(old), "--format", "csv", "--out", str(out)])
+        == 0
+    )
+    rows = out.read_text().splitlines()
+    assert rows[0].startswith("event,kind,call_id,frame") and rows[1].split(",")[1] == "start"
+    assert len(rows) == 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["export", "{tmp}/none.sqlite"], "no match log at"),
+        (["export", "{tmp}/m.sqlite", "--match", "7"], "no match 7"),
+    ],
+)
+def test_export_refuses_what_is_not_there_in_one_line(tmp_path, capsys, argv, message):
+    from web.matchlog import MatchLog
+
+    MatchLog(tmp_path / "m.sqlite").close()
+    assert cli.main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tablevar: error: ") and message in err and err.count("\n") == 1

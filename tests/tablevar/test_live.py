@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from calibration.calibration_file import read_calibration
+from hardware.recording import read_meta
 from hardware.sim_source import SimSource, open_sim
 from hardware.sources import SourceError, open_source
 from tablevar import cli
@@ -21,19 +22,23 @@ SIM = {"size_px": (800, 600), "fps": 20.0, "lead_s": 0.4}
 
 
 class WatchedHub(MatchHub):
-    """A real hub that also keeps, in order, what the runner pushed into it."""
+    """A real hub, started by the referee, that also keeps, in order, what the runner pushed
+    into it and the rules' clock after each observation."""
 
     def __init__(self, log: MatchLog, **kwargs):
         super().__init__(log, **kwargs)
         self.pushed: list[tuple[str, object]] = []
+        self.control("start")
 
     def push_frame(self, record):
         self.pushed.append(("frame", record))
         super().push_frame(record)
 
-    def push_clock(self, clock_s, half, status):
-        self.pushed.append(("clock", clock_s))
-        super().push_clock(clock_s, half, status)
+    def observe(self, obs, **kwargs):
+        calls = super().observe(obs, **kwargs)
+        self.pushed.append(("obs", obs.ball_moving and obs.ball_xy_mm is not None))
+        self.pushed.append(("clock", self.match.clock.elapsed_s))
+        return calls
 
 
 @pytest.fixture
@@ -102,7 +107,9 @@ def test_the_clock_runs_only_while_the_ball_moves(sim_run):
     last_clock, advanced, stood_still = 0.0, 0, 0
     for kind, value in hub.pushed:
         if kind == "frame":
-            moving.append(bool(value["ball"] and value["ball"]["moving"]))
+            continue
+        if kind == "obs":
+            moving.append(value)
         elif value > last_clock + 1e-9:
             # The clock counts an interval by its two ends: one of them rolled.
             assert any(moving[-2:]), f"the clock ran to {value} s with the ball at rest"
@@ -111,7 +118,7 @@ def test_the_clock_runs_only_while_the_ball_moves(sim_run):
         elif not any(moving[-2:]):
             stood_still += 1
     assert advanced >= 5 and stood_still >= 20
-    assert 0.3 < hub.state.clock.clock_s < source.scene.duration_s
+    assert 0.3 < hub.match.clock.elapsed_s < source.scene.duration_s
 
 
 @pytest.mark.parametrize(
@@ -270,3 +277,89 @@ def test_a_stalling_source_is_reported_until_frames_come_again(hub, tmp_path):
     )
     assert seen[-1] == {"ok": False, "message": "the simulated match has ended"}
     assert runner.frames == 2
+
+
+def test_a_full_disk_stops_the_recording_and_refereeing_goes_on(hub, tmp_path, disk_fills_up):
+    source = SimSource("touchline_out", realtime=False, **SIM)
+    rec = tmp_path / "rec"
+    runner = LiveRunner(
+        lambda: disk_fills_up(source, rec, at_frame=10),
+        hub,
+        tmp_path / "out",
+        options=LiveOptions(calibration_s=0.05, calibration_frames=1),
+        record_dir=rec,
+    )
+    run_until(runner, lambda: runner.ended, timeout_s=120)
+    # Every frame was refereed and the scripted throw-in (FISTF 14.1) still called.
+    assert runner.error is None and runner.frames == source.frame_count
+    frames = [rec_["frame"] for kind, rec_ in hub.pushed if kind == "frame"]
+    assert frames[-1] == runner.frames - 1
+    state = hub.snapshot()
+    assert [c["restart"] for c in state["calls"] if c["kind"] == "ball_out"] == ["throw_in"]
+    # The page says the recording stopped, and why; the frames before it stay readable.
+    assert state["recording"]["ok"] is False
+    assert "No space left on device" in state["recording"]["message"]
+    assert "refereeing goes on" in state["recording"]["message"]
+    meta = read_meta(rec)
+    assert meta.complete is False and 0 < meta.frames <= 10
+
+
+def _record_folder(tmp: Path, case: str) -> Path:
+    if case == "under a file":
+        (tmp / "file").write_text("x")
+        return tmp / "file" / "rec"
+    if case == "a recording already":
+        (tmp / "old").mkdir()
+        (tmp / "old" / "meta.json").write_text("{}")
+        return tmp / "old"
+    return Path("/proc/tablevar-rec")  # a file system nobody writes recordings on
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("under a file", "Not a directory"),
+        ("on /proc", "cannot record into /proc/tablevar-rec"),
+        ("a recording already", "already holds a recording"),
+    ],
+)
+def test_a_record_folder_that_cannot_be_written_is_refused_at_start(
+    tmp_path, capsys, case, message
+):
+    folder = _record_folder(tmp_path, case)
+    argv = ["live", "--source", "sim", "--out", str(tmp_path / "out"), "--record", str(folder)]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tablevar: error: ") and message in err and err.count("\n") == 1
+
+
+class BrokenRadarHub(WatchedHub):
+    """A hub whose radar fails on every frame: a fault of ours, not of the camera."""
+
+    def push_frame(self, record):
+        raise RuntimeError("the radar cannot draw this frame")
+
+
+def test_a_failure_that_is_not_the_sources_is_not_retried_for_ever(tmp_path):
+    hub = BrokenRadarHub(MatchLog(tmp_path / "match.sqlite"), output_dir=tmp_path / "out")
+    opened = []
+
+    def open_source():
+        opened.append(SimSource("touchline_out", realtime=False, **SIM))
+        return opened[-1]
+
+    options = LiveOptions(calibration_s=0.05, calibration_frames=1, reopen_first_s=0.01)
+    runner = LiveRunner(open_source, hub, tmp_path / "out", options=options)
+    run_until(runner, lambda: runner.ended, timeout_s=60)
+    try:
+        # Tried again max_failures times (one bad frame must not end a match), then stopped.
+        assert runner.ended and len(opened) == options.max_failures
+        assert runner.frames < opened[0].frame_count
+        source = hub.snapshot()["source"]
+        assert source["ok"] is False
+        assert source["message"] == (
+            "refereeing stopped after 3 errors: the radar cannot draw this frame"
+        )
+    finally:
+        hub.close()
+        hub.log.close()

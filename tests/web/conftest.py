@@ -80,6 +80,66 @@ def write_jpeg(path: Path, colour: tuple[int, int, int] = (40, 140, 40)) -> Path
     return path
 
 
+PLAY_FIGS = (
+    "home 1 gk -605,0; home 7 -23,0; home 8 350,0; home 5 -100,300; "
+    "away 2 gk 605,0; away 9 60,-100; away 10 150,0"
+)
+
+
+class Play:
+    """Real observations (the rules' one-line notation) fed to a hub at 50 fps: the calls and
+    the clock on the page come from the rules, as in a live match."""
+
+    def __init__(self, hub, frame: int = 0, publish: bool = True):
+        from rules.notation import parse_observation
+
+        self.hub, self.frame, self._parse = hub, frame, parse_observation
+        self.publish = publish  # False: the test publishes the calls with their pictures
+
+    def __call__(self, *lines: str) -> list:
+        calls = []
+        for line in lines:
+            obs = self._parse(f"{line}; {PLAY_FIGS}", t_s=self.frame / 50, frame=self.frame)
+            calls += self.hub.observe(obs, publish=self.publish)
+            self.frame += 1
+        return calls
+
+    def roll(self, seconds: float) -> None:
+        """The ball rolls to and fro in midfield (the clock runs while it is in play)."""
+        self(*[f"ball {((i * 4) % 300) - 150},0 moving" for i in range(int(seconds * 50))])
+
+    def rest(self, frames: int = 5) -> None:
+        self(*["ball -150,0 rest"] * frames)
+
+    def goal(self):
+        """Home shoots from inside the right shooting zone into the goal (FISTF 7.1)."""
+        calls = self(
+            "ball 373,0 rest", "ball 373,0 rest; flick 8", "ball 500,0 moving", "ball 621,0 moving"
+        )
+        return next(c for c in calls if c.kind == "goal")
+
+    def ball_out(self):
+        """Home plays the ball over the top touchline: a throw-in for away (FISTF 14.1)."""
+        calls = self(
+            "ball -100,300 rest",
+            "ball -100,300 rest; flick 5",
+            "ball -100,390 moving",
+            "ball -100,420 moving",
+        )
+        return next(c for c in calls if c.kind == "ball_out")
+
+    def close_goal(self):
+        """A shot 0.2 mm inside the shooting zone into the goal: the referee decides."""
+        x = 300 + 1.5 + 10.5 + 0.2
+        calls = self(
+            f"ball {x},0 rest",
+            f"ball {x},0 rest; flick 8",
+            "ball 500,0 moving",
+            "ball 621,0 moving",
+        )
+        return next(c for c in calls if c.kind == "goal" and c.too_close_to_call)
+
+
 def write_ball_view(folder: Path, ball_bgr=(20, 110, 240), ball_xy_mm=(200.0, -100.0)):
     """The plain picture of the table kept with ``folder``'s calibration: a cloth with one
     ball of ``ball_bgr`` at ``ball_xy_mm``; returns the ball's centre in pixels."""
@@ -150,6 +210,7 @@ def sample() -> SimpleNamespace:
         write_jpeg=write_jpeg,
         write_analysis=write_analysis,
         write_ball_view=write_ball_view,
+        Play=Play,
     )
 
 

@@ -47,8 +47,10 @@ def test_controls_refuse_a_missing_or_wrong_pin(client, app, path, body, headers
 
 
 def test_start_pause_added_time_and_undo_with_the_pin(client):
-    assert client.post("/api/match/start", headers=AUTH).json["clock"]["status"] == "running"
+    # Started, the clock waits for the ball to roll (the rules' clock, DESIGN.md 6).
+    assert client.post("/api/match/start", headers=AUTH).json["clock"]["status"] == "stopped"
     assert client.post("/api/match/pause", headers=AUTH).json["clock"]["status"] == "paused"
+    assert client.post("/api/match/resume", headers=AUTH).json["clock"]["status"] == "stopped"
     state = client.post("/api/match/added-time", json={"seconds": 45}, headers=AUTH).json
     assert state["added_time_s"] == 45
     assert client.post("/api/match/undo", headers=AUTH).json["added_time_s"] == 0
@@ -63,10 +65,11 @@ def test_the_pin_also_works_as_a_form_field(client):
 
 def test_overrule_and_reinstate_a_goal_change_the_score(client, app, sample):
     hub = hub_of(app)
-    call = hub.push_call(sample.call_record(GOAL_FRAME, "goal", team="home"))
-    hub.push_score(1, 0)
+    hub.control("start")
+    call = {"id": sample.Play(hub).goal().id}
     over = client.post(f"/api/calls/{call['id']}/overrule", json={"reason": "hand"}, headers=AUTH)
     assert over.json["score"] == {"home": 0, "away": 0}
+    assert over.json["restart"]["kind"] == "goal_kick"  # FISTF 7.2.1
     assert (
         over.json["calls"][0] | {"status": "overruled", "reason": "hand"} == over.json["calls"][0]
     )
@@ -92,18 +95,23 @@ def test_overrule_and_reinstate_a_goal_change_the_score(client, app, sample):
         ("/api/calls/99/overrule", {"json": {}}, 404, "no call 99"),
         ("/api/calls/1/overrule", {"json": {"reason": 5}}, 400, "'reason' must be text"),
         ("/api/calls/1/explode", {"json": {}}, 404, "no call action"),
+        ("/api/calls/1/uphold", {"json": {}}, 409, "does not wait for the referee"),
         ("/api/match/dance", {}, 404, "no match action"),
+        ("/api/match/second_half", {"json": {}}, 200, ""),
+        ("/api/match/team-names", {"json": {"home": "Reds"}}, 400, "both be non-empty"),
         ("/api/calibration/recalibrate", {}, 409, "no live camera pipeline"),
     ],
 )
 def test_malformed_and_unknown_requests_get_json_errors_that_say_what_was_wrong(
     client, app, sample, path, kwargs, status, message
 ):
-    hub_of(app).push_call(sample.call_record(3, "ball_out"))  # call 1 exists
+    hub_of(app).control("start")
+    sample.Play(hub_of(app)).ball_out()  # call 1 exists
     response = client.post(path, headers=AUTH, **kwargs)
     assert response.status_code == status
-    assert response.is_json and message in response.json["message"]
-    assert response.json["status"] == status
+    if status != 200:
+        assert response.is_json and message in response.json["message"]
+        assert response.json["status"] == status
 
 
 @pytest.mark.parametrize(
@@ -129,7 +137,10 @@ def test_unknown_resources_are_json_errors(client, method, path, status):
 
 def test_live_evidence_is_served_from_the_output_folder(client, app, config, sample):
     sample.write_jpeg(Path(config["OUTPUT_DIR"]) / "evidence" / "5.jpg")
-    call = hub_of(app).push_call(sample.call_record(5, "ball_out"))
+    hub = hub_of(app)
+    hub.control("start")
+    out = sample.Play(hub).ball_out()
+    (call,) = hub.publish_calls([(out, "evidence/5.jpg", None)])
     response = client.get(f"/evidence/{call['evidence_rel']}")
     assert response.status_code == 200 and response.mimetype == "image/jpeg"
     assert cv2.imdecode(np.frombuffer(response.data, np.uint8), cv2.IMREAD_COLOR).shape == (
@@ -142,24 +153,54 @@ def test_live_evidence_is_served_from_the_output_folder(client, app, config, sam
 def test_the_match_resumes_in_a_new_app_on_the_same_log(config, sample):
     first = create_app(config)
     hub = hub_of(first)
-    goal = hub.push_call(sample.call_record(GOAL_FRAME, "goal", team="away"))
-    hub.push_call(sample.call_record(BALL_OUT_FRAME, "ball_out"))
-    hub.push_score(0, 1)
     hub.control("start")
-    hub.push_clock(61.5, 1, "running")
-    hub.control("overrule", call_id=goal["id"], reason="offside")
+    play = sample.Play(hub)
+    play.roll(1.5)
+    goal = play.goal()
+    hub.control("overrule", call_id=goal.id, reason="offside")
+    hub.control("added_time", seconds=30)
+    before = hub_of(first).snapshot()
+    clock = hub.match.clock
     shutdown(first)
 
     second = create_app(config)
     try:
         state = second.test_client().get("/api/state").json
-        assert state["score"] == {"home": 0, "away": 0}
-        assert state["machine_score"] == {"home": 0, "away": 1}
-        assert [c["kind"] for c in state["calls"]] == ["ball_out", "goal"]
-        assert state["calls"][1]["status"] == "overruled"
-        assert state["clock"] == {"clock_s": 61.5, "half": 1, "status": "paused"}
+        assert state["score"] == {"home": 0, "away": 0} and state["added_time_s"] == 30
+        assert [c["kind"] for c in state["calls"]] == ["goal"]
+        assert state["calls"][0]["status"] == "overruled"
+        assert state["calls"][0]["reason"] == "offside"
+        assert state["clock"] == before["clock"] and state["restart"] == before["restart"]
+        assert hub_of(second).match.clock == clock  # the rules' clock, to the frame
     finally:
         shutdown(second)
+
+
+def test_the_log_of_a_match_exports_as_json_and_csv(client, app, sample):
+    hub = hub_of(app)
+    hub.control("start")
+    goal = sample.Play(hub).goal()
+    hub.control("overrule", call_id=goal.id, reason="hand")
+    match_id = hub.match_id
+    data = client.get(f"/api/match/{match_id}/export.json").json
+    assert [(e["kind"], e["call_id"]) for e in data["events"]] == [
+        ("start", None),
+        ("call", goal.id),
+        ("overrule", goal.id),
+    ]
+    response = client.get(f"/api/match/{match_id}/export.csv")
+    assert response.mimetype == "text/csv"
+    assert response.headers["Content-Disposition"].endswith(f'match-{match_id}.csv"')
+    assert response.data.decode().splitlines()[2].split(",")[:6] == [
+        "2",
+        "call",
+        str(goal.id),
+        str(goal.frame),
+        str(goal.t_s),
+        "goal",
+    ]
+    assert client.get(f"/api/match/{match_id + 5}/export.csv").status_code == 404
+    assert client.get(f"/api/match/{match_id}/export.xml").status_code == 404
 
 
 def test_event_stream_starts_with_the_state_and_carries_pushed_calls(client, app, sample):
@@ -168,11 +209,18 @@ def test_event_stream_starts_with_the_state_and_carries_pushed_calls(client, app
     chunks = iter(response.response)
     assert next(chunks).startswith(b"retry:")
     assert next(chunks).startswith(b"event: state\n")
-    hub_of(app).push_call(sample.call_record(7, "close_call"))
-    message = next(chunks).decode()
-    assert message.startswith("event: call\n")
-    assert json.loads(message.split("data: ", 1)[1])["frame"] == 7
-    assert next(chunks) == b": heartbeat\n\n"  # idle: a comment every SSE_HEARTBEAT_S
+    hub_of(app).control("start")
+    assert next(chunks).startswith(b"event: state\n")
+    out = sample.Play(hub_of(app)).ball_out()
+    messages = next(chunks).decode()
+    while "event: call" not in messages:
+        messages += next(chunks).decode()
+    call = messages.split("event: call\ndata: ", 1)[1].split("\n", 1)[0]
+    assert json.loads(call)["frame"] == out.frame
+    rest = next(chunks)
+    while rest.startswith(b"event: scoreboard"):  # the newest scoreboard, coalesced
+        rest = next(chunks)
+    assert rest == b": heartbeat\n\n"  # idle: a comment every SSE_HEARTBEAT_S
     response.close()
     assert hub_of(app).subscriber_count == 0
 

@@ -66,14 +66,14 @@ def test_live_page_shows_a_call_pushed_over_sse_with_its_evidence_picture(
     wait_for_subscriber(running)
 
     running.hub.push_frame(sample.tracks_record(12))
-    call = running.hub.push_call(
-        sample.call_record(12, "ball_out", margin_mm=0.3, uncertainty_mm=0.5)
-    )
+    running.hub.control("start")
+    play = sample.Play(running.hub, publish=False)  # the call waits for its picture
+    out = play.ball_out()
+    (call,) = running.hub.publish_calls([(out, "evidence/12.jpg", None)])
     item = page.locator(f'#feed li[data-id="{call["id"]}"]')
-    expect(item).to_contain_text("Ball out")
-    expect(item).to_contain_text("FISTF 9")
-    expect(item).to_contain_text("+0.30 mm")
-    expect(item.locator(".badge.close")).to_have_text("too close to call")
+    expect(item.locator(".kind")).to_have_text("Out · throw-in Away")
+    expect(item).to_contain_text("FISTF 14.1")
+    expect(item).to_contain_text(f"margin +{out.margin_mm:.2f} mm")
     image = item.locator("img.evidence")
     page.wait_for_function(
         "img => img.complete && img.naturalWidth > 0", arg=image.element_handle()
@@ -145,14 +145,55 @@ def test_controls_are_refused_without_the_pin_and_work_with_it(serve, page: Page
     page.click("#pin-button")
     expect(page.locator("#toast")).to_have_text("wrong PIN")
     expect(start).to_be_hidden()
-    assert running.hub.state.clock.status == "not_started"
+    assert running.hub.match.hold == "not_started"
 
     page.fill("#pin-input", PIN)
     page.click("#pin-button")
     expect(start).to_be_visible()
     start.click()
-    expect(page.locator("#clock-status")).to_have_text("Running")
-    assert running.hub.state.clock.status == "running"
+    # Started, the rules' clock waits for the ball to roll (DESIGN.md 6).
+    expect(page.locator("#clock-status")).to_have_text("Stopped · ball at rest")
+    assert running.hub.match.hold is None
+
+
+@pytest.mark.parametrize(
+    ("verdict", "status", "reason", "confirmed", "score"),
+    [
+        ("Uphold", "upheld", "upheld by the referee", "Goal for Home · kick-off Away", "1"),
+        ("Reject", "rejected", "rejected by the referee", "No goal · goal kick Away", "0"),
+    ],
+)
+def test_a_goal_too_close_to_call_is_upheld_or_rejected_by_the_referee(
+    serve, page: Page, sample, verdict, status, reason, confirmed, score
+):
+    running = serve()
+    page.goto(running.url)
+    page.fill("#pin-input", PIN)
+    page.click("#pin-button")
+    expect(page.locator("#conn")).to_have_text("● live")
+    wait_for_subscriber(running)
+    running.hub.control("start")
+    # A shot 0.2 mm inside the shooting zone: the rules leave the goal to the referee (7.1).
+    close_id = sample.Play(running.hub).close_goal().id
+    close = page.locator(f'#feed li[data-id="{close_id}"]')
+    expect(close.locator(".kind")).to_have_text("Too close to call · the referee decides")
+    expect(close.locator(".call-actions button")).to_have_text(["Uphold", "Reject"])
+    close.get_by_role("button", name=verdict).click()
+    expect(close).to_contain_text(reason)
+    expect(close.locator(".kind")).to_have_text("Too close to call · the referee decided")
+    expect(close.locator(".call-actions button")).to_have_count(0)
+    # The rules' decision: upheld, the goal counts and away kicks off (FISTF 7.1, 4.1);
+    # rejected, a goal kick to away (7.2.1). The decision is a call of its own.
+    expect(page.locator("#feed li .kind").first).to_have_text(confirmed)
+    expect(page.locator("#feed li .call-actions").first.locator("button")).to_have_text(
+        ["Overrule"]
+    )
+    expect(page.locator("#score-home")).to_have_text(score)
+    assert running.hub.calls[close_id - 1].status == status
+    restart = running.hub.snapshot()["restart"]
+    assert (restart["kind"], restart["team"]) == (
+        ("kick_off", "away") if verdict == "Uphold" else ("goal_kick", "away")
+    )
 
 
 def test_the_ball_is_picked_by_a_click_on_the_calibration_picture(
@@ -177,17 +218,17 @@ def test_the_ball_is_picked_by_a_click_on_the_calibration_picture(
 
 def test_the_match_resumes_after_a_restart(serve, page: Page, sample):
     first = serve()
-    first.hub.push_call(sample.call_record(sample.GOAL_FRAME, "goal", team="home"))
-    first.hub.push_call(sample.call_record(sample.BALL_OUT_FRAME + 20, "ball_out"))
-    first.hub.push_score(1, 0)
     first.hub.control("start")
-    first.hub.push_clock(75.0, 1, "running")
+    play = sample.Play(first.hub)
+    play.roll(2.5)
+    play.goal()
+    clock_s = first.hub.match.clock.elapsed_s
     first.stop()
 
     second = serve()
     page.goto(second.url)
     expect(page.locator("#score-home")).to_have_text("1")
     expect(page.locator("#score-away")).to_have_text("0")
-    expect(page.locator("#clock")).to_have_text("01:15")
-    expect(page.locator("#clock-status")).to_have_text("Paused")
-    expect(page.locator("#feed li .kind")).to_have_text(["Ball out", "Goal"])
+    expect(page.locator("#clock")).to_have_text(f"00:{int(clock_s):02d}")
+    expect(page.locator("#clock-status")).to_have_text("Stopped · ball at rest")  # a kick-off
+    expect(page.locator("#feed li .kind")).to_have_text(["Goal for Home · kick-off Away"])

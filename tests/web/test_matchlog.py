@@ -1,80 +1,110 @@
+"""The match log: events and snapshots in SQLite, what a restart reads, exports."""
+
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 
 import pytest
 
-from web.matchlog import Clock, MatchLog, MatchLogError, score_correction
+from web.matchlog import CSV_COLUMNS, MatchLog, MatchLogError
 
 
-def goal(team: str, frame: int = 10, kind: str = "goal") -> dict:
-    return {"frame": frame, "t_s": frame / 25, "kind": kind, "team": team, "law": "FISTF 10"}
+def goal(call_id: int, frame: int) -> dict:
+    return {
+        "frame": frame,
+        "t_s": frame / 25,
+        "kind": "goal",
+        "team": "home",
+        "law": "FISTF 7.1",
+        "id": call_id,
+        "margin_mm": 9.5,
+        "uncertainty_mm": 0.5,
+        "restart": "kick_off",
+    }
 
 
-@pytest.mark.parametrize(
-    ("record", "correction"),
-    [
-        (goal("home"), (-1, 0)),
-        (goal("away"), (0, -1)),
-        # A disallowed goal names the team awarded the free kick: the goal belonged to the other.
-        (goal("home", kind="goal_disallowed"), (0, 1)),
-        (goal("away", kind="goal_disallowed"), (1, 0)),
-        ({"kind": "ball_out", "team": "home"}, (0, 0)),
-        ({"kind": "goal", "team": None}, (0, 0)),
-    ],
-)
-def test_score_correction_of_an_overruled_call(record, correction):
-    assert score_correction(record) == correction
+def state(clock_s: float) -> dict:
+    return {"schema_version": 1, "state": {"clock": clock_s}}
 
 
-def test_reopening_the_log_resumes_score_clock_calls_and_overrules(tmp_path: Path):
+def test_events_and_snapshots_come_back_after_a_reopen(tmp_path: Path):
     path = tmp_path / "m.sqlite"
     log = MatchLog(path)
-    state = log.resume()
-    first = log.add_call(state.match_id, goal("home", 100))
-    log.add_call(state.match_id, goal("away", 200))
-    log.set_score(state.match_id, 1, 1)
-    log.set_clock(state.match_id, Clock(321.5, 2, "running"))
-    log.add_action(state.match_id, "overrule", first, reason="hand ball")
-    log.add_action(state.match_id, "added_time", seconds=30)
+    match_id = log.new_match(settings={"start": "open_play"})
+    log.record(match_id, state(0.0), None, None)
+    (start,) = log.record(match_id, state(0.0), None, None, [("start", None, {})])
+    for frame in range(1, 50):  # every frame brings the newest snapshot up to date
+        log.record(match_id, state(frame / 25), frame, frame / 25)
+    ids = log.record(
+        match_id,
+        state(2.0),
+        50,
+        2.0,
+        [("call", 1, goal(1, 50)), ("overrule", 1, {"reason": "hand ball"})],
+    )
+    log.record(match_id, state(2.04), 51, 2.04)
     log.close()
 
-    resumed = MatchLog(path).resume()
-    assert resumed.match_id == state.match_id
-    assert [c.record["frame"] for c in resumed.calls] == [100, 200]
-    assert resumed.call(first).status == "overruled"
-    assert resumed.call(first).reason == "hand ball"
-    assert resumed.machine_score == (1, 1)
-    assert resumed.score == (0, 1)
-    assert resumed.added_time_s == 30
-    # Nothing watches the table after a restart: the running clock comes back paused.
-    assert resumed.clock == Clock(321.5, 2, "paused")
+    again = MatchLog(path)
+    assert again.current_match() == match_id
+    assert again.match(match_id).settings == {"start": "open_play"}
+    snap = again.snapshot(match_id)
+    assert (snap.event_id, snap.frame, snap.t_s, snap.state) == (ids[-1], 51, 2.04, state(2.04))
+    events = again.events(match_id)
+    assert [(e.id, e.kind, e.call_id) for e in events] == [
+        (start, "start", None),
+        (ids[0], "call", 1),
+        (ids[1], "overrule", 1),
+    ]
+    assert events[1].payload == goal(1, 50) and events[2].payload == {"reason": "hand ball"}
+    assert again.last_frame() == (51, 2.04)
+    # One snapshot row per event (the state after it), not one per frame.
+    rows = again._rows("SELECT event_id, frame FROM snapshots ORDER BY id", ())
+    assert rows == [(0, None), (start, 49), (ids[-1], 51)]
 
 
-def test_undo_takes_back_the_newest_referee_action_only(tmp_path: Path):
+def test_an_event_and_its_snapshot_are_written_together_or_not_at_all(tmp_path: Path):
     log = MatchLog(tmp_path / "m.sqlite")
-    match_id = log.resume().match_id
-    call = log.add_call(match_id, goal("home"))
-    log.set_score(match_id, 1, 0)
-    log.add_action(match_id, "overrule", call)
-    log.add_action(match_id, "added_time", seconds=20)
-    assert log.undo_last(match_id)["kind"] == "added_time"
-    state = log.load(match_id)
-    assert (state.added_time_s, state.score) == (0.0, (0, 0))
-    assert log.undo_last(match_id)["kind"] == "overrule"
-    assert log.load(match_id).score == (1, 0)
-    assert log.undo_last(match_id) is None
+    match_id = log.new_match()
+    log.record(match_id, state(1.0), 10, 0.4)
+    with pytest.raises(MatchLogError, match="unknown event 'dance'"):
+        log.record(match_id, state(9.0), 11, 0.44, [("call", 1, goal(1, 11)), ("dance", None, {})])
+    assert log.events(match_id) == [] and log.snapshot(match_id).state == state(1.0)
 
 
-def test_a_new_match_starts_clean_and_becomes_the_resumed_one(tmp_path: Path):
+def test_evidence_is_noted_on_the_logged_call(tmp_path: Path):
+    log = MatchLog(tmp_path / "m.sqlite")
+    match_id = log.new_match()
+    log.record(match_id, state(0.0), 7, 0.28, [("call", 1, goal(1, 7))])
+    log.set_evidence(match_id, 1, "evidence/7.jpg")
+    assert log.events(match_id, kind="call")[0].payload["evidence"] == "evidence/7.jpg"
+    with pytest.raises(MatchLogError, match="no call 2"):
+        log.set_evidence(match_id, 2, "x.jpg")
+
+
+def test_export_as_json_and_csv(tmp_path: Path):
     log = MatchLog(tmp_path / "m.sqlite", table="subbuteo-classic", clock_mode="running")
-    old = log.resume().match_id
-    log.add_call(old, goal("home"))
-    new = log.new_match()
-    state = log.resume()
-    assert (state.match_id, state.calls, state.score) == (new, (), (0, 0))
-    assert (state.table, state.clock_mode) == ("subbuteo-classic", "running")
-    assert len(log.load(old).calls) == 1
+    match_id = log.new_match()
+    log.record(match_id, state(0.0), 50, 2.0, [("call", 1, goal(1, 50))])
+    log.record(match_id, state(0.0), 50, 2.0, [("added_time", None, {"seconds": 30})])
+    data = log.export_json(match_id)
+    assert data["match"]["table"] == "subbuteo-classic"
+    assert data["match"]["clock_mode"] == "running"
+    assert [e["kind"] for e in data["events"]] == ["call", "added_time"]
+    rows = list(csv.reader(io.StringIO(log.export_csv(match_id))))
+    assert tuple(rows[0]) == CSV_COLUMNS
+    call = dict(zip(CSV_COLUMNS, rows[1], strict=True))
+    assert (call["kind"], call["call"], call["law"], call["team"], call["margin_mm"]) == (
+        "call",
+        "goal",
+        "FISTF 7.1",
+        "home",
+        "9.5",
+    )
+    added = dict(zip(CSV_COLUMNS, rows[2], strict=True))
+    assert added["kind"] == "added_time" and added["detail"] == '{"seconds":30}'
 
 
 def test_log_is_in_wal_mode(tmp_path: Path):
@@ -86,16 +116,15 @@ def test_log_is_in_wal_mode(tmp_path: Path):
 @pytest.mark.parametrize(
     ("action", "message"),
     [
-        (lambda log, m: log.add_action(m, "explode"), "unknown action"),
-        (lambda log, m: log.load(m + 99), "no match"),
-        (lambda log, m: log.load(m).call(7), "no call 7"),
-        (lambda log, m: Clock(status="sleeping"), "clock status"),
+        (lambda log, m: log.match(m + 99), "no match"),
+        (lambda log, m: log.export_csv(m + 99), "no match"),
+        (lambda log, m: log.record(m, {}, 1, 0.0, [("explode", None, {})]), "unknown event"),
     ],
 )
 def test_mistakes_raise_clear_errors(tmp_path: Path, action, message):
     log = MatchLog(tmp_path / "m.sqlite")
     with pytest.raises(MatchLogError, match=message):
-        action(log, log.resume().match_id)
+        action(log, log.new_match())
 
 
 def test_an_unopenable_path_is_a_clear_error(tmp_path: Path):

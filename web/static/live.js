@@ -12,7 +12,8 @@
   let objects = null;
   let lastFrame = null;
   let lastFrameMs = null;
-  const GLIDE_MAX_MS = 250;  // a longer gap (a pause, a reconnect) jumps instead of gliding
+  const GLIDE_MAX_MS = 250;
+  const OFFLINE_AFTER_MS = 1500;  // a longer gap (a pause, a reconnect) jumps instead of gliding
 
   function halfLabel(half) {
     return half === 1 ? "1st half" : half === 2 ? "2nd half" : `Extra time ${half - 2}`;
@@ -32,25 +33,84 @@
     const warning = $("source-warning");
     warning.hidden = board.source.ok;
     warning.textContent = `Camera: ${board.source.message || "no frames"} — the clock is paused meanwhile.`;
+    showRecording(board.recording);
   }
 
+  /* "● REC" while --record writes; a banner once it stopped (refereeing goes on). */
+  function showRecording(recording) {
+    $("recording").hidden = !recording || !recording.ok;
+    const warning = $("recording-warning");
+    warning.hidden = !recording || recording.ok;
+    if (recording && !recording.ok) warning.textContent = `Recording: ${recording.message}`;
+  }
+
+  /* While the event stream is down the server is unreachable: say so, switch the controls off. */
+  function setOnline(online) {
+    $("offline-banner").hidden = online;
+    document.body.classList.toggle("offline", !online);
+    for (const button of document.querySelectorAll(".controls button, .call-actions button")) {
+      button.disabled = !online;
+    }
+  }
+
+  const mediaUrl = (rel) => `/evidence/${rel.split("/").map(encodeURIComponent).join("/")}`;
+
+  function showLarge(kind, src) {
+    const img = $("evidence-large");
+    const video = $("replay-large");
+    img.hidden = kind !== "picture";
+    video.hidden = kind !== "replay";
+    if (kind === "picture") { video.pause(); img.src = src; }
+    else { video.src = src; video.play().catch(() => {}); }
+    if (!$("evidence-dialog").open) $("evidence-dialog").showModal();
+  }
+
+  function replayButton(call) {
+    return TV.el("button", {
+      class: "replay-button", text: "▶ Replay",
+      onclick: () => showLarge("replay", mediaUrl(call.replay_rel)),
+    });
+  }
+
+  /* A replay clip written after its call was shown: add its button to that call. */
+  function addReplay(data) {
+    const item = document.querySelector(`#feed li[data-id="${data.id}"]`);
+    if (!item || item.querySelector(".replay-button")) return;
+    item.querySelector(".call-main").append(replayButton(data));
+  }
+
+  /* A goal the rules left to the referee gets Uphold / Reject (the rules' decision, FISTF 7.1);
+     once settled, or too close but not waiting, the rules take no other word on it. Any
+     other call: Overrule, or Reinstate once overruled. */
+  function callActions(call) {
+    const button = (text, action, cls) => TV.el("button", { text, class: cls, onclick: () => verdict(call, action) });
+    if (call.awaiting_referee) {
+      return [button("Uphold", "uphold", "primary"), button("Reject", "reject", "danger")];
+    }
+    if (TV.tooCloseCall(call) || call.status === "upheld" || call.status === "rejected") return [];
+    return [call.status === "overruled" ? button("Reinstate", "reinstate") : button("Overrule", "overrule")];
+  }
+
+  const VERDICTS = { upheld: "upheld by the referee", rejected: "rejected by the referee" };
+
   function callItem(call) {
-    const actions = TV.el("div", { class: "call-actions needs-pin" },
-      call.status === "overruled"
-        ? TV.el("button", { text: "Reinstate", onclick: () => verdict(call, "reinstate") })
-        : TV.el("button", { text: "Overrule", onclick: () => verdict(call, "overrule") }));
+    const actions = TV.el("div", { class: "call-actions needs-pin" }, ...callActions(call));
     const main = TV.el("div", { class: "call-main" },
-      TV.el("div", { class: "call-head" }, TV.el("span", { class: "kind", text: TV.kindLabel(call.kind) }), ...TV.callBadges(call)),
+      TV.el("div", { class: "call-head" }, TV.el("span", { class: "kind", text: TV.callWords(call) }), ...TV.callBadges(call)),
       TV.el("div", { class: "call-facts", text: TV.callFacts(call) }),
-      TV.el("div", { class: "call-time muted", text: `frame ${call.frame ?? "–"} · ${Number(call.t_s || 0).toFixed(2)} s${call.reason ? " · " + call.reason : ""}` }),
+      TV.el("div", { class: "call-time muted", text: `frame ${call.frame ?? "–"} · ${Number(call.t_s || 0).toFixed(2)} s${call.reason || VERDICTS[call.status] ? " · " + (call.reason || VERDICTS[call.status]) : ""}` }),
       actions);
+    if (call.replay_rel) main.append(replayButton(call));
     const item = TV.el("li", { class: `call kind-${call.kind} status-${call.status}`, "data-id": call.id }, main);
     if (call.evidence_rel) {
-      const src = `/evidence/${call.evidence_rel.split("/").map(encodeURIComponent).join("/")}`;
+      const src = mediaUrl(call.evidence_rel);
       item.append(TV.el("img", {
         class: "evidence", src, alt: `Evidence for ${TV.kindLabel(call.kind)} at frame ${call.frame}`,
-        onclick: () => { $("evidence-large").src = src; $("evidence-dialog").showModal(); },
+        onclick: () => showLarge("picture", src),
       }));
+    }
+    if (document.body.classList.contains("offline")) {
+      for (const b of actions.querySelectorAll("button")) b.disabled = true;
     }
     return item;
   }
@@ -62,6 +122,8 @@
 
   function showState(state) {
     showScoreboard(state);
+    $("export-json").href = `/api/match/${state.match_id}/export.json`;
+    $("export-csv").href = `/api/match/${state.match_id}/export.csv`;
     known.clear();
     $("feed").replaceChildren(...state.calls.map((call) => { known.add(call.id); return callItem(call); }));
     updateCount(state.calls_total);
@@ -92,6 +154,10 @@
 
   async function verdict(call, action) {
     const body = {};
+    if (action === "uphold" || action === "reject") {
+      showState(await TV.post(`/api/calls/${call.id}/${action}`, body));
+      return;
+    }
     if (action === "overrule") {
       const reason = prompt(`Overrule ${TV.kindLabel(call.kind)} at frame ${call.frame}? Reason (optional):`);
       if (reason === null) return;
@@ -119,8 +185,18 @@
   function connect() {
     const source = new EventSource("/events");
     const conn = $("conn");
-    source.onopen = () => { conn.textContent = "● live"; conn.className = "conn live"; };
-    source.onerror = () => { conn.textContent = "● reconnecting"; conn.className = "conn down"; };
+    // A stream the server ends on purpose reconnects within a second: only a longer outage
+    // puts the banner up and the controls off.
+    let offline = null;
+    source.onopen = () => {
+      conn.textContent = "● live"; conn.className = "conn live";
+      clearTimeout(offline); offline = null; setOnline(true);
+    };
+    source.onerror = () => {
+      conn.textContent = "● reconnecting"; conn.className = "conn down";
+      if (offline === null) offline = setTimeout(() => setOnline(false), OFFLINE_AFTER_MS);
+    };
+    source.addEventListener("replay", (e) => addReplay(JSON.parse(e.data)));
     source.addEventListener("state", (e) => showState(JSON.parse(e.data)));
     source.addEventListener("call", (e) => addCall(JSON.parse(e.data)));
     source.addEventListener("scoreboard", (e) => showScoreboard(JSON.parse(e.data)));

@@ -59,11 +59,18 @@ const TV = (() => {
 
   /* POST JSON with the PIN; resolves to the JSON answer, rejects with the server's message. */
   async function post(url, body = {}, pinOverride = null) {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "X-Tablevar-PIN": pinOverride ?? pin() },
-      body: JSON.stringify(body),
-    });
+    let response;
+    try {
+      response = await fetch(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Tablevar-PIN": pinOverride ?? pin() },
+        body: JSON.stringify(body),
+      });
+    } catch (_) {
+      const message = "The table's server cannot be reached: nothing was changed.";
+      toast(message, "error");
+      throw new Error(message);
+    }
     let data = null;
     try { data = await response.json(); } catch (_) { /* not JSON */ }
     if (!response.ok) {
@@ -111,6 +118,37 @@ const TV = (() => {
     call.uncertainty_mm !== null && call.uncertainty_mm !== undefined &&
     Math.abs(call.margin_mm) <= call.uncertainty_mm;
 
+  const TEAM_NAMES = { home: "Home", away: "Away" };
+  const teamName = (team) => TEAM_NAMES[team] || team;
+  const otherTeam = (team) => (team === "home" ? "away" : team === "away" ? "home" : null);
+  // The rules say so on a live call (a referee's decision on it is no longer too close); a
+  // recorded match's calls.jsonl only has the margin and its uncertainty.
+  const tooCloseCall = (call) =>
+    call.too_close_to_call === undefined ? tooClose(call) : Boolean(call.too_close_to_call);
+
+  /* The call in a player's words: "Goal for Home · kick-off Away", "Offside: Home #8 · free
+     kick Away", "Too close to call · the referee decides". The restart goes to call.team,
+     except after a goal, where call.team is the scorer and the other team kicks off. */
+  function callWords(call) {
+    if (tooCloseCall(call)) {
+      const settled = call.status === "upheld" || call.status === "rejected";
+      return `Too close to call · the referee ${settled ? "decided" : "decides"}`;
+    }
+    const restart = call.restart
+      ? `${restartLabel(call.restart)} ${teamName(call.kind === "goal" ? otherTeam(call.team) : call.team) || ""}`.trim()
+      : null;
+    const fig = call.figure ? `${teamName(call.figure.team)} #${call.figure.id}` : null;
+    let head;
+    if (call.kind === "goal") head = `Goal for ${teamName(call.team)}`;
+    else if (call.kind === "goal_disallowed") head = "No goal";
+    else if (call.kind === "ball_out") head = "Out";
+    else if ((call.kind === "offside" || call.kind === "foul") && fig) head = `${kindLabel(call.kind)}: ${fig}`;
+    else if (call.kind === "close_call" && call.margin_mm !== null && call.margin_mm !== undefined) {
+      head = `Close call · ${Math.abs(call.margin_mm).toFixed(1)} mm`;
+    } else head = kindLabel(call.kind);
+    return restart ? `${head} · ${restart}` : head;
+  }
+
   /* One line of facts about a call: law, line, margin with uncertainty, restart. */
   function callFacts(call) {
     const parts = [];
@@ -120,14 +158,16 @@ const TV = (() => {
       const unc = call.uncertainty_mm !== null && call.uncertainty_mm !== undefined ? ` ± ${Number(call.uncertainty_mm).toFixed(2)}` : "";
       parts.push(`margin ${fmtMm(call.margin_mm)}${unc}`);
     }
-    if (call.restart) parts.push(`${restartLabel(call.restart)}${call.team ? " to " + call.team : ""}`);
+    // After a goal call.team is the scorer: the other team kicks off.
+    const to = call.kind === "goal" ? otherTeam(call.team) : call.team;
+    if (call.restart) parts.push(`${restartLabel(call.restart)}${to ? " to " + to : ""}`);
     return parts.join(" · ");
   }
 
   function callBadges(call) {
     const badges = [];
     if (call.team) badges.push(el("span", { class: `team-tag ${call.team}`, text: call.team }));
-    if (tooClose(call)) badges.push(el("span", { class: "badge close", text: "too close to call" }));
+    if (tooCloseCall(call)) badges.push(el("span", { class: "badge close", text: "too close to call" }));
     if (call.status === "overruled") badges.push(el("span", { class: "badge overruled", text: "overruled" }));
     return badges;
   }
@@ -212,6 +252,6 @@ const TV = (() => {
   document.addEventListener("DOMContentLoaded", initPin);
   return {
     el, svg, post, getJSON, toast, pin, fmtClock, fmtMm, kindLabel, callFacts, callBadges,
-    tooClose, drawPitch, drawObjects, moveObjects,
+    tooClose, tooCloseCall, callWords, teamName, drawPitch, drawObjects, moveObjects,
   };
 })();
