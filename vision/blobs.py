@@ -84,7 +84,10 @@ class ColourBlobs:
         a ball colour explains the pixel under shading (n,). Team pixels keep their class
         however far they are (rims, walls and bodies vary more), but only pixels a ball
         colour explains can make a ball: a finger or a shirt nearest a pale team's colour is
-        not ball-coloured.
+        not ball-coloured. A pixel nearest a ball colour that no ball colour explains counts
+        for the nearer team: while the ball's colour is open, an orange hypothesis lies
+        nearer the shaded side of a red rim than the learnt dark red, and a rim whose pixels
+        fell out of its team broke into pieces too small for a base.
         """
         d = shaded_distance(pixels, self._colours, self._shading)
         k = self._k
@@ -98,7 +101,10 @@ class ColourBlobs:
             nearer = np.asarray(twins)[np.argmin(d[:, cols], axis=1)]
             cls = np.where(cls == BALL, nearer, cls)
         else:
-            cls = np.where((cls == BALL) & ~ball, -1, cls)
+            # Nearest a ball colour the ball does not explain (a red rim in the shade reads
+            # nearer an orange ball hypothesis than its own dark red): the nearer team's.
+            team = HOME + np.argmin(d[:, k:], axis=1)
+            cls = np.where((cls == BALL) & ~ball, team, cls)
         return cls, ball
 
     def find(self, image, background, roi, scale_px_per_mm, origin, step, classes=None):
