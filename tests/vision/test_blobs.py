@@ -47,3 +47,18 @@ def test_a_balls_pixel_counts_for_the_nearer_of_two_twin_teams():
     assert twins.ball_classes == [BALL, HOME, AWAY]
     cls, _ = twins.classes(np.array([[20, 120, 240], [20, 200, 230]]))
     assert cls.tolist() == [HOME, AWAY]
+
+
+def test_a_red_pixel_nearest_an_open_orange_ball_hypothesis_stays_with_its_team():
+    """While the ball's colour is open (white or orange), the red of a rim in the light and
+    pure red lie nearer the orange hypothesis than the learnt dark red, yet no ball colour
+    explains them: they are the red team's, or its rims break into pieces."""
+    blobs = ColourBlobs(
+        np.array([[240, 240, 240], [30, 140, 245]], np.float32),
+        np.array([[32, 57, 112], [115, 80, 28]], np.float32),
+        30.0,
+        (0.3, 1.4),
+    )
+    cls, ball = blobs.classes(np.array([[20, 50, 190], [0, 0, 220], [45, 80, 200]], np.float32))
+    assert cls.tolist() == [HOME, HOME, BALL]
+    assert ball.tolist() == [False, False, True]
