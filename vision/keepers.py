@@ -156,10 +156,16 @@ class KeeperFinder:
         diff = cv2.absdiff(region, model.background[y0:y1, x0:x1])
         quiet = cv2.inRange(diff, lowerb=(0, 0, 0), upperb=(t, t, t))
         fg = cv2.bitwise_and(cv2.bitwise_not(quiet), model.roi[y0:y1, x0:x1].astype(np.uint8))
-        # The ball is not the keeper, even touching it (a save): its disc is left out.
+        # The ball is not the keeper, even touching it (a save): its disc is left out, and
+        # what it hides of the keeper is not taken for the keeper's outline.
+        hidden = np.zeros_like(fg)
         for (bx, by), br in zip(balls_px - np.array([x0, y0]), balls_r_px, strict=True):
             if -br <= bx < x1 - x0 + br and -br <= by < y1 - y0 + br:
-                cv2.circle(fg, (round(bx), round(by)), int(np.ceil(1.2 * br)), 0, -1)
+                cv2.circle(hidden, (round(bx), round(by)), int(np.ceil(1.2 * br)), 255, -1)
+        if hidden.any():
+            fg[hidden > 0] = 0
+            grow = self._kernel.shape[0] + 2
+            hidden = cv2.dilate(hidden, np.ones((grow, grow), np.uint8))
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._kernel)
         n, labels, stats, centroids = cv2.connectedComponentsWithStats(fg, connectivity=8)
         if n <= 1:
@@ -178,11 +184,14 @@ class KeeperFinder:
         j = int(np.argmin(np.linalg.norm(ground - self._mouths[i], axis=1)))
         label = 1 + np.flatnonzero(ok)[np.flatnonzero(zone)[j]]
         ys, xs = np.nonzero(labels == label)
-        foot = self._footprint(np.stack([xs + x0, ys + y0], 1).astype(np.float64), ground[j])
-        return foot, c[j]
+        pixels = np.stack([xs + x0, ys + y0], 1).astype(np.float64)
+        foot = self._footprint(pixels, hidden[ys, xs] > 0, ground[j])
+        return (None, None) if foot is None else (foot, c[j])
 
-    def _footprint(self, pixels: NDArray, rough_mm: NDArray) -> NDArray[np.float64]:
-        """The footprint centre (2,) mm of a keeper from its silhouette's pixels (n, 2).
+    def _footprint(self, pixels: NDArray, hidden: NDArray, rough_mm: NDArray) -> NDArray | None:
+        """The footprint centre (2,) mm of a keeper from its silhouette's pixels (n, 2), of
+        which ``hidden (n,)`` border on the ball (the keeper's outline goes on behind it);
+        None when the ball hides most of the face's foot.
 
         The keeper faces along the pitch's length, on its rod. Carried down to the cloth, every
         point of it above the cloth lands farther from the nadir than it stands, so the part of
@@ -199,7 +208,10 @@ class KeeperFinder:
         mm_px = 1.0 / float(np.median(self.model.scale_grid))
         strip = np.floor(ground[:, 1] / mm_px)
         order = np.lexsort((reach, strip))
-        strip, reach = strip[order], reach[order]
+        strip, reach, hidden = strip[order], reach[order], hidden[order]
         last = np.flatnonzero(np.r_[strip[1:] != strip[:-1], True])
-        front = float(np.median(reach[last]))
+        seen = last[~hidden[last]]  # strips whose foot the ball does not hide
+        if 2 * len(seen) < len(last):
+            return None  # the ball hides the face's foot: not placed from what is left
+        front = float(np.median(reach[seen]))
         return np.array([(front - 0.5 * KEEPER_THICKNESS_MM) * toward, rough_mm[1]])
