@@ -49,7 +49,8 @@ def test_rod_keepers_stand_on_their_footprints_with_their_goals_team(camera, kee
     """FISTF 8.1: a keeper has no base. Its silhouette leans out over its goal by parallax
     (39 mm tall: a base fitted to it stood 7-9 mm toward the goal); it is placed within two
     pixels of where it stands (within one along the pitch: across, its head over the goal
-    line is cut by the goal's own part of the background), and named by the goal it keeps (0: the left, home's)."""
+    line is cut by the goal's own part of the background), and named by the goal it keeps
+    (0: the left, home's)."""
     look = Look(home_goalkeeper_shirt_bgr=(150, 150, 150), away_goalkeeper_shirt_bgr=(30, 140, 245))
     xy, keeper, image = _scene(np.array(keepers_xy), camera, look)
     out = Detector(learn_model([image], camera, PITCH)).detect(image, search_bases=True)
