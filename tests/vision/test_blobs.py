@@ -62,3 +62,18 @@ def test_a_red_pixel_nearest_an_open_orange_ball_hypothesis_stays_with_its_team(
     cls, ball = blobs.classes(np.array([[20, 50, 190], [0, 0, 220], [45, 80, 200]], np.float32))
     assert cls.tolist() == [HOME, HOME, BALL]
     assert ball.tolist() == [False, False, True]
+
+
+def test_a_pixel_much_nearer_an_unexplained_ball_colour_is_no_teams():
+    """Where a line shows again from under a figure that stood on it, the cloth and the paint
+    mix: nearer a (green) ball hypothesis than any team by far, and no ball colour explains
+    it. It stays out of the teams, or it would make a figure where none stands."""
+    blobs = ColourBlobs(
+        np.array([[214, 216, 221], [29, 69, 18], [20, 110, 240]], np.float32),
+        np.array([[42, 47, 119], [119, 69, 38]], np.float32),
+        30.0,
+        (0.3, 1.4),
+    )
+    cls, ball = blobs.classes(np.array([[58, 113, 38], [74, 129, 54]], np.float32))
+    assert cls.tolist() == [-1, -1]
+    assert not ball.any()
