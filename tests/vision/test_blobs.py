@@ -74,6 +74,6 @@ def test_a_pixel_much_nearer_an_unexplained_ball_colour_is_no_teams():
         30.0,
         (0.3, 1.4),
     )
-    cls, ball = blobs.classes(np.array([[58, 113, 38], [74, 129, 54]], np.float32))
+    cls, ball = blobs.classes(np.array([[74, 129, 54], [86, 125, 76]], np.float32))
     assert cls.tolist() == [-1, -1]
     assert not ball.any()
