@@ -1,4 +1,5 @@
-"""The solids of the moving things on a table: ball, figures (base and body), rods, fingers.
+"""The solids of the moving things on a table: ball, figures (base and body), rod goalkeepers
+(no base), fingers.
 
 Each object becomes a few shapes from ``render_shapes`` plus a soft contact shadow on the
 cloth. Sizes of the ball and bases come from the table profile; the figure bodies are
@@ -27,7 +28,11 @@ _HEAD_RADIUS_MM = 3.2
 _HEAD_ABOVE_BASE_MM = 18.0
 _HAIR_SHADES = (1.0, 0.6, 2.6, 1.4, 0.8, 3.2)  # dark, black, blond, brown ... by figure id
 _ROD_RADIUS_MM = 1.2
-_ROD_ABOVE_BASE_MM = 6.0
+# A rod goalkeeper (no base): at most 39 mm high and 6 mm thick (FISTF circular 14-2014).
+_KEEPER_HEIGHT_MM = 39.0
+_KEEPER_THICKNESS_MM = 6.0
+_KEEPER_LEGS_MM = 12.0  # dark shorts and socks below the shirt
+_KEEPER_ROD_MM = 8.0  # height of the rod's axis
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +137,10 @@ def cast_shadow(
 def figure_solid(
     xy_mm: NDArray, team: int, goalkeeper: bool, fig_id: int, pitch: Pitch, look: Look
 ) -> Solid:
-    """A figure on its base, facing the goal it attacks (a little turned, by its id)."""
+    """A figure on its base, facing the goal it attacks (a little turned, by its id); a
+    goalkeeper is a rod keeper (``_rod_keeper``)."""
+    if goalkeeper:
+        return _rod_keeper(float(xy_mm[0]), float(xy_mm[1]), team, pitch, look)
     p = pitch.profile
     x, y = float(xy_mm[0]), float(xy_mm[1])
     rb, hb = p.base_radius_mm, p.base_height_mm
@@ -142,23 +150,33 @@ def figure_solid(
         return Solid((base,), shadow)
     facing = 0.0 if team == HOME else math.pi
     yaw = facing + math.radians(((fig_id * 37) % 41) - 20)  # a fixed, varied stance per figure
-    half_width = _KEEPER_HALF_WIDTH_MM if goalkeeper else _TORSO_HALF_WIDTH_MM
-    shirt = _f(look.shirt_bgr(team, goalkeeper))
+    shirt = _f(look.shirt_bgr(team, False))
     torso = Cylinder(
-        (x, y), _TORSO_HALF_DEPTH_MM, half_width, yaw, hb, hb + _TORSO_HEIGHT_MM, shirt
+        (x, y), _TORSO_HALF_DEPTH_MM, _TORSO_HALF_WIDTH_MM, yaw, hb, hb + _TORSO_HEIGHT_MM, shirt
     )
     shade = _HAIR_SHADES[fig_id % len(_HAIR_SHADES)]
     hair = tuple(min(255.0, c * shade) for c in _f(look.hair_bgr))
     head = Sphere((x, y, hb + _HEAD_ABOVE_BASE_MM), _HEAD_RADIUS_MM, hair, True)
-    shapes: tuple[Shape, ...] = (base, torso, head)
-    if goalkeeper:
-        # The rod runs from the keeper's back out over its own goal line to behind the goal.
-        home_end = -1.0 if team == HOME else 1.0
-        behind = home_end * (0.5 * p.length_mm + p.goal_depth_mm + 0.5 * p.cloth_margin_mm)
-        z = hb + _ROD_ABOVE_BASE_MM
-        rod = Capsule((x, y, z), (behind, y, z), _ROD_RADIUS_MM, _f(look.rod_bgr), True)
-        shapes = (*shapes, rod)
-    return Solid(shapes, shadow)
+    return Solid((base, torso, head), shadow)
+
+
+def _rod_keeper(x: float, y: float, team: int, pitch: Pitch, look: Look) -> Solid:
+    """A rod goalkeeper: no base, a flat figure standing on the cloth, facing the pitch, held
+    by a rod from behind its goal (FISTF 8.1; its size: FISTF circular 14-2014 rule 5)."""
+    p = pitch.profile
+    a, b = 0.5 * _KEEPER_THICKNESS_MM, _KEEPER_HALF_WIDTH_MM
+    legs = Cylinder((x, y), a, b, 0.0, 0.0, _KEEPER_LEGS_MM, _f(look.hair_bgr))
+    shirt = _f(look.shirt_bgr(team, True))
+    top = _KEEPER_HEIGHT_MM - 2.0 * _HEAD_RADIUS_MM
+    body = Cylinder((x, y), a, b, 0.0, _KEEPER_LEGS_MM, top, shirt)
+    head = Sphere((x, y, top + _HEAD_RADIUS_MM), _HEAD_RADIUS_MM, _f(look.hair_bgr), True)
+    # The rod runs from the keeper's back out over its own goal line to behind the goal.
+    home_end = -1.0 if team == HOME else 1.0
+    behind = home_end * (0.5 * p.length_mm + p.goal_depth_mm + 0.5 * p.cloth_margin_mm)
+    z = _KEEPER_ROD_MM
+    rod = Capsule((x, y, z), (behind, y, z), _ROD_RADIUS_MM, _f(look.rod_bgr), True)
+    shadow = cast_shadow(look, (x, y), 0.5 * _KEEPER_HEIGHT_MM, a, 2.0)  # a thin plate's
+    return Solid((legs, body, head, rod), shadow)
 
 
 def finger_solid(finger: Finger, look: Look) -> Solid:

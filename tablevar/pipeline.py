@@ -108,6 +108,8 @@ class Pipeline:
         self._hint: tuple[np.ndarray, float] = (np.zeros(2), 1.0)  # its pixel and px per mm
         self._figs_key: object = None  # the FigureTracks whose list is ``_figs_list``
         self._figs_list: list[dict[str, Any]] = []
+        self._moving_since: int | None = None  # first frame of the ball's current movement
+        self._rest_xy: tuple[float, float] | None = None  # the last rest point, rounded
 
     # ------------------------------------------------------------------ public
     def process(self, image, t_s: float) -> list[dict[str, Any]]:
@@ -252,6 +254,11 @@ class Pipeline:
         since, moving = ball.state_since_frame, bool(ball.moving)
         if rest is not None:
             x, y = np.round(rest, 3).tolist()
+            self._rest_xy = (x, y)
+        if moving:
+            self._unflag_before(since)
+        else:
+            self._moving_since = None
         for p in self._pending:
             if p.record["frame"] < since:
                 continue
@@ -267,6 +274,21 @@ class Pipeline:
                 rec["x_mm"], rec["y_mm"] = x, y
                 p.ball_sigma_mm = ball.sigma_mm
             rec["moving"] = moving
+
+    def _unflag_before(self, since: int) -> None:
+        """A movement's start dated later than first thought (``BallTrack.state_since_frame``
+        moved on): the held records between were at rest, where the ball rested."""
+        first = self._moving_since
+        self._moving_since = since
+        if first is None or since <= first:
+            return
+        for p in self._pending:
+            rec = p.record["ball"]
+            if first <= p.record["frame"] < since and rec is not None and rec["moving"]:
+                rec["moving"] = False
+                p.ball_switch_before_s = None
+                if self._rest_xy is not None:
+                    rec["x_mm"], rec["y_mm"] = self._rest_xy
 
     def _attach_contacts(self, tracks: Tracks) -> None:
         """File each contact on the first frame it shows (a flick: the frame after onset)."""

@@ -38,6 +38,7 @@ from numpy.typing import NDArray
 
 from rules.pitch import Pitch
 
+TEAM_NAMES = ("home", "away")
 KEEPER_REACH_MM = 15.0  # a goalkeeper may stand on its goal line, in front of the net
 COVERAGE = 2.0  # expanded uncertainty = 2 standard uncertainties (about 95 %)
 FIGURE_UNCERTAINTY_MM = 1.0  # the rules' own bound of a base's position (Observation's)
@@ -101,6 +102,7 @@ class FistfRules:
         self._line_sigma_mm = float(line_sigma_mm)
         self._parallax = parallax
         self._last_figures: tuple | None = None  # (record list, Figures, ids, uncertainty)
+        self._last_named: tuple | None = None  # (key, record list, named list)
 
     def ball_uncertainty(self, record: dict[str, Any], ball_sigma_mm: float | None) -> float | None:
         """The expanded uncertainty ``U`` (module docstring) of the record's ball, mm; None
@@ -125,6 +127,7 @@ class FistfRules:
 
         obs = self.observation(record, contacts, ball_sigma_mm, ball_switch_before_s)
         self._state, calls = step(self._state, obs)
+        record["figures"] = self._named(record["figures"], obs)
         return [c.to_record() for c in calls]
 
     def observation(
@@ -160,6 +163,23 @@ class FistfRules:
                 Contact(fid, kind, onset) for fid, kind, onset in contacts if fid in ids
             ),
         )
+
+    def _named(self, figs: list[dict[str, Any]], obs) -> list[dict[str, Any]]:
+        """The record's figures with the teams the rules give them (DESIGN.md section 4: the
+        names in tracks.jsonl and in calls are the same): an outfield figure's kit named by
+        the rules' belief about which kit defends which end, a goalkeeper by the goal it keeps
+        (``rules.fistf_ends.named``), at the time of this record. A new list: the pipeline
+        shares one list of figures between the records of frames where none moved."""
+        from rules.fistf_ends import named
+
+        key = (self._state.ends.home_kit, self._state.home_end)
+        last = self._last_named
+        if last is not None and last[0] == key and last[1] is figs:
+            return last[2]
+        teams = named(self._state, obs).figures.team.tolist()
+        out = [dict(f, team=TEAM_NAMES[t]) for f, t in zip(figs, teams, strict=True)]
+        self._last_named = (key, figs, out)
+        return out
 
     def _figures(self, figs: list[dict[str, Any]]):
         """The observation's figures (named by kit), their ids and their uncertainty (None:

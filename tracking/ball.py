@@ -9,6 +9,9 @@ Moving state, with hysteresis (thresholds in ``BallTrackerConfig``):
   ``start_frames`` consecutive measured frames. At 60 fps the default 1.0 mm is 60 mm/s, well
   above detection noise (~0.1 mm) and below any flick. The flick onset is then found in the
   history: the last frame whose measurement was within ``onset_tolerance_mm`` of the rest point.
+  Once the roll shows (two measurements well off the rest point) it is traced back to the rest
+  point; a start dated before that strike (a fit shifted by the figure arriving beside the
+  ball) moves to it.
 - moving -> at rest: over the last ``stop_window_s`` (or the few frames just covering it) the
   ball covered less than ``stop_speed_mm_s`` times that span (default 12 mm/s). When it
   stopped is found from the roll's deceleration (``tracking/stop_dating.py``).
@@ -158,6 +161,7 @@ class BallTracker:
         self._state = _LOST
         self._since = 0
         self._since_s: float | None = None  # see ``BallTrack.state_since_s``
+        self._start_open = False  # a movement's start may still be dated from its roll
         self._kf: Kalman | None = None
         self._rest: deque[NDArray] = deque(maxlen=self.config.rest_window)
         self._rest_sigma: float | None = None  # of ``_rest``, worked out when first asked
@@ -354,7 +358,38 @@ class BallTracker:
         self._kf = Kalman(z, v, cfg.measurement_sigma_mm, cfg.accel_sigma_mm_s2, cfg.friction_mm_s2)
         self._state = _MOVING
         self._since = onset + 1
+        self._start_open = True
         return onset
+
+    def _redate_start(self) -> None:
+        """Date the start again from the roll, once it shows (see the module docstring).
+
+        A figure arriving beside the ball shifts its fit by a millimetre or so a frame or two
+        before the strike: enough to confirm a movement and date its onset to the last frame
+        at the rest point, before the ball rolled at all. The first two measurements clearly
+        off the rest point (``4 * start_distance_mm``) trace the roll back to the rest point:
+        the strike. A start dated earlier than that moves to it (the frames between were at
+        rest); never earlier than dated, never later than the first of those measurements.
+        """
+        far = [
+            (f, t, d)
+            for f, t, xy in self._history
+            if f >= self._since and xy is not None
+            for d in (np.hypot(*(xy - self._anchor)),)
+            if d > 4.0 * self.config.start_distance_mm
+        ]
+        if len(far) < 2:
+            return
+        self._start_open = False
+        (f1, t1, d1), (_, t2, d2) = far[:2]
+        if d2 <= d1:
+            return  # not a roll away from the rest point
+        strike_s = min(t1 - d1 * (t2 - t1) / (d2 - d1), t1)
+        if self._since_s is not None and strike_s <= self._since_s:
+            return
+        first = next((f for f, t, _ in self._history if f >= self._since and t >= strike_s), f1)
+        if first > self._since:
+            self._since, self._since_s = first, strike_s
 
     def _onset_frame(self) -> int:
         """The last frame whose measurement was still at the rest point."""
@@ -378,6 +413,8 @@ class BallTracker:
                 self._kf = None
             return
         self._kf.update(z)
+        if self._start_open:
+            self._redate_start()
         # The window reaches back to the last frame at least ``stop_window_s`` old: at a frame
         # rate that does not divide the window (24 or 25 fps in 0.1 s) the frames within it
         # never span it, and the ball would never stop.

@@ -84,7 +84,12 @@ class ColourBlobs:
         a ball colour explains the pixel under shading (n,). Team pixels keep their class
         however far they are (rims, walls and bodies vary more), but only pixels a ball
         colour explains can make a ball: a finger or a shirt nearest a pale team's colour is
-        not ball-coloured.
+        not ball-coloured. A pixel nearest a ball colour that no ball colour explains, and
+        about as near a team (within a quarter), counts for that team: while the ball's
+        colour is open, an orange hypothesis lies as near a red rim in the light as the
+        learnt dark red, and a rim whose pixels fell out of its team broke into pieces too
+        small for a base. One much nearer a ball colour (the cloth and the paint mixed where
+        a line shows again from under a figure) stays out of both.
         """
         d = shaded_distance(pixels, self._colours, self._shading)
         k = self._k
@@ -98,7 +103,12 @@ class ColourBlobs:
             nearer = np.asarray(twins)[np.argmin(d[:, cols], axis=1)]
             cls = np.where(cls == BALL, nearer, cls)
         else:
-            cls = np.where((cls == BALL) & ~ball, -1, cls)
+            # Nearest a ball colour the ball does not explain (a red rim in the shade reads
+            # nearer an orange ball hypothesis than its own dark red): the nearer team's.
+            d_team = d[:, k:]
+            team = np.argmin(d_team, axis=1)
+            near = d_team[np.arange(len(team)), team] <= 1.25 * d_ball
+            cls = np.where((cls == BALL) & ~ball, np.where(near, HOME + team, -1), cls)
         return cls, ball
 
     def find(self, image, background, roi, scale_px_per_mm, origin, step, classes=None):

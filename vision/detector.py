@@ -26,6 +26,7 @@ from vision.changes import ChangeGate
 from vision.cloth import BlobTable, ClothBlobs
 from vision.config import VisionConfig
 from vision.detections import Detections
+from vision.keepers import KEEPER_MAX_WIDTH_MM, KeeperFinder
 from vision.model import SceneModel
 from vision.refine import near_rim_px, refine_balls, refine_bases
 
@@ -82,6 +83,8 @@ class Detector:
         cfg = self.config
         self._ball_gate = ChangeGate(self._t_ch, max_age=cfg.rest_refit_frames)
         self._cloth = self._new_cloth()
+        self._keepers = KeeperFinder(model, self._t_ch, cfg.coarse_refit_frames)
+        self._keepers_mm = np.zeros((0, 2))  # the keepers of the last base search
         self._coarse: _Coarse | None = None
         # (rough px (k, 2), fits, frame of each fit) of the last coarse ball fits
         self._last_balls = None
@@ -143,6 +146,13 @@ class Detector:
         if ball_hint_px is not None:
             hint = np.asarray(ball_hint_px, np.float64)
             ball = self._window_ball(image, hint, ball_travel_px, ball_rolling)
+        # The ball followed from frame to frame (not any candidate: a keeper in the ball's
+        # colour is one until the ball has shown itself).
+        followed = (
+            (np.zeros((0, 2)), np.zeros(0))
+            if ball is None
+            else (ball[0][ball[4]], ball[1][ball[4]])
+        )
         coarse = None
         if ball is None:  # the whole cloth, for the ball
             coarse = self._coarse_pass(image, None)
@@ -154,9 +164,9 @@ class Detector:
             watch = None if due else self._watch(ball_hint_px, base_hints_px)
             coarse = self._coarse_pass(image, watch)
         bxy, br, bmm, scores, ok, colour, sigma = ball
-        self.last_ball_colours = colour[ok]
         if coarse is not None and search_bases:
             fxy, fr, fmm, fok, teams = self._coarse_bases(image, coarse, bxy[ok], br[ok])
+            fxy, fr, fmm, fok, teams = self._with_keepers(image, followed, fxy, fr, fmm, fok, teams)
         else:
             bases = np.zeros((0, 2))
             teams = np.zeros(0, np.int8)
@@ -166,6 +176,8 @@ class Detector:
                 bases, teams = bases[apart], teams[apart]
             fxy, fr, fmm, fok = self._refine_bases(image, bases, teams, coarse is not None)
             teams, _ = self._ring_teams(image, fmm, fok, teams)
+        ok = ok & self._not_a_keeper(bxy, bmm, followed[0])
+        self.last_ball_colours = colour[ok]
         return Detections(
             ball_xy_px=bxy[ok],
             ball_r_px=br[ok],
@@ -199,6 +211,47 @@ class Detector:
         fits = (xy, r, mm, ok & self._not_the_ball(xy, balls_px, balls_r_px), teams)
         coarse.base_fits = (key, fits)
         return fits
+
+    def _with_keepers(self, image, balls, xy, r, mm, ok, teams):
+        """The fitted bases with the rod goalkeepers (``vision/keepers.py``) among them.
+
+        A keeper has no base: a base fitted to its silhouette (its shirt of a team's colour)
+        stands off its footprint toward the goal, and goes; the keeper is placed from its
+        geometry instead, with the team of the goal it keeps (its kit says nothing of it).
+        """
+        keepers = self._keepers.find(image, *balls)
+        self._keepers_mm = keepers.xy_mm
+        if len(keepers) == 0:
+            return xy, r, mm, ok, teams
+        p = self.model.pitch.profile
+        reach = p.base_radius_mm + 0.5 * KEEPER_MAX_WIDTH_MM  # a base this near overlaps it
+        if len(mm):
+            d = np.linalg.norm(mm[:, None, :] - keepers.xy_mm[None], axis=2)
+            ok = ok & ~(d < reach).any(axis=1)
+        k = len(keepers)
+        r_k = p.base_radius_mm * self.model.px_per_mm(keepers.xy_px)
+        return (
+            np.concatenate([xy, keepers.xy_px]),
+            np.concatenate([r, r_k]),
+            np.concatenate([mm, keepers.xy_mm]),
+            np.concatenate([ok, np.ones(k, bool)]),
+            np.concatenate([teams.astype(np.int8), keepers.end]),
+        )
+
+    def _not_a_keeper(self, balls_px, balls_mm, followed_px) -> NDArray[np.bool_]:
+        """Which ball candidates ``(m,)`` are not a rod keeper of the last base search: a
+        keeper in a plain kit of a ball's colour shows a ball-sized blob where it stands,
+        while a ball touching it stands a ball's radius and more off its footprint. The ball
+        followed from frame to frame (``followed_px (k, 2)``) was kept out of the keepers."""
+        keepers = self._keepers_mm
+        if len(keepers) == 0 or len(balls_mm) == 0:
+            return np.ones(len(balls_mm), bool)
+        r = self.model.pitch.profile.ball_radius_mm
+        on = (np.linalg.norm(balls_mm[:, None] - keepers[None], axis=2) < r).any(axis=1)
+        if len(followed_px):
+            d = np.linalg.norm(balls_px[:, None] - followed_px[None], axis=2)
+            on &= ~(d < 0.5).any(axis=1)
+        return ~on
 
     def _not_the_ball(self, bases_px, balls_px, balls_r_px) -> NDArray[np.bool_]:
         """Which bases ``(n,)`` are not the ball: a base centred within a ball radius of a

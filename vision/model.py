@@ -303,7 +303,16 @@ def _background(image, cloth, roi, camera, pitch, thr, ball_px):
         differs = np.zeros((h, w), np.uint8)
         differs[ys, xs] = 1
         objects |= differs & spot
-    grown = cv2.dilate(objects, kernel=np.ones((7, 7), np.uint8)).astype(bool)
+    # A rod keeper stands against its goal line, its head over the goal (never an object
+    # here): what is left of it in front of the goal may be thinner than the opening keeps,
+    # and the goal area holds nothing else (FISTF 2.1).
+    zone = np.zeros(len(xs), bool)
+    for end in ("left", "right"):
+        zone |= pitch.zone_margin_mm(f"goal_area_{end}", ground) > -KEEPER_REACH_MM
+    keeper = np.zeros((h, w), np.uint8)
+    keeper[ys[zone], xs[zone]] = resid[zone] > thr
+    keeper = cv2.morphologyEx(keeper, op=cv2.MORPH_OPEN, kernel=np.ones((3, 3), np.uint8))
+    grown = cv2.dilate(objects | keeper, kernel=np.ones((7, 7), np.uint8)).astype(bool)
     synth = cloth.copy()
     synth[ys, xs] = synth_at
     background = np.where(grown[..., None], np.clip(synth, 0, 255), image).astype(np.uint8)

@@ -194,3 +194,37 @@ def test_the_tracks_sigma_decides_whether_a_ball_resting_0_4_mm_out_is_called(
 def test_a_negative_line_sigma_is_refused():
     with pytest.raises(ValueError, match="line_sigma_mm"):
         FistfRules(load_pitch("fistf"), line_sigma_mm=-0.1)
+
+
+@pytest.mark.parametrize(
+    ("kits", "named"),
+    [
+        # Vision's first kit stands in the right half: the rules' prior (FISTF 4.2.1 read
+        # loosely: a team stands mostly in its own half) names the other kit home.
+        pytest.param(
+            [("home", 300.0, 0.0), ("home", 200.0, 100.0), ("away", -300.0, 0.0)],
+            ["away", "away", "home"],
+            id="the kit vision called home stands in the away half",
+        ),
+        pytest.param(
+            [("home", -300.0, 0.0), ("away", 300.0, 50.0)],
+            ["home", "away"],
+            id="vision's guess agrees with the rules",
+        ),
+        # A goalkeeper is named by the goal it keeps, whatever its kit read as.
+        pytest.param(
+            [("away", -585.0, 0.0), ("home", -300.0, 0.0), ("away", 300.0, 50.0)],
+            ["home", "home", "away"],
+            id="the left keeper in the other kit",
+        ),
+    ],
+)
+def test_tracks_name_the_teams_as_the_calls_do(kits, named):
+    """DESIGN.md section 4: tracks.jsonl and calls.jsonl name the teams from one belief (the
+    rules' about which kit defends which end), not vision's first guess."""
+    rules = FistfRules(load_pitch("fistf"))
+    figs = [{"id": i, "team": t, "x_mm": x, "y_mm": y} for i, (t, x, y) in enumerate(kits)]
+    record = {"frame": 0, "t_s": 0.0, "ball": None, "figures": figs}
+    rules(record, [])
+    assert [f["team"] for f in record["figures"]] == named
+    assert [f["team"] for f in figs] == [t for t, _, _ in kits]  # the shared list is kept

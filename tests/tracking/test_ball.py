@@ -356,3 +356,22 @@ def test_strike_and_stop_are_dated_between_frames(fps):
         stop_err.append((stopped.state_since_s - t_a - v0 / decel) * fps)
     assert abs(np.mean(start_err)) < 0.1 and np.max(np.abs(start_err)) < 0.25
     assert abs(np.mean(stop_err)) < 0.1 and np.max(np.abs(stop_err)) < 0.75
+
+
+@pytest.mark.parametrize("shift_frames", [2, 3])
+def test_a_fit_shifted_by_a_figure_before_the_strike_does_not_start_the_roll(shift_frames):
+    """A figure arriving beside the resting ball shifts its fit by ~1.2 mm for a few frames
+    before the strike: the movement starts at the strike (traced back along the roll), not at
+    the shift, so the ball-moving clock counts only the roll (DESIGN.md section 6)."""
+    n_rest, rest = 30, np.array([-100.0, 40.0])
+    strike_s = (n_rest - 0.5) / FPS  # half a frame before the first frame that shows the roll
+    t = np.arange(30) / FPS + 0.5 / FPS  # time since the strike of the frames after it
+    u = np.array([np.cos(0.3), np.sin(0.3)])
+    rolled = rest + u * (600.0 * t - 0.5 * 1000.0 * t**2)[:, None]
+    before = np.repeat(rest[None], n_rest, axis=0)
+    before[n_rest - shift_frames :] += [1.2, 0.0]  # the figure beside the ball
+    tracks = run(list(np.concatenate([before, rolled])), noise_mm=0.05)
+    last = tracks[n_rest + 4]
+    assert last.moving
+    assert last.state_since_frame == n_rest
+    assert last.state_since_s == pytest.approx(strike_s, abs=0.25 / FPS)

@@ -47,3 +47,33 @@ def test_a_balls_pixel_counts_for_the_nearer_of_two_twin_teams():
     assert twins.ball_classes == [BALL, HOME, AWAY]
     cls, _ = twins.classes(np.array([[20, 120, 240], [20, 200, 230]]))
     assert cls.tolist() == [HOME, AWAY]
+
+
+def test_a_red_pixel_nearest_an_open_orange_ball_hypothesis_stays_with_its_team():
+    """While the ball's colour is open (white or orange), the red of a rim in the light and
+    pure red lie nearer the orange hypothesis than the learnt dark red, yet no ball colour
+    explains them: they are the red team's, or its rims break into pieces."""
+    blobs = ColourBlobs(
+        np.array([[240, 240, 240], [30, 140, 245]], np.float32),
+        np.array([[32, 57, 112], [115, 80, 28]], np.float32),
+        30.0,
+        (0.3, 1.4),
+    )
+    cls, ball = blobs.classes(np.array([[20, 50, 190], [0, 0, 220], [45, 80, 200]], np.float32))
+    assert cls.tolist() == [HOME, HOME, BALL]
+    assert ball.tolist() == [False, False, True]
+
+
+def test_a_pixel_much_nearer_an_unexplained_ball_colour_is_no_teams():
+    """Where a line shows again from under a figure that stood on it, the cloth and the paint
+    mix: nearer a (green) ball hypothesis than any team by far, and no ball colour explains
+    it. It stays out of the teams, or it would make a figure where none stands."""
+    blobs = ColourBlobs(
+        np.array([[214, 216, 221], [29, 69, 18], [20, 110, 240]], np.float32),
+        np.array([[42, 47, 119], [119, 69, 38]], np.float32),
+        30.0,
+        (0.3, 1.4),
+    )
+    cls, ball = blobs.classes(np.array([[74, 129, 54], [86, 125, 76]], np.float32))
+    assert cls.tolist() == [-1, -1]
+    assert not ball.any()

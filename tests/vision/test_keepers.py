@@ -1,0 +1,91 @@
+"""Rod goalkeepers (no base): found in their goal areas whatever their kit, placed on their
+footprint from their geometry, and never taken for the ball."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.camera import CameraModel
+from calibration.tables import load_pitch
+from hardware.look import Look
+from hardware.render import Renderer
+from hardware.scene import Figures, SceneFrame
+from vision.detector import Detector
+from vision.model import learn_model
+
+PITCH = load_pitch("fistf")
+FIELD = np.array([[-300.0, -150.0], [-250.0, 150.0], [300.0, -150.0], [250.0, 150.0]])
+WHITE = (240, 240, 240)
+
+
+def _scene(keepers_xy, camera, look, ball_xy=(0.0, 0.0)):
+    xy = np.concatenate([FIELD, keepers_xy])
+    team = np.array([0, 0, 1, 1, 0, 1], np.int8)
+    keeper = np.array([0, 0, 0, 0, 1, 1], bool)
+    figs = Figures(np.arange(6), team, keeper, xy, np.zeros((6, 2)))
+    frame = SceneFrame(0.0, np.asarray(ball_xy, float), np.zeros(2), figs, ())
+    return xy, keeper, Renderer(camera, PITCH, look, seed=7).render(frame)
+
+
+@pytest.mark.parametrize(
+    ("camera", "keepers_xy"),
+    [
+        (CameraModel.overhead((1280, 960), 1300.0, 1450.0), [[-580.0, 0.0], [575.0, -40.0]]),
+        (
+            CameraModel.overhead(
+                (1280, 960), 1100.0, 1450.0, tilt_x_deg=4.0, centre_mm=(60.0, -40.0)
+            ),
+            [[-560.0, 60.0], [585.0, 30.0]],
+        ),
+        (
+            CameraModel.overhead((800, 600), 1000.0, 1450.0, dist=(-0.15, 0.0, 0.0, 0.0, 0.0)),
+            [[-585.0, -20.0], [545.0, 0.0]],
+        ),
+    ],
+    ids=["overhead", "tilted-off-centre", "low-wide-angle"],
+)
+def test_rod_keepers_stand_on_their_footprints_with_their_goals_team(camera, keepers_xy):
+    """FISTF 8.1: a keeper has no base. Its silhouette leans out over its goal by parallax
+    (39 mm tall: a base fitted to it stood 7-9 mm toward the goal); it is placed within two
+    pixels of where it stands (within one along the pitch: across, its head over the goal
+    line is cut by the goal's own part of the background), and named by the goal it keeps
+    (0: the left, home's)."""
+    look = Look(home_goalkeeper_shirt_bgr=(150, 150, 150), away_goalkeeper_shirt_bgr=(30, 140, 245))
+    xy, keeper, image = _scene(np.array(keepers_xy), camera, look)
+    out = Detector(learn_model([image], camera, PITCH)).detect(image, search_bases=True)
+    d = np.linalg.norm(xy[:, None] - out.base_xy_mm[None], axis=2)
+    assert out.n_bases == len(xy)
+    mm_px = float(np.max(camera.mm_per_px(xy[keeper])))
+    assert d.min(axis=1)[keeper].max() < max(1.0, 2.0 * mm_px)
+    assert out.base_team[d.argmin(axis=1)[keeper]].tolist() == [0, 1]
+
+
+def test_a_keeper_in_the_balls_colour_is_no_ball_candidate():
+    """A keeper in a plain white kit beside a white ball: a ball-sized blob of the ball's
+    colour where it stands, yet a keeper (the ball is the only candidate)."""
+    camera = CameraModel.overhead((1280, 960), 1300.0, 1450.0)
+    look = Look(home_goalkeeper_shirt_bgr=WHITE, ball_bgr=WHITE)
+    xy, keeper, image = _scene(np.array([[-580.0, 0.0], [580.0, 0.0]]), camera, look)
+    out = Detector(learn_model([image], camera, PITCH)).detect(image, search_bases=True)
+    assert out.n_balls == 1 and np.hypot(*out.ball_xy_mm[0]) < 1.0
+    d = np.linalg.norm(xy[keeper][:, None] - out.base_xy_mm[None], axis=2)
+    assert d.min(axis=1).max() < 1.0
+
+
+@pytest.mark.parametrize("across_mm", [5.0, 14.0])
+def test_a_ball_against_the_keeper_does_not_move_it(across_mm):
+    """A save: the ball rests against the keeper's face. Followed from frame to frame, the
+    ball is kept out of the keeper's silhouette: the keeper is placed from the part of its
+    face the ball leaves in view, or, when the ball hides most of it, not from this frame."""
+    camera = CameraModel.overhead((1280, 960), 1300.0, 1450.0)
+    ball = (-580.0 + 3.0 + PITCH.profile.ball_radius_mm + 0.5, across_mm)
+    xy, keeper, image = _scene(np.array([[-580.0, 0.0], [580.0, 0.0]]), camera, Look(), ball)
+    detector = Detector(learn_model([image], camera, PITCH))
+    r = PITCH.profile.ball_radius_mm
+    hint = camera.project(np.array([[ball[0], ball[1], r]]))[0]
+    out = detector.detect(image, ball_hint_px=hint, search_bases=True)
+    assert out.n_balls >= 1 and np.hypot(*(out.ball_xy_mm[0] - ball)) < 1.0
+    d = np.linalg.norm(xy[keeper][:, None] - out.base_xy_mm[None], axis=2)
+    near = d[d < 25.0]
+    assert len(near) <= 2 and (near < 1.0).all()

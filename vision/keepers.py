@@ -1,0 +1,217 @@
+"""Rod goalkeepers: found by their silhouette in the goal areas, placed by their geometry.
+
+A rod goalkeeper has no base (FISTF 8.1: it is held by a rod from behind its goal). It is a
+flat figure standing on the cloth, at most ``KEEPER_HEIGHT_MM`` high and ``KEEPER_THICKNESS_MM``
+thick (FISTF circular 14-2014, rule 5), in any kit: its shirt may be neither team's base colour,
+so it is looked for as whatever differs from the background in a goal area, whatever its colour.
+
+Seen from above, the keeper's silhouette is its footprint swept along the image ray from its
+foot to its head: for an upright prism the centroid of that silhouette is the image of the
+point half way up the figure, above the middle of its footprint. So the footprint centre is
+the silhouette's centroid carried down to the cloth from half the keeper's height (the
+camera's parallax), not a base's rim. The rod (thin, at the keeper's back) is opened away
+first: it would pull the centroid toward the goal.
+
+Field figures may not stand in a goal area (FISTF 2.1): of the silhouettes there (or on its
+lines, in front of the net: ``KEEPER_REACH_MM``), the one nearest the middle of the goal line
+is that goal's keeper.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.changes import ChangeGate
+from vision.model import KEEPER_REACH_MM, SceneModel
+
+KEEPER_HEIGHT_MM = 39.0  # FISTF circular 14-2014 rule 5: at most 39 mm high
+KEEPER_THICKNESS_MM = 6.0  # ... and 6 mm thick
+KEEPER_MIN_WIDTH_MM = 13.0  # ... its narrow side at most 13 mm
+KEEPER_MAX_WIDTH_MM = 21.0  # ... its wide side at most 21 mm
+ROD_WIDTH_MM = 4.5  # ... on a rod at most 4.5 mm wide
+ENDS = ("left", "right")  # home defends the left goal (DESIGN.md section 3)
+
+
+@dataclass(frozen=True, slots=True)
+class Keepers:
+    """The rod goalkeepers seen in one frame, struct-of-arrays; k <= 2.
+
+    Attributes:
+        xy_mm: (k, 2) footprint centres on the cloth.
+        xy_px: (k, 2) the silhouette centroids (the point half way up each keeper).
+        end: (k,) int8, the goal each keeps: 0 the left (home's), 1 the right.
+    """
+
+    xy_mm: NDArray[np.float64]
+    xy_px: NDArray[np.float64]
+    end: NDArray[np.int8]
+
+    def __post_init__(self) -> None:
+        k = len(self.end)
+        for name, shape in (("xy_mm", (k, 2)), ("xy_px", (k, 2)), ("end", (k,))):
+            if getattr(self, name).shape != shape:
+                got = getattr(self, name).shape
+                raise ValueError(f"Keepers.{name}: expected shape {shape}, got {got}")
+
+    def __len__(self) -> int:
+        return len(self.end)
+
+    @classmethod
+    def empty(cls) -> Keepers:
+        return cls(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, np.int8))
+
+
+class KeeperFinder:
+    """Finds the rod goalkeeper of each goal area in frames of one calibrated camera."""
+
+    def __init__(self, model: SceneModel, threshold_ch: float, max_age: int) -> None:
+        """``threshold_ch``: the per-channel foreground threshold (``ColourBlobs``);
+        ``max_age``: a goal area that shows nothing new keeps its answer this many frames."""
+        self.model = model
+        self._t = threshold_ch
+        pitch = model.pitch
+        self._boxes = [self._box(end) for end in ENDS]
+        self._mouths = []
+        for end in ENDS:
+            goal = pitch.goal(end)
+            self._mouths.append(np.array([goal.x_line_mm, 0.5 * (goal.y_min_mm + goal.y_max_mm)]))
+        scale = float(np.median(model.scale_grid))
+        # Opening by a disc wider than the rod and narrower than the keeper's thickness (all
+        # of it a straight-down view shows) removes the rod and keeps the keeper.
+        k = max(3, int(np.rint(0.5 * (ROD_WIDTH_MM + KEEPER_THICKNESS_MM) * scale)) | 1)
+        self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        # A keeper's silhouette covers at least its top face; a hand covers far more.
+        self._min_area_mm2 = 0.5 * KEEPER_MIN_WIDTH_MM * KEEPER_THICKNESS_MM
+        self._max_area_mm2 = 8.0 * KEEPER_HEIGHT_MM * KEEPER_MIN_WIDTH_MM
+        self._gates = [ChangeGate(threshold_ch, max_age=max_age) for _ in ENDS]
+        self._frame = 0
+
+    def _box(self, end: str) -> tuple[int, int, int, int] | None:
+        """The pixel box ``(x0, y0, x1, y1)`` where a keeper of goal ``end`` can show."""
+        pitch, lens = self.model.pitch, self.model.lens
+        goal = pitch.goal(end)
+        # The goal area's ground box, found from the zone itself (the profile's numbers
+        # place its lines), with the reach around it.
+        xs = np.linspace(goal.x_line_mm - 250.0, goal.x_line_mm + 250.0, 251)
+        ys = np.linspace(-300.0, 300.0, 301)
+        grid = np.stack(np.meshgrid(xs, ys), axis=2).reshape(-1, 2)
+        inside = grid[pitch.zone_margin_mm(f"goal_area_{end}", grid) > -KEEPER_REACH_MM]
+        if len(inside) == 0:
+            return None
+        lo, hi = inside.min(axis=0), inside.max(axis=0)
+        corners = np.array([[x, y] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])])
+        pts = np.concatenate(
+            [
+                np.concatenate([corners, np.zeros((4, 1))], 1),
+                np.concatenate([corners, np.full((4, 1), KEEPER_HEIGHT_MM)], 1),
+            ]
+        )
+        try:
+            px = lens.project(pts)
+        except ValueError:
+            return None
+        w, h = self.model.size_px
+        x0, y0 = np.floor(px.min(axis=0)).astype(int) - 2
+        x1, y1 = np.ceil(px.max(axis=0)).astype(int) + 3
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+        if x1 - x0 < 3 or y1 - y0 < 3:
+            return None
+        return int(x0), int(y0), int(x1), int(y1)
+
+    def find(self, image: NDArray[np.uint8], balls_px: NDArray, balls_r_px: NDArray) -> Keepers:
+        """The keepers in ``image (h, w, 3)`` BGR; ``balls_px (m, 2)``, ``balls_r_px (m,)``:
+        the ball candidates (a ball in a goal area is not its keeper)."""
+        self._frame += 1
+        xy_mm, xy_px, end = [], [], []
+        balls_px = np.asarray(balls_px, np.float64).reshape(-1, 2)
+        balls_r_px = np.asarray(balls_r_px, np.float64).reshape(-1)
+        for i, box in enumerate(self._boxes):
+            if box is None:
+                continue
+            x0, y0, x1, y1 = box
+            region = image[y0:y1, x0:x1]
+            gate = self._gates[i]
+            key = balls_px.round(0).tobytes()
+            found = gate.lookup(key, region, self._frame)
+            if found is None:
+                found = self._in_box(i, region, balls_px, balls_r_px)
+                gate.store(key, region, found, self._frame)
+            if found[0] is not None:
+                xy_mm.append(found[0])
+                xy_px.append(found[1])
+                end.append(i)
+        if not end:
+            return Keepers.empty()
+        return Keepers(np.array(xy_mm), np.array(xy_px), np.array(end, np.int8))
+
+    def _in_box(self, i: int, region: NDArray[np.uint8], balls_px: NDArray, balls_r_px: NDArray):
+        """(footprint mm (2,), centroid px (2,)) of the keeper in goal box ``i``, or Nones."""
+        x0, y0, x1, y1 = self._boxes[i]
+        model = self.model
+        t = self._t
+        diff = cv2.absdiff(region, model.background[y0:y1, x0:x1])
+        quiet = cv2.inRange(diff, lowerb=(0, 0, 0), upperb=(t, t, t))
+        fg = cv2.bitwise_and(cv2.bitwise_not(quiet), model.roi[y0:y1, x0:x1].astype(np.uint8))
+        # The ball is not the keeper, even touching it (a save): its disc is left out, and
+        # what it hides of the keeper is not taken for the keeper's outline.
+        hidden = np.zeros_like(fg)
+        for (bx, by), br in zip(balls_px - np.array([x0, y0]), balls_r_px, strict=True):
+            if -br <= bx < x1 - x0 + br and -br <= by < y1 - y0 + br:
+                cv2.circle(hidden, (round(bx), round(by)), int(np.ceil(1.2 * br)), 255, -1)
+        if hidden.any():
+            fg[hidden > 0] = 0
+            grow = self._kernel.shape[0] + 2
+            hidden = cv2.dilate(hidden, np.ones((grow, grow), np.uint8))
+        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._kernel)
+        n, labels, stats, centroids = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        if n <= 1:
+            return None, None
+        c_px = centroids[1:] + np.array([x0, y0], np.float64)
+        area_px = stats[1:, cv2.CC_STAT_AREA].astype(np.float64)
+        area_mm2 = area_px / model.px_per_mm(c_px) ** 2
+        ok = (area_mm2 >= self._min_area_mm2) & (area_mm2 <= self._max_area_mm2)
+        if not ok.any():
+            return None, None
+        ground = model.lens.back_project(c_px[ok], 0.5 * KEEPER_HEIGHT_MM)
+        zone = model.pitch.zone_margin_mm(f"goal_area_{ENDS[i]}", ground) > -KEEPER_REACH_MM
+        if not zone.any():
+            return None, None
+        ground, c = ground[zone], c_px[ok][zone]
+        j = int(np.argmin(np.linalg.norm(ground - self._mouths[i], axis=1)))
+        label = 1 + np.flatnonzero(ok)[np.flatnonzero(zone)[j]]
+        ys, xs = np.nonzero(labels == label)
+        pixels = np.stack([xs + x0, ys + y0], 1).astype(np.float64)
+        foot = self._footprint(pixels, hidden[ys, xs] > 0, ground[j])
+        return (None, None) if foot is None else (foot, c[j])
+
+    def _footprint(self, pixels: NDArray, hidden: NDArray, rough_mm: NDArray) -> NDArray | None:
+        """The footprint centre (2,) mm of a keeper from its silhouette's pixels (n, 2), of
+        which ``hidden (n,)`` border on the ball (the keeper's outline goes on behind it);
+        None when the ball hides most of the face's foot.
+
+        The keeper faces along the pitch's length, on its rod. Carried down to the cloth, every
+        point of it above the cloth lands farther from the nadir than it stands, so the part of
+        the silhouette nearest the nadir along the length is the foot of the face turned to the
+        nadir: the footprint's centre is half the keeper's thickness behind it. Across, the
+        silhouette's centroid (``rough_mm``) stands over the middle of the footprint.
+        """
+        lens = self.model.lens
+        ground = lens.back_project(pixels, 0.0)
+        toward = 1.0 if lens.centre_mm[0] >= rough_mm[0] else -1.0  # toward the nadir, along x
+        reach = ground[:, 0] * toward
+        # The face's foot along each strip across (a pixel wide): the median of the strips
+        # ignores a corner rounded by the blur and a stray pixel of shadow.
+        mm_px = 1.0 / float(np.median(self.model.scale_grid))
+        strip = np.floor(ground[:, 1] / mm_px)
+        order = np.lexsort((reach, strip))
+        strip, reach, hidden = strip[order], reach[order], hidden[order]
+        last = np.flatnonzero(np.r_[strip[1:] != strip[:-1], True])
+        seen = last[~hidden[last]]  # strips whose foot the ball does not hide
+        if 2 * len(seen) < len(last):
+            return None  # the ball hides the face's foot: not placed from what is left
+        front = float(np.median(reach[seen]))
+        return np.array([(front - 0.5 * KEEPER_THICKNESS_MM) * toward, rough_mm[1]])
