@@ -28,24 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rules.referee import ACTIONS
+
 # Referee actions that ``undo`` can take back (start/pause/reset are undone by their opposite).
 UNDOABLE = ("overrule", "reinstate", "added_time")
-ACTION_KINDS = (
-    "start",
-    "resume",
-    "pause",
-    "added_time",
-    "overrule",
-    "reinstate",
-    "uphold",
-    "reject",
-    "half_time",
-    "second_half",
-    "end",
-    "team_names",
-    "reset",
-    "undo",
-)
+ACTION_KINDS = (*ACTIONS, "reset", "undo")  # the rules' actions and the log's own
 EVENT_KINDS = ("call", *ACTION_KINDS)
 CSV_COLUMNS = (
     "event",
