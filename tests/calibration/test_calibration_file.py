@@ -61,6 +61,23 @@ def _edited(tmp_path, change) -> str:
     return str(path)
 
 
+def test_a_write_that_fails_midway_leaves_the_old_file_whole(tmp_path, monkeypatch):
+    """A reader (the page, a process started again after a power cut) never meets half a
+    file: the new one replaces the old only once it is wholly on disk."""
+    path = tmp_path / "calibration.json"
+    old = _calibration()
+    write_calibration(path, old)
+
+    def power_cut(fd):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr("calibration.calibration_file.os.fsync", power_cut)
+    with pytest.raises(OSError):
+        write_calibration(path, replace(old, ball_colour="orange"))
+    assert read_calibration(path) == old
+    assert [p.name for p in tmp_path.iterdir()] == ["calibration.json"]
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
