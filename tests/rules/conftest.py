@@ -8,6 +8,30 @@ from calibration.tables import load_pitch
 from rules.pitch import Pitch
 
 
+class NotationFeed:
+    """Feeds notation lines (each with the class's ``figs``) through ``step`` at 50 fps and
+    keeps every call."""
+
+    figs = ""
+
+    def __init__(self, state):
+        self.state, self.calls, self.frame = state, [], 0
+
+    def __call__(self, *lines: str) -> list:
+        from rules.fistf import step
+        from rules.notation import parse_observation
+
+        new = []
+        for line in lines:
+            text = f"{line}; {self.figs}"
+            obs = parse_observation(text, t_s=self.frame / 50, frame=self.frame)
+            self.state, calls = step(self.state, obs)
+            new += calls
+            self.frame += 1
+        self.calls += new
+        return new
+
+
 @pytest.fixture(scope="session")
 def fistf_pitch() -> Pitch:
     """The nominal FISTF pitch: 1200 x 750 mm, 3 mm lines, ball 21 mm, bases 24 mm."""

@@ -10,30 +10,19 @@ from dataclasses import replace
 
 import pytest
 
-from rules.fistf import MatchConfig, MatchState, add_time, referee_decision, step
-from rules.notation import parse_observation
+from rules.fistf import MatchConfig, MatchState, add_time, referee_decision
 from rules.observation import AWAY, HOME
+from tests.rules.conftest import NotationFeed
 
 FIGS = (
     "home 1 gk -605,0; home 7 -23,0; home 8 -60,100; away 2 gk 605,0; away 9 60,-100; away 10 150,0"
 )
 
 
-class Feed:
+class Feed(NotationFeed):
     """Feeds lines at 50 fps and keeps every call."""
 
-    def __init__(self, state: MatchState):
-        self.state, self.calls, self.frame = state, [], 0
-
-    def __call__(self, *lines: str) -> list:
-        new = []
-        for line in lines:
-            obs = parse_observation(f"{line}; {FIGS}", t_s=self.frame / 50, frame=self.frame)
-            self.state, calls = step(self.state, obs)
-            new += calls
-            self.frame += 1
-        self.calls += new
-        return new
+    figs = FIGS
 
     def kick_off(self, taker: int, direction: float) -> list:
         return self(

@@ -8,10 +8,10 @@ from dataclasses import replace
 import pytest
 
 from rules.calls import Call
-from rules.fistf import MatchConfig, MatchState, step
-from rules.notation import parse_observation
+from rules.fistf import MatchConfig, MatchState
 from rules.observation import AWAY, HOME
 from rules.referee import RefereeAction, RefereeError, apply
+from tests.rules.conftest import NotationFeed
 
 FIGS = (
     "home 1 gk -605,0; home 7 -23,0; home 8 350,0; away 2 gk 605,0; away 9 60,-100; away 10 150,0"
@@ -19,21 +19,10 @@ FIGS = (
 SHOT_X = 373.0  # wholly inside the right shooting zone (line centre 300 mm, ball r 10.5 mm)
 
 
-class Match:
+class Match(NotationFeed):
     """A state fed notation lines at 50 fps, with the referee's actions in between."""
 
-    def __init__(self, state: MatchState):
-        self.state, self.calls, self.frame = state, [], 0
-
-    def __call__(self, *lines: str) -> list[Call]:
-        new = []
-        for line in lines:
-            obs = parse_observation(f"{line}; {FIGS}", t_s=self.frame / 50, frame=self.frame)
-            self.state, calls = step(self.state, obs)
-            new += calls
-            self.frame += 1
-        self.calls += new
-        return new
+    figs = FIGS
 
     def act(self, kind: str, **kw) -> list[Call]:
         self.state, calls = apply(self.state, RefereeAction(kind, **kw))
