@@ -15,19 +15,25 @@ Configuration keys (``test_config`` or ``create_app`` keywords override the defa
 live pipeline's output folder: evidence, ``calibration.json``), ``MATCH_LOG`` (SQLite file;
 default ``match.sqlite`` in ``OUTPUT_DIR`` or the instance folder), ``TABLE``, ``CLOCK_MODE``,
 ``SSE_HEARTBEAT_S``, ``SSE_MAX_PENDING``, ``SSE_MAX_RATE_HZ`` (radar
-updates a page gets per second).
+updates a page gets per second), ``SSE_MAX_STREAMS`` (open event streams; past it a page is
+told to come back later, so the streams never hold every server thread; None: no limit),
+``MAX_CONTENT_LENGTH`` (bytes of a request body), ``MAX_JSON_DEPTH``, ``PIN_FREE_TRIES``,
+``PIN_DELAY_S``, ``PIN_MAX_DELAY_S`` (see ``web.guard.PinThrottle``).
 """
 
 from __future__ import annotations
 
 import secrets
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, jsonify
+from flask import Flask, current_app, jsonify
 from werkzeug.exceptions import HTTPException
 
+from web.auth import PIN_THROTTLE
+from web.guard import PinThrottle, public_message, same_origin, security_headers
 from web.hub import MatchHub
 from web.matchlog import MatchLog
 from web.recordings import Recordings
@@ -36,6 +42,7 @@ HUB = "tablevar.hub"
 RECORDINGS = "tablevar.recordings"
 RECALIBRATE = "tablevar.recalibrate"
 BALL_COLOUR = "tablevar.ball_colour"
+STREAM_SLOTS = "tablevar.stream_slots"
 
 DEFAULTS: dict[str, Any] = {
     "PIN": None,
@@ -47,13 +54,20 @@ DEFAULTS: dict[str, Any] = {
     "SSE_HEARTBEAT_S": 15.0,
     "SSE_MAX_PENDING": 256,
     "SSE_MAX_RATE_HZ": 15.0,
+    "SSE_MAX_STREAMS": None,
     "JSON_SORT_KEYS": False,
+    # Every body the API takes is a few hundred bytes; pictures are never uploaded.
+    "MAX_CONTENT_LENGTH": 64 * 1024,
+    "MAX_JSON_DEPTH": 16,
+    "PIN_FREE_TRIES": 5,
+    "PIN_DELAY_S": 1.0,
+    "PIN_MAX_DELAY_S": 300.0,
 }
 
 
-def generate_pin() -> str:
-    """A six-digit PIN from the ``secrets`` module."""
-    return f"{secrets.randbelow(1_000_000):06d}"
+def generate_pin(digits: int = 6) -> str:
+    """A PIN of ``digits`` digits from the ``secrets`` module."""
+    return f"{secrets.randbelow(10**digits):0{digits}d}"
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
@@ -84,6 +98,14 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         max_rate_hz=float(app.config["SSE_MAX_RATE_HZ"]),
     )
     app.extensions[RECORDINGS] = Recordings(app.config["RECORDINGS_DIR"])
+    app.extensions[PIN_THROTTLE] = PinThrottle(
+        int(app.config["PIN_FREE_TRIES"]),
+        float(app.config["PIN_DELAY_S"]),
+        float(app.config["PIN_MAX_DELAY_S"]),
+    )
+    app.extensions[STREAM_SLOTS] = StreamSlots(app)
+    app.before_request(same_origin)
+    app.after_request(security_headers)
 
     from web import calibration_view, controls, live, review
 
@@ -91,6 +113,33 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.register_blueprint(module.bp)
     app.register_error_handler(HTTPException, _json_error)
     return app
+
+
+class StreamSlots:
+    """Open event streams against the app's ``SSE_MAX_STREAMS`` (read at each use, so the
+    server may set it after the app is built)."""
+
+    def __init__(self, app: Flask) -> None:
+        self._app = app
+        self._open = 0
+        self._lock = threading.Lock()
+
+    @property
+    def open(self) -> int:
+        return self._open
+
+    def acquire(self) -> bool:
+        """Take a stream's place; False when all are taken."""
+        limit = self._app.config.get("SSE_MAX_STREAMS")
+        with self._lock:
+            if limit is not None and self._open >= int(limit):
+                return False
+            self._open += 1
+            return True
+
+    def release(self) -> None:
+        with self._lock:
+            self._open = max(0, self._open - 1)
 
 
 def hub_of(app: Flask) -> MatchHub:
@@ -130,7 +179,10 @@ def shutdown(app: Flask) -> None:
 
 def _json_error(exc: HTTPException):
     """Every HTTP error as JSON: ``{"error": name, "status": code, "message": what was wrong}``."""
-    body = {"error": exc.name, "status": exc.code, "message": exc.description}
-    response = jsonify(body)
+    message = public_message(current_app, exc.description or "")
+    response = jsonify({"error": exc.name, "status": exc.code, "message": message})
     response.status_code = exc.code or 500
-    return response
+    retry_after = getattr(exc, "retry_after", None)
+    if retry_after is not None:
+        response.headers["Retry-After"] = str(retry_after)
+    return security_headers(response)

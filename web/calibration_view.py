@@ -24,6 +24,7 @@ from calibration.tables import load_profile
 from vision.pick import PickError, ball_colour_at, hex_colour
 from web.app import BALL_COLOUR, HUB, RECALIBRATE, RECORDINGS, hub_of
 from web.auth import json_body, require_pin
+from web.guard import send_inside
 from web.recordings import CALIBRATION_NAME, TRACKS_NAME, VIEW_NAME, UnknownRecording
 
 bp = Blueprint("calibration", __name__)
@@ -127,7 +128,7 @@ def view():
     folder = _folder()
     if folder is None or not (folder / VIEW_NAME).is_file():
         abort(404, description="no picture of the table was kept with this calibration")
-    return send_file(folder / VIEW_NAME, mimetype="image/png", max_age=0)
+    return send_inside(folder, VIEW_NAME, "image/png", max_age=0)
 
 
 @bp.post("/api/calibration/ball")

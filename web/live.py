@@ -11,15 +11,16 @@ from flask import (
     current_app,
     jsonify,
     render_template,
-    send_from_directory,
 )
 
 from calibration.calibration_file import CalibrationFileError, read_calibration
-from web.app import HUB
+from web.app import HUB, STREAM_SLOTS
 from web.geometry import pitch_for, pitch_json
+from web.guard import send_evidence
 from web.recordings import CALIBRATION_NAME
 
 bp = Blueprint("live", __name__)
+BUSY_RETRY_MS = 5000
 
 
 @bp.get("/")
@@ -52,11 +53,11 @@ def pitch():
 
 @bp.get("/evidence/<path:name>")
 def evidence(name: str):
-    """An evidence picture from the live output folder (never a file outside it)."""
+    """An evidence picture or replay clip of the live output folder (only from evidence/)."""
     output_dir = current_app.config["OUTPUT_DIR"]
     if not output_dir:
         abort(404, description="no output folder: this server has no live evidence pictures")
-    return send_from_directory(Path(output_dir).resolve(), name, max_age=3600)
+    return send_evidence(Path(output_dir), name)
 
 
 @bp.get("/events")
@@ -68,6 +69,13 @@ def events():
     """
     hub = current_app.extensions[HUB]
     heartbeat_s = float(current_app.config["SSE_HEARTBEAT_S"])
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    slots = current_app.extensions[STREAM_SLOTS]
+    if not slots.acquire():
+        # Every stream holds a server thread: past the limit, the page's EventSource is told
+        # to come back later, and the API and the controls keep their threads.
+        busy = f"retry: {BUSY_RETRY_MS}\n: too many open pages, trying again\n\n".encode()
+        return Response(busy, mimetype="text/event-stream", headers=headers)
     sub = hub.subscribe()
 
     def stream():
@@ -81,5 +89,8 @@ def events():
         finally:
             hub.unsubscribe(sub)
 
-    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(stream(), mimetype="text/event-stream", headers=headers)
+    response = Response(stream(), mimetype="text/event-stream", headers=headers)
+    # The server closes every response, also one whose stream never started.
+    response.call_on_close(slots.release)
+    response.call_on_close(lambda: hub.unsubscribe(sub))
+    return response

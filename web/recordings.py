@@ -295,7 +295,7 @@ class Recordings:
             raise UnknownRecording(f"no recording {name!r}")
         folder = self.root / name
         if not (folder / VIDEO_NAME).is_file():
-            raise UnknownRecording(f"no recording {name!r} in {self.root}")
+            raise UnknownRecording(f"no recording {name!r}")
         with self._lock:
             if name not in self._open:
                 self._open[name] = Analysis(folder)

@@ -12,7 +12,6 @@ from flask import (
     current_app,
     jsonify,
     render_template,
-    send_from_directory,
 )
 
 from calibration.calibration_file import CalibrationFileError
@@ -29,6 +28,7 @@ from web.geometry import (
     pitch_json,
     project_mm,
 )
+from web.guard import send_evidence
 from web.recordings import Analysis, AnalysisError, FrameOutOfRange, UnknownRecording
 
 bp = Blueprint("review", __name__)
@@ -123,7 +123,7 @@ def frame(name: str, index: int):
 
 @bp.get("/api/recordings/<name>/evidence/<path:path>")
 def evidence(name: str, path: str):
-    return send_from_directory(_analysis(name).folder.resolve(), path, max_age=3600)
+    return send_evidence(_analysis(name).folder, path)
 
 
 @bp.get("/api/recordings/<name>/tracks/<int:index>")

@@ -1,7 +1,12 @@
 """Serving the app with waitress, a production WSGI server (never Flask's debug server).
 
-Every open live page holds one server thread for its event stream, so ``threads`` bounds how
-many pages can watch at once (plus a few for frames and API calls).
+Every open live page holds one server thread for its event stream. So that pages never hold
+them all, at most ``stream_limit(threads)`` streams are open at once (a page past it is told
+to come back in a few seconds) and the rest of the threads answer the API and the referee's
+controls. Waitress reads requests on its own loop, not in those threads: a connection that
+sends nothing, or half a request, holds no thread; up to ``connection_limit`` of them are kept
+for at most ``IDLE_TIMEOUT_S``. Request bodies over the app's ``MAX_CONTENT_LENGTH`` are
+refused before they are read.
 """
 
 from __future__ import annotations
@@ -16,21 +21,60 @@ from waitress.server import BaseWSGIServer, create_server
 from web.app import hub_of, shutdown
 
 DEFAULT_THREADS = 48
+IDLE_TIMEOUT_S = 20  # a connection idle (or half-sent) this long is closed
+CONNECTION_LIMIT = 1000
+MAX_HEADER_BYTES = 32 * 1024
+
+
+def stream_limit(threads: int) -> int:
+    """Event streams open at once with ``threads`` server threads: a quarter (at least 4) of
+    the threads stay free for the API and the controls."""
+    return max(1, threads - max(4, threads // 4))
+
+
+def connection_limit() -> int:
+    """Connections kept open at once: ``CONNECTION_LIMIT``, fewer when the process may not open
+    that many files (its soft limit is raised to the hard one first)."""
+    try:
+        import resource
+    except ImportError:  # not on POSIX
+        return CONNECTION_LIMIT
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = CONNECTION_LIMIT + 128  # the videos, the match log, the pipeline's files
+    if soft != resource.RLIM_INFINITY and soft < want:
+        new = want if hard == resource.RLIM_INFINITY else min(want, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
+            soft = new
+        except (ValueError, OSError):
+            pass
+    if soft == resource.RLIM_INFINITY:
+        return CONNECTION_LIMIT
+    return max(100, min(CONNECTION_LIMIT, soft - 128))
 
 
 def make_server(
     app: Flask, host: str = "127.0.0.1", port: int = 8000, threads: int = DEFAULT_THREADS
 ) -> BaseWSGIServer:
-    """A waitress server bound to ``host:port`` (port 0 picks a free one), not yet running."""
+    """A waitress server bound to ``host:port`` (port 0 picks a free one), not yet running.
+
+    Sets the app's ``SSE_MAX_STREAMS`` to ``stream_limit(threads)`` unless it has one.
+    """
+    if app.config.get("SSE_MAX_STREAMS") is None:
+        app.config["SSE_MAX_STREAMS"] = stream_limit(threads)
     return create_server(
         app,
         host=host,
         port=port,
         threads=threads,
         ident="tablevar",
-        # Heartbeats keep event streams busy, so the idle-channel timeout can stay short.
-        channel_timeout=60,
-        connection_limit=max(100, 2 * threads),
+        # An event stream is a request in progress, never idle: the timeout closes only
+        # connections that send nothing (or half a request), so it can be short.
+        channel_timeout=IDLE_TIMEOUT_S,
+        cleanup_interval=max(1, IDLE_TIMEOUT_S // 4),
+        connection_limit=connection_limit(),
+        max_request_body_size=int(app.config["MAX_CONTENT_LENGTH"]),
+        max_request_header_size=MAX_HEADER_BYTES,
     )
 
 

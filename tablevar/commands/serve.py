@@ -7,6 +7,7 @@ review`` reuse ``start_server`` with their own app.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -14,10 +15,11 @@ from typing import TextIO
 
 from flask import Flask
 
-from web.app import create_app
+from web.app import create_app, generate_pin
 from web.serving import DEFAULT_THREADS, serve
 
 DEFAULT_RECORDINGS = Path("recordings")
+NETWORK_PIN_DIGITS = 8  # the PIN's least length when the server is reachable from the network
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -63,6 +65,21 @@ def check_server_options(args: argparse.Namespace) -> None:
         raise ValueError(f"--threads must be at least 4, got {args.threads}")
     if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 12):
         raise ValueError("--pin must be 4 to 12 digits")
+    if args.pin is not None and len(args.pin) < NETWORK_PIN_DIGITS and not is_loopback(args.host):
+        raise ValueError(
+            f"--pin must have at least {NETWORK_PIN_DIGITS} digits when serving beyond this "
+            f"machine (--host {args.host}): anyone on the network may guess"
+        )
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is reachable from this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to anything
 
 
 def start_server(
@@ -79,6 +96,9 @@ def start_server(
     ``before_stop()`` runs when serving ends, before the app closes (see ``web.serving.serve``).
     """
     check_server_options(args)
+    if args.pin is None and not is_loopback(args.host):
+        # Phones on the venue's network reach this server: a longer PIN against guessing.
+        app.config["PIN"] = generate_pin(NETWORK_PIN_DIGITS)
 
     def announce(url: str) -> None:
         print(f"tablevar: serving on {url}{page}", file=out)

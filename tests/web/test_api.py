@@ -58,11 +58,6 @@ def test_start_pause_added_time_and_undo_with_the_pin(client):
     assert nothing.status_code == 409 and "nothing to undo" in nothing.json["message"]
 
 
-def test_the_pin_also_works_as_a_form_field(client):
-    response = client.post("/api/match/added-time", data={"pin": PIN, "seconds": "20"})
-    assert response.status_code == 200 and response.json["added_time_s"] == 20
-
-
 def test_overrule_and_reinstate_a_goal_change_the_score(client, app, sample):
     hub = hub_of(app)
     hub.control("start")
