@@ -426,10 +426,22 @@ def _read_json(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise CalibrationFileError(f"cannot read {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise CalibrationFileError(
+            f"{path} is not UTF-8 text (byte {exc.start}); run `tablevar calibrate` again"
+        ) from exc
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise CalibrationFileError(f"{path} is not valid JSON: {exc}") from exc
+    except ValueError as exc:  # NaN or Infinity: no measurement, and no JSON a browser reads
+        raise CalibrationFileError(
+            f"{path} holds {exc}; run `tablevar calibrate` again to rewrite it"
+        ) from exc
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name}, not a number")
 
 
 def _round(value: float) -> float:

@@ -35,6 +35,8 @@ def load_profile(name_or_path: str | Path) -> TableProfile:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ProfileError(f"cannot read table profile {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ProfileError(f"table profile {path} is not UTF-8 text (byte {exc.start})") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError(f"table profile {path} is not valid TOML: {exc}") from exc
     try:

@@ -325,6 +325,10 @@ def _read_text(path: Path, what: str) -> str:
         raise RecordingError(f"{path} not found: {what}") from None
     except OSError as exc:
         raise RecordingError(f"cannot read {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise RecordingError(
+            f"{path} is not UTF-8 text (byte {exc.start}): the recording is damaged"
+        ) from exc
 
 
 def read_meta(folder: str | Path) -> RecordingMeta:
@@ -338,7 +342,7 @@ def read_meta(folder: str | Path) -> RecordingMeta:
     text = _read_text(path, "is this a recording folder (made by RecordingWriter)?")
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise RecordingError(f"{path} is not valid JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise RecordingError(f"{path}: expected a JSON object, got {type(data).__name__}")
@@ -364,9 +368,11 @@ def read_meta(folder: str | Path) -> RecordingMeta:
             frames=int(data["frames"]),
             complete=bool(data["complete"]),
         )
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise RecordingError(f"{path}: malformed value: {exc}") from exc
-    if not (meta.fps > 0 and min(meta.size_px) > 0 and meta.frames >= 0):
+    if not (
+        math.isfinite(meta.fps) and meta.fps > 0 and min(meta.size_px) > 0 and meta.frames >= 0
+    ):
         raise RecordingError(f"{path}: fps, size_px and frames must be positive, got {data}")
     return meta
 
@@ -412,6 +418,10 @@ def read_timestamps_ns(folder: str | Path) -> NDArray[np.int64]:
     rows = [line for line in lines[1:] if line.strip()]
     try:
         table = np.array([[int(v) for v in row.split(",")] for row in rows], dtype=np.int64)
+    except OverflowError:
+        raise RecordingError(
+            f"{path}: a number is too large for a frame or a time in nanoseconds"
+        ) from None
     except ValueError as exc:
         raise RecordingError(f"{path}: malformed row ({exc}); expected 'frame,t_ns'") from exc
     table = table.reshape(-1, 2)

@@ -146,24 +146,41 @@ class SourceBase:
 LOSSLESS_CODECS = frozenset({"ffv1", "ffvhuff", "huffyuv", "png", "rawvideo", "utvideo"})
 
 
-def _lossless_video(path: Path) -> bool:
-    """Whether ``path``'s first video stream is a lossless codec in full colour.
+def _probe_stream(path: Path) -> tuple[bool, int | None]:
+    """(whether ``path``'s first video stream is a lossless codec in full colour, the frames
+    its container's index lists or None when it lists none).
 
     H.264 can be lossless too, but its stream does not say so: it counts as lossy.
     """
     try:
-        with av.open(str(path)) as container:
-            ctx = container.streams.video[0].codec_context
+        with av.open(native_path(path)) as container:
+            stream = container.streams.video[0]
+            ctx = stream.codec_context
             planes = {(c.width, c.height) for c in ctx.format.components}
-            return ctx.name in LOSSLESS_CODECS and len(planes) == 1
-    except (av.FFmpegError, IndexError, AttributeError):
-        return False
+            return ctx.name in LOSSLESS_CODECS and len(planes) == 1, int(stream.frames) or None
+    except (av.FFmpegError, IndexError, AttributeError, SourceError):
+        return False, None
+
+
+def native_path(path: Path) -> str:
+    """``path`` as the text OpenCV and FFmpeg take; a name that is not valid UTF-8 (which
+    crashes OpenCV's reader) is refused with a clear message."""
+    text = str(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = text.encode("utf-8", "replace").decode("utf-8")
+        raise SourceError(
+            f"the path {shown!r} is not valid UTF-8: rename the file or its folder"
+        ) from None
+    return text
 
 
 def _open_capture(path: Path) -> cv2.VideoCapture:
+    text = native_path(path)
     if path.stat().st_size == 0:
         raise SourceError(f"video {path} is empty (0 bytes); record or copy it again")
-    cap = cv2.VideoCapture(str(path))
+    cap = cv2.VideoCapture(text)
     if not cap.isOpened():
         cap.release()
         raise SourceError(
@@ -186,12 +203,14 @@ class VideoFileSource(SourceBase):
             video does not match its ``meta.json``.
 
     ``frames()`` reopens the file each time it is called, so a source can be played twice.
-    When a recording's video holds fewer frames than its timestamps, ``frames()`` yields every
-    frame that decodes and then raises ``TruncatedVideoError``.
+    When a recording's video holds fewer frames than its timestamps (a plain file: than its
+    container's index lists), ``frames()`` yields every frame that decodes and then raises
+    ``TruncatedVideoError``.
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        native_path(self.path)
         if not self.path.exists():
             raise SourceError(f"no such file or folder: {self.path}")
         self.timestamps_ns: NDArray[np.int64] | None = None
@@ -223,7 +242,8 @@ class VideoFileSource(SourceBase):
         finally:
             cap.release()
         self._size_px = (int(w), int(h))
-        self.lossy = not _lossless_video(self.video_path)
+        lossless, self.container_frames = _probe_stream(self.video_path)
+        self.lossy = not lossless
         if self.meta is not None:
             if self.meta.size_px != self._size_px:
                 raise SourceError(
@@ -283,6 +303,10 @@ class VideoFileSource(SourceBase):
 
     def _check_complete(self, decoded: int) -> None:
         expected = self.expected_frames
+        if expected is None and self.container_frames is not None:
+            # A plain file: its container's index lists every frame (an MP4's sample table);
+            # one short is a decoder's rounding, more is a file cut off after its index.
+            expected = self.container_frames if decoded < self.container_frames - 1 else None
         if expected is not None and decoded < expected:
             raise TruncatedVideoError(
                 f"{self.video_path} ended after {decoded} of {expected} frames: the video is "

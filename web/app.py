@@ -23,6 +23,7 @@ told to come back later, so the streams never hold every server thread; None: no
 
 from __future__ import annotations
 
+import math
 import secrets
 import threading
 from collections.abc import Callable, Mapping
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, current_app, jsonify
+from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException
 
 from web.auth import PIN_THROTTLE
@@ -65,6 +67,28 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+class FiniteJSONProvider(DefaultJSONProvider):
+    """JSON answers a browser can parse: ``NaN`` and infinities (from a file on disk) go out
+    as ``null``, never as the invalid ``NaN``."""
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        kwargs["allow_nan"] = False
+        try:
+            return super().dumps(obj, **kwargs)
+        except ValueError:
+            return super().dumps(_finite_or_null(obj), **kwargs)
+
+
+def _finite_or_null(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {k: _finite_or_null(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite_or_null(v) for v in value]
+    return value
+
+
 def generate_pin(digits: int = 6) -> str:
     """A PIN of ``digits`` digits from the ``secrets`` module."""
     return f"{secrets.randbelow(10**digits):0{digits}d}"
@@ -77,6 +101,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         test_config: configuration keys overriding ``DEFAULTS`` (see the module docstring).
     """
     app = Flask(__name__, instance_relative_config=False)
+    app.json = FiniteJSONProvider(app)
     app.config.from_mapping(DEFAULTS)
     if test_config:
         app.config.from_mapping(test_config)

@@ -12,6 +12,7 @@ cached per video, since scrubbing asks for the same neighbours again and again.
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 from collections import OrderedDict
@@ -61,13 +62,26 @@ def evidence_relpath(evidence: str | None, root: Path | None) -> str | None:
         return f"evidence/{path.name}" if (root / "evidence" / path.name).is_file() else None
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def loads_strict(text: str | bytes) -> Any:
+    """``json.loads`` without ``NaN``/``Infinity`` (a browser cannot parse them back)."""
+    return json.loads(text, parse_constant=_refuse_constant)
+
+
 def read_json(path: Path) -> dict[str, Any] | None:
     """A JSON object file, or None when it does not exist."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads_strict(path.read_bytes())
     except FileNotFoundError:
         return None
-    except (OSError, json.JSONDecodeError) as exc:
+    except OSError as exc:
+        raise AnalysisError(f"{path} is not readable: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise AnalysisError(f"{path} is not UTF-8 text (byte {exc.start})") from exc
+    except (RecursionError, ValueError) as exc:
         raise AnalysisError(f"{path} is not readable JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise AnalysisError(f"{path} must hold one JSON object, got {type(data).__name__}")
@@ -75,20 +89,66 @@ def read_json(path: Path) -> dict[str, Any] | None:
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """All records of a JSON-lines file ([] when it does not exist)."""
+    """All records of a JSON-lines file ([] when it does not exist); each must be an object."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_bytes().splitlines()
     except FileNotFoundError:
         return []
+    except OSError as exc:
+        raise AnalysisError(f"{path} is not readable: {exc.strerror}") from exc
     records = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise AnalysisError(f"{path} line {number} is not JSON: {exc.msg}") from exc
+        records.append(_record(line, f"{path} line {number}"))
     return records
+
+
+def _record(line: bytes, where: str) -> dict[str, Any]:
+    try:
+        record = loads_strict(line)
+    except UnicodeDecodeError as exc:
+        raise AnalysisError(f"{where} is not UTF-8 text") from exc
+    except (RecursionError, ValueError) as exc:
+        raise AnalysisError(f"{where} is not JSON: {exc}") from exc
+    if not isinstance(record, dict):
+        raise AnalysisError(f"{where} must be a JSON object, got {type(record).__name__}")
+    return record
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _has_xy(item: Any) -> bool:
+    return isinstance(item, dict) and _finite(item.get("x_mm")) and _finite(item.get("y_mm"))
+
+
+def check_tracks_record(record: dict[str, Any], where: str) -> dict[str, Any]:
+    """``record`` when it follows the output contract's tracks record; else ``AnalysisError``.
+
+    ``ball`` is null or ``{"x_mm", "y_mm", ...}``; ``figures`` a list of such objects.
+    """
+    ball = record.get("ball")
+    figures = record.get("figures") or []
+    if ball is not None and not _has_xy(ball):
+        raise AnalysisError(f"{where}: 'ball' must be null or hold finite x_mm and y_mm")
+    if not isinstance(figures, list) or not all(_has_xy(f) for f in figures):
+        raise AnalysisError(f"{where}: 'figures' must be a list of objects with x_mm and y_mm")
+    return record
+
+
+def check_call_record(call: dict[str, Any], where: str) -> dict[str, Any]:
+    """``call`` when its frame is a frame number and its line (if any) a name."""
+    frame = call.get("frame")
+    if isinstance(frame, bool) or not isinstance(frame, int) or frame < 0:
+        raise AnalysisError(f"{where}: 'frame' must be a frame number, got {frame!r}")
+    if call.get("line") is not None and not isinstance(call["line"], str):
+        raise AnalysisError(f"{where}: 'line' must be a line's name, got {call['line']!r}")
+    evidence = call.get("evidence")
+    if evidence is not None and not isinstance(evidence, str):
+        raise AnalysisError(f"{where}: 'evidence' must be a path, got {evidence!r}")
+    return call
 
 
 class TracksIndex:
@@ -130,10 +190,8 @@ class TracksIndex:
         with self.path.open("rb") as f:
             f.seek(offset)
             line = f.readline()
-        try:
-            return json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise AnalysisError(f"{self.path}: the record of frame {frame} is not JSON") from exc
+        where = f"{self.path}: the record of frame {frame}"
+        return check_tracks_record(_record(line, where), where)
 
 
 class FrameReader:
@@ -237,7 +295,12 @@ class Analysis:
         return self.cached("calls", "calls.jsonl", self._read_calls)
 
     def _read_calls(self) -> list[dict[str, Any]]:
-        calls = sorted(read_jsonl(self.folder / "calls.jsonl"), key=lambda c: c.get("frame", 0))
+        path = self.folder / "calls.jsonl"
+        calls = [
+            check_call_record(call, f"{path} call {n}")
+            for n, call in enumerate(read_jsonl(path), start=1)
+        ]
+        calls.sort(key=lambda c: c["frame"])
         for index, call in enumerate(calls):
             call["index"] = index
             call["evidence_rel"] = evidence_relpath(call.get("evidence"), self.folder)

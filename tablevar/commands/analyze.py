@@ -31,6 +31,7 @@ from calibration.calibrate import calibrate, clean_view
 from calibration.calibration_file import Calibration, read_calibration, write_calibration
 from calibration.tables import load_pitch
 from hardware.sources import SourceError, VideoFileSource
+from tablevar.commands.options import seconds
 from tablevar.evidence import EvidenceWriter
 from tablevar.pipeline import Pipeline, PipelineConfig
 from tablevar.rules_stage import FistfRules
@@ -62,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--table", default="fistf", help="table profile name or .toml path")
     parser.add_argument(
         "--seconds",
-        type=float,
+        type=seconds,
         default=2.0,
         help="calibrate from the empty-table view of the first SECONDS (default: 2)",
     )

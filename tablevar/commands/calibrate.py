@@ -36,9 +36,11 @@ from calibration.lens import BoardSpec, calibrate_lens
 from calibration.lines import clean_view
 from calibration.report import draw_overlay, format_report
 from calibration.tables import load_pitch
-from hardware.sources import VideoFileSource
+from hardware.sources import VideoFileSource, native_path
+from tablevar.commands.options import seconds
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
+OVERLAY_SUFFIXES = (".png", ".jpg", ".jpeg")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -61,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--lens", type=Path, metavar="FILE", help="lens.json: fit only the pose")
     parser.add_argument(
         "--seconds",
-        type=float,
+        type=seconds,
         default=3.0,
         help="video: build the empty table from its first SECONDS (default: 3)",
     )
@@ -83,6 +85,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.overlay is not None and args.overlay.suffix.lower() not in OVERLAY_SUFFIXES:
+        raise CalibrationError(
+            f"--overlay {args.overlay}: give a {' or '.join(OVERLAY_SUFFIXES)} path"
+        )
     pitch = load_pitch(args.table)
     lens = read_lens(args.lens) if args.lens is not None else None
     image = read_view(args.source, args.seconds)
@@ -136,14 +142,18 @@ def read_view(source: Path, seconds: float) -> NDArray[np.uint8]:
 def _read_image(path: Path) -> NDArray[np.uint8]:
     if not path.is_file():
         raise CalibrationError(f"no such picture: {path}")
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    image = cv2.imread(native_path(path), cv2.IMREAD_COLOR)
     if image is None:
         raise CalibrationError(f"cannot read {path} as a picture (PNG, JPEG, ...)")
     return image
 
 
 def _write_image(path: Path, image: NDArray[np.uint8]) -> None:
-    if not cv2.imwrite(str(path), image):
+    try:
+        written = cv2.imwrite(native_path(path), image)
+    except cv2.error:
+        written = False
+    if not written:
         raise CalibrationError(
             f"cannot write {path}: give a .png or .jpg path in a folder that exists"
         )
