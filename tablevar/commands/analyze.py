@@ -3,8 +3,11 @@
 Writes into DIR (DESIGN.md section 4): ``calibration.json``, ``tracks.jsonl`` (one object per
 frame), ``calls.jsonl`` and ``summary.json``. Records are written as they become final, so a
 video that turns out to be truncated or unreadable part-way still leaves every frame before the
-fault on disk; ``summary.json`` then says ``"complete": false`` and the command ends with a
-one-line error and a non-zero status.
+fault on disk; ``summary.json`` then says ``"complete": false`` (and the fault as ``"error"``)
+and the command ends with a one-line error and a non-zero status.
+
+The outputs are written into a temporary folder inside DIR and moved into place when the run
+ends: a run that fails or is interrupted never replaces a complete analysis already in DIR.
 
 Calibration: ``--calibration FILE`` uses a ``calibration.json`` (from ``tablevar calibrate``);
 otherwise the camera is calibrated automatically from the empty-table view of the video's first
@@ -20,6 +23,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -30,7 +36,7 @@ from tqdm import tqdm
 from calibration.calibrate import calibrate, clean_view
 from calibration.calibration_file import Calibration, read_calibration, write_calibration
 from calibration.tables import load_pitch
-from hardware.sources import SourceError, VideoFileSource
+from hardware.sources import SourceError, VideoFileSource, native_path
 from tablevar.commands.options import seconds
 from tablevar.evidence import EvidenceWriter
 from tablevar.pipeline import Pipeline, PipelineConfig
@@ -41,6 +47,10 @@ from vision.model import LearningError, learn_model
 from web.recordings import VIEW_NAME
 
 CALIBRATION_FRAMES = 25
+EVIDENCE_DIR = "evidence"
+# In the order they are moved into place: summary.json, which says whether the run
+# finished, comes last.
+OUTPUT_FILES = ("calibration.json", VIEW_NAME, "tracks.jsonl", "calls.jsonl", "summary.json")
 LEARN_WAIT_S = 10.0
 
 
@@ -92,9 +102,48 @@ def run(args: argparse.Namespace) -> int:
         if args.ball_colour is not None:
             parse_colour(args.ball_colour)  # a bad name fails before any work
             cal = dataclasses.replace(cal, ball_colour=args.ball_colour)
+        native_path(args.out)
         args.out.mkdir(parents=True, exist_ok=True)
-        write_calibration(args.out / "calibration.json", cal)
-        return analyze(video, cal, pitch, args.out, progress=not args.no_progress)
+        # Written aside and moved into place at the end: a run that fails never replaces a
+        # complete analysis (a partial one still lands where there was none).
+        staging = Path(tempfile.mkdtemp(prefix=".analyze-", dir=args.out))
+        try:
+            write_calibration(staging / "calibration.json", cal)
+            return analyze(video, cal, pitch, staging, progress=not args.no_progress)
+        finally:
+            publish(staging, args.out)
+
+
+def is_complete(folder: Path) -> bool:
+    """Whether ``folder`` holds a finished analysis (its summary says ``complete``)."""
+    try:
+        summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(summary, dict) and summary.get("complete") is True
+
+
+def publish(staging: Path, out: Path) -> bool:
+    """Move the outputs of ``staging`` into ``out`` (``summary.json`` last), unless the run did
+    not finish and ``out`` holds a finished analysis; then remove ``staging``.
+
+    Returns:
+        whether the outputs were moved.
+    """
+    try:
+        if not is_complete(staging) and is_complete(out):
+            return False
+        old_evidence = staging / ".old-evidence"
+        if (out / EVIDENCE_DIR).is_dir():
+            os.replace(out / EVIDENCE_DIR, old_evidence)
+        if (staging / EVIDENCE_DIR).is_dir():
+            os.replace(staging / EVIDENCE_DIR, out / EVIDENCE_DIR)
+        for name in OUTPUT_FILES:
+            if (staging / name).is_file():
+                os.replace(staging / name, out / name)
+        return True
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _empty_view(video: VideoFileSource, seconds: float) -> np.ndarray:
@@ -167,6 +216,10 @@ def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progr
             if pipeline is None:
                 raise SourceError(f"{video.path}: no frames decoded")
             summary["complete"] = True
+        except (ValueError, OSError) as exc:
+            # Kept with the partial outputs: ``review`` serves them instead of failing again.
+            summary["error"] = " ".join(str(exc).split())
+            raise
         finally:
             if pipeline is not None:
                 records = pipeline.finish()

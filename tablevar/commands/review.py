@@ -99,10 +99,14 @@ def stale_reason(folder: Path, source: Path) -> str | None:
             return f"{name} is older than the video"
     try:
         summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    except (OSError, ValueError):
         return "summary.json is unreadable"
-    if not isinstance(summary, dict) or summary.get("complete") is False:
-        return "the last analysis did not finish"
+    if not isinstance(summary, dict):
+        return "summary.json is unreadable"
+    if summary.get("complete") is False and not summary.get("error"):
+        return "the last analysis did not finish"  # interrupted: the next run may finish
+    # An analysis that stopped at a fault of this very video (cut short, damaged) would stop
+    # there again: it is served as it is.
     picked_s = (folder / "calibration.json").stat().st_mtime
     if _picked_ball_colour(folder) and picked_s > (folder / "tracks.jsonl").stat().st_mtime:
         return "the ball's colour was picked after the last analysis"
@@ -186,7 +190,36 @@ def serve_review(
 def run(args: argparse.Namespace) -> int:
     check_server_options(args)
     folder = review_folder(args.path, args.out)
-    ensure_analysis(folder, table=args.table, progress=sys.stderr.isatty())
+    try:
+        ensure_analysis(folder, table=args.table, progress=sys.stderr.isatty())
+    except (ValueError, OSError) as exc:
+        if not (folder / "tracks.jsonl").is_file():
+            raise
+        # A video cut short, or a read-only folder: the page shows what there is.
+        print(f"tablevar: warning: {_one_line(exc)}; reviewing the analysis there is", flush=True)
+    else:
+        warn_incomplete(folder)
     if args.no_serve:
         return 0
     return serve_review(folder, args, table=args.table)
+
+
+def warn_incomplete(folder: Path, out: TextIO | None = None) -> None:
+    """Say so when ``folder``'s analysis stopped early (its summary names the fault)."""
+    try:
+        summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if isinstance(summary, dict) and summary.get("complete") is False and summary.get("error"):
+        print(
+            f"tablevar: warning: the analysis stops at frame {summary.get('frames')}: "
+            f"{summary['error']}",
+            file=out or sys.stdout,
+            flush=True,
+        )
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror and exc.filename:
+        return f"{exc.filename}: {exc.strerror}"
+    return " ".join(str(exc).split())

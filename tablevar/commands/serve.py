@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
@@ -114,12 +115,27 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(
             f"recordings folder {args.recordings} does not exist; give one with --recordings DIR"
         )
-    # The idle live page still keeps a match log, beside the recordings it serves.
     app = create_app(
         {
             "RECORDINGS_DIR": args.recordings,
-            "MATCH_LOG": args.recordings / "match.sqlite",
+            "MATCH_LOG": match_log_path(args.recordings),
             "PIN": args.pin,
         }
     )
     return start_server(app, args)
+
+
+def match_log_path(recordings: Path) -> Path:
+    """The idle live page's match log: beside the recordings it serves, or in a temporary
+    folder when that folder cannot be written (a DVD, a read-only share)."""
+    try:
+        with tempfile.TemporaryFile(dir=recordings):
+            pass
+        return recordings / "match.sqlite"
+    except OSError:
+        folder = Path(tempfile.mkdtemp(prefix="tablevar-serve-"))
+        print(
+            f"tablevar: {recordings} is read-only: the match log is kept in {folder}",
+            file=sys.stderr,
+        )
+        return folder / "match.sqlite"

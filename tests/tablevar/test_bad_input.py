@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -177,3 +178,34 @@ def test_recording_meta_with_infinite_rate_is_named(tmp_path, capsys):
     (folder / "meta.json").write_text(text, "utf-8")
     assert main(["analyze", str(folder), "--out", str(tmp_path / "o"), "--no-progress"]) == 2
     assert "meta.json" in capsys.readouterr().err
+
+
+def _analyze(source: Path, out: Path) -> int:
+    return main(["analyze", str(source), "--out", str(out), "--no-progress"])
+
+
+def test_a_failed_analyze_never_replaces_a_complete_one(tmp_path, sim_recording, capsys):
+    out = tmp_path / "out"
+    assert _analyze(sim_recording, out) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    assert json.loads(before["summary.json"])["complete"] is True
+    # The same recording, damaged: its timestamps promise frames the video does not hold.
+    damaged = tmp_path / "damaged"
+    shutil.copytree(sim_recording, damaged)
+    meta = json.loads((damaged / "meta.json").read_text("utf-8"))
+    (damaged / "meta.json").write_text(json.dumps(meta | {"complete": False}), "utf-8")
+    with (damaged / "timestamps.csv").open("a", encoding="utf-8") as f:
+        n = meta["frames"]
+        f.writelines(f"{n + i},{(n + i) * 50_000_000}\n" for i in range(20))
+    assert _analyze(damaged, out) == 2
+    assert "ended after" in capsys.readouterr().err
+    after = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    assert after == before
+    assert [p.name for p in out.iterdir() if p.name.startswith(".analyze-")] == []
+    # Where there was no analysis, the partial one lands, saying why it stopped.
+    fresh = tmp_path / "fresh"
+    assert _analyze(damaged, fresh) == 2
+    summary = json.loads((fresh / "summary.json").read_text("utf-8"))
+    assert summary["complete"] is False and "ended after" in summary["error"]
+    assert summary["frames"] == meta["frames"]
+    assert len((fresh / "tracks.jsonl").read_text("utf-8").splitlines()) == meta["frames"]

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -123,3 +126,66 @@ def test_review_refuses_what_is_not_a_recording_in_one_line(tmp_path, capsys, ta
     assert cli.main(["review", str(tmp_path / target), "--no-serve"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("tablevar: error: ") and message in err and err.count("\n") == 1
+
+
+def _old_video(folder: Path) -> None:
+    video = folder / "video.mp4"
+    video.write_bytes(b"not a video: analysing it again would fail")
+    old = time.time() - 100
+    os.utime(video, (old, old))
+
+
+def test_an_analysis_stopped_by_its_video_is_served_not_redone(tmp_path, capsys):
+    """The video is cut short: analysing again stops at the same frame, on every run."""
+    _old_video(tmp_path)
+    write_outputs(tmp_path)
+    summary = {"complete": False, "frames": 99, "error": "video.mp4 ended after 99 of 120 frames"}
+    (tmp_path / "summary.json").write_text(json.dumps(summary), "utf-8")
+    assert stale_reason(tmp_path, tmp_path) is None
+    assert cli.main(["review", str(tmp_path), "--no-serve"]) == 0
+    out = capsys.readouterr().out
+    assert "up to date" in out and "stops at frame 99" in out
+
+
+def test_a_failing_reanalysis_still_reviews_what_there_is(tmp_path, capsys):
+    """An interrupted analysis is redone; when that fails (here the video cannot be read, on
+    a DVD the folder cannot be written) the page shows the analysis there is."""
+    _old_video(tmp_path)
+    write_outputs(tmp_path, complete=False)
+    assert cli.main(["review", str(tmp_path), "--no-serve"]) == 0
+    captured = capsys.readouterr()
+    assert "tablevar: warning: " in captured.out and "reviewing the analysis there is" in (
+        captured.out
+    )
+    assert "Traceback" not in captured.err
+
+
+def test_no_analysis_and_no_video_is_still_an_error(tmp_path, capsys):
+    _old_video(tmp_path)
+    assert cli.main(["review", str(tmp_path), "--no-serve"]) == 2
+    assert capsys.readouterr().err.startswith("tablevar: error: ")
+
+
+UNSHARE = shutil.which("unshare")
+
+
+@pytest.mark.skipif(UNSHARE is None, reason="needs unshare (util-linux) for a read-only mount")
+def test_read_only_recordings_are_served_with_a_match_log_elsewhere(tmp_path):
+    """A DVD or a read-only share: the match log goes to a temporary folder."""
+    src, ro = tmp_path / "src", tmp_path / "ro"
+    src.mkdir()
+    ro.mkdir()
+    code = (
+        "import pathlib, sys; from tablevar.commands.serve import match_log_path; "
+        "from web.matchlog import MatchLog; p = match_log_path(pathlib.Path(sys.argv[1])); "
+        "MatchLog(p, table='fistf', clock_mode='ball-moving').close(); print(p)"
+    )
+    script = f'mount --bind -o ro "{src}" "{ro}" && exec "{sys.executable}" -c "$0" "{ro}"'
+    done = subprocess.run(
+        [UNSHARE, "-rm", "sh", "-c", script, code], capture_output=True, text=True, timeout=60
+    )
+    if "mount" in done.stderr and done.returncode != 0:
+        pytest.skip(f"no read-only mount here: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    log = Path(done.stdout.strip())
+    assert not log.is_relative_to(ro) and "read-only" in done.stderr
