@@ -50,6 +50,9 @@ MAX_PASSES = 8  # fits of one ball, each from the last one's centre
 BASE_PASSES = 3  # fits of one base, each from the last one's centre
 READINGS_APART_PX = 2.0  # the two placing readings of a ball differ by less than this
 EDGE_SPACING_PX = 2.0  # edges of a ball's outline this far apart err independently
+# The whole patch is a ball's only where the ball shows whole: balls in the open have 0.9-1
+# of their rays on the outline, one with a fifth of it under a finger 0.78.
+PATCH_MIN_SUPPORT = 0.85
 
 
 def _radial_frame(model: SceneModel, c_mm: NDArray, z_mm: float):
@@ -122,8 +125,9 @@ def refine_balls(
     centre_px, r_px, ground, ok, outline, size_err, sigma, between, streak = fit
     ground = ground + between
     r = model.pitch.profile.ball_radius_mm
-    # A round ball is placed by its whole patch (``vision/shading.py``); a streak is no sphere.
-    patch = ok & ~streak
+    # A round ball in the open is placed by its whole patch (``vision/shading.py``); a streak
+    # is no sphere, and the model has no finger, net or base hiding part of the ball.
+    patch = ok & ~streak & (outline.mean(axis=1) >= PATCH_MIN_SUPPORT)
     if whole_patch and config.patch_fit and patch.any():
         fits = fit_ball_patches(image, model.background, model.lens, ground[patch], r)
         idx = np.flatnonzero(patch)[fits.ok]

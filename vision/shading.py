@@ -49,7 +49,8 @@ SUPERSAMPLE_BAND_PX = 2.0  # pixels this near the start's silhouette are sub-sam
 OUTSIDE_PX = 1.5  # pixels farther out than this inside the silhouette show no cloth
 BAND_PX = 3.0  # the patch reaches this far beyond the silhouette
 PAD_PX = 3  # pixels modelled beyond the patch, for the blur at its border
-STEPS = 8  # Gauss-Newton steps at most
+STEPS = 8  # Levenberg-Marquardt steps at most
+DONE_PX = 0.01  # a step shorter than this ends the fit
 MODEL_SIGMA_PX = 0.05  # what the model lacks (see the module docstring)
 HUBER = 2.0  # residuals beyond this many robust sigmas are weighed down
 START_BLUR_PX = 0.6
@@ -245,11 +246,12 @@ class _Patch:
                 p, res, lam = trial, new, lam * 0.3
             else:
                 lam *= 10.0
-            if np.hypot(*step[:2]) < 0.01 * mm_per_px:
+            if np.hypot(*step[:2]) < DONE_PX * mm_per_px:
                 break
         else:
             ok = np.hypot(*step[:2]) < 0.05 * mm_per_px
-        jac = self._jacobian(p, res, steps)
+        # The last Jacobian stands for the covariance: the last step moved the centre by a
+        # few thousandths of a pixel.
         dof = max(len(res) - 12 - 4 - 3, 1)
         s2 = (res @ res) / dof
         blur = float(np.exp(p[2]))
