@@ -62,6 +62,8 @@ class VisionConfig:
             at 2304x1296 alike read 0.25 px RMS off in all.
         lossy_frames: the frames came through a lossy codec or colour subsampling (the frame
             source's ``lossy``); the default assumes so.
+        patch_fit: a ball at rest is placed by its whole patch, a shaded sphere on the
+            cloth (``vision/shading.py``), not by its edges alone.
     """
 
     ball_bgr: BGR | None = None
@@ -86,6 +88,7 @@ class VisionConfig:
     ball_sigma_px: float = 0.1
     codec_sigma_px: float = 0.23
     lossy_frames: bool = True
+    patch_fit: bool = True
 
     @property
     def fit_sigma_px(self) -> float:

@@ -263,11 +263,12 @@ class Detector:
         d = np.linalg.norm(bases_px[:, None, :] - balls_px[None], axis=2)
         return ~(d < balls_r_px[None, :]).any(axis=1)
 
-    def _fit_balls(self, image, rough_px):
+    def _fit_balls(self, image, rough_px, *, whole_patch: bool = False):
         """Sub-pixel fits and checks of rough ball centres: (xy px, r px, mm, score, ok,
-        index of the ball colour each shows, sigma mm)."""
+        index of the ball colour each shows, sigma mm); ``whole_patch`` places round balls
+        by their whole patch (``vision.refine.refine_balls``)."""
         bxy, br, bmm, ok, outline, size_err, doubt = refine_balls(
-            image, self.model, rough_px, self.config, again_px=REFIT_PX
+            image, self.model, rough_px, self.config, again_px=REFIT_PX, whole_patch=whole_patch
         )
         scores, ok, colour = self._ball_quality(
             image, bxy, br, ok & self._ball_sized(size_err), outline
@@ -314,7 +315,9 @@ class Detector:
             start = last[0][last[4]][:1]
         else:  # the predicted centre: usually within a pixel of the ball, moving or not
             start = hint[None]
-        fit = self._fit_balls(image, start)
+        # A ball at rest is placed by its whole patch; a rolling one, fitted on every frame
+        # and smeared by its motion, by its edges.
+        fit = self._fit_balls(image, start, whole_patch=not rolling)
         # The fit runs from its own centre until it settles; one that wandered more than half
         # a radius from its start may have left for something else: the blobs decide then.
         near = np.hypot(*(fit[0][0] - start[0])) < 0.5 * fit[1][0]
@@ -325,7 +328,7 @@ class Detector:
         if len(balls) == 0:
             self._ball_gate.clear()
             return None
-        fit = self._fit_balls(image, balls)
+        fit = self._fit_balls(image, balls, whole_patch=not rolling)
         self._ball_gate.store(box, region, fit, self._frames)
         return fit
 

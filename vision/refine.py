@@ -44,11 +44,15 @@ from vision.edges import (
     refit_by_contrast,
 )
 from vision.model import SceneModel
+from vision.shading import fit_ball_patches
 
 MAX_PASSES = 8  # fits of one ball, each from the last one's centre
 BASE_PASSES = 3  # fits of one base, each from the last one's centre
 READINGS_APART_PX = 2.0  # the two placing readings of a ball differ by less than this
 EDGE_SPACING_PX = 2.0  # edges of a ball's outline this far apart err independently
+# The whole patch is a ball's only where the ball shows whole: balls in the open have 0.9-1
+# of their rays on the outline, one with a fifth of it under a finger 0.78.
+PATCH_MIN_SUPPORT = 0.85
 
 
 def _radial_frame(model: SceneModel, c_mm: NDArray, z_mm: float):
@@ -67,8 +71,15 @@ def refine_balls(
     config: VisionConfig,
     *,
     again_px: float = 0.5,
+    whole_patch: bool = False,
 ) -> tuple[NDArray, NDArray, NDArray, NDArray[np.bool_]]:
     """Ball ground points for rough centres ``(k, 2)`` px.
+
+    With ``whole_patch`` (and ``VisionConfig.patch_fit``) a round ball the edges placed is
+    placed again by its whole patch, a shaded sphere on the cloth (``vision/shading.py``),
+    which a dim side or a shadow does not move; where that fit fails (a ball under a net,
+    half hidden, at the image border) the edges' placing stands. It costs a few dozen
+    model evaluations: for a ball at rest, not for every candidate of a search.
 
     The fit runs again with rays from its own centre while that centre moves by ``again_px``
     or more (at most ``MAX_PASSES`` passes), so the result does not depend on how rough the
@@ -108,12 +119,20 @@ def refine_balls(
             np.where(use.reshape(-1, *([1] * (a.ndim - 1))), a, b)
             for a, b in zip((*again[:3], *again[4:]), (*fit[:3], *fit[4:]), strict=True)
         )
-        centre_px, r_px, ground, outline, size_err, sigma, between = merged
+        centre_px, r_px, ground, outline, size_err, sigma, between, streak = merged
         start = fit[0]
-        fit = (centre_px, r_px, ground, use | fit[3], outline, size_err, sigma, between)
-    centre_px, r_px, ground, ok, outline, size_err, sigma, between = fit
+        fit = (centre_px, r_px, ground, use | fit[3], outline, size_err, sigma, between, streak)
+    centre_px, r_px, ground, ok, outline, size_err, sigma, between, streak = fit
     ground = ground + between
     r = model.pitch.profile.ball_radius_mm
+    # A round ball in the open is placed by its whole patch (``vision/shading.py``); a streak
+    # is no sphere, and the model has no finger, net or base hiding part of the ball.
+    patch = ok & ~streak & (outline.mean(axis=1) >= PATCH_MIN_SUPPORT)
+    if whole_patch and config.patch_fit and patch.any():
+        fits = fit_ball_patches(image, model.background, model.lens, ground[patch], r)
+        idx = np.flatnonzero(patch)[fits.ok]
+        ground[idx] = fits.centre_mm[fits.ok]
+        sigma[idx] = fits.sigma_mm[fits.ok]
     centre_px = model.lens.project(np.concatenate([ground, np.full((len(ground), 1), r)], 1))
     return centre_px, r_px, ground, ok, outline, size_err, sigma
 
@@ -220,8 +239,8 @@ def _refine_balls_once(image, model, rough, config):
     # (a half-hidden round ball is elongated too, but the circle explains all it shows).
     seen = valid.sum(1)
     maybe = (inl.sum(1) < 0.6 * np.maximum(seen, 1)) & (seen >= 0.5 * m)
+    streak = np.zeros(k, bool)
     if maybe.any():
-        streak = np.zeros(k, bool)
         streak[maybe] = _elongation(pts[maybe], valid[maybe]) > config.blur_elongation
         if streak.any():
             centre[streak] = _streak_centres(pts[streak], valid[streak])
@@ -236,7 +255,7 @@ def _refine_balls_once(image, model, rough, config):
     delta = height * tan_t * a2 * (1 + t2) / (1 - t2 * a2)
     ground = centre - delta[:, None] * e
     centre_px = cam.project(np.concatenate([ground, np.full((k, 1), r)], 1))
-    return centre_px, r_px, ground, ok, on_outline, size_err, sigma, between
+    return centre_px, r_px, ground, ok, on_outline, size_err, sigma, between, streak
 
 
 def _unsqueeze(xy: NDArray, c0z: NDArray, ez: NDArray, cos_t: NDArray) -> NDArray[np.float64]:

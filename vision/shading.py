@@ -1,0 +1,275 @@
+"""A resting ball's centre from its whole patch: a shaded sphere on a shadowed cloth.
+
+Edges read where the colour turns from the ball's to the cloth's, and the side of a ball that
+faces the camera's nadir is its dim lower side, next to its contact shadow: there both are
+dark, and wherever an edge is put on that slope, it slides. Here the patch around the ball is
+explained instead, pixel by pixel, by what lies there:
+
+- **The silhouette** of a sphere of the profile's radius whose centre stands one radius above
+  the cloth, seen through the calibrated camera: each pixel's ray (lens included) meets it or
+  passes at some distance. The centre's ``x, y`` mm are the only free geometry.
+- **The ball** as a Lambertian sphere: where a ray meets it, its brightness in each colour is
+  linear in the surface normal ``n`` there, ``a + b . n``. That holds for any number of distant
+  lights (unclamped) and for light from a sky hemisphere (``(1 + n_z) / 2``), so a dim lower
+  side is shading the model expects, not an edge moved inward.
+- **The cloth**: where cloth may show (beyond the silhouette and within a pixel and a half
+  inside it) only the part of a pixel's colour off the learnt background's colour is compared:
+  a shadow darkens the cloth and keeps its colour, so the contact shadow and a shadow cast to
+  one side, however dark and whatever their shape, are nothing to explain there, and the edge
+  is where the ball's own colour fades. Inside, the cloth's part (blurred in from beyond the
+  edge) is the background times a light factor that falls near the ball, where the ball hides
+  part of the sky from the cloth (the form factor of a sphere seen from a point of the plane,
+  ``(1 + (d / r)^2)^-3/2`` at a distance ``d`` from the contact point).
+- **Blur**: each pixel averages its sub-samples (near the silhouette), then a Gaussian of free
+  width mixes neighbouring pixels (the optics, demosaicing and a codec).
+
+The appearance (14 numbers) is linear given the geometry and is solved by least squares for
+each trial (variable projection); the centre and blur width are found by Levenberg-Marquardt,
+the pixels weighed by Huber's rule so that what the model lacks (a highlight, a mark) pulls
+little. The stated uncertainty is the fit's own covariance, the residuals counted as
+correlated over the blur's area, and in quadrature ``MODEL_SIGMA_PX`` for what the model
+lacks: on balls ray-traced with a clamped Lambertian terminator and a hard cast shadow
+(``tests/vision/test_shading.py``) it places the centre 0.03-0.10 px off, where the edges of
+the same balls read 0.1-0.7 px off.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.geometry import FastCamera
+
+SUPERSAMPLE = 3  # sub-samples per pixel and axis, near the silhouette
+SUPERSAMPLE_BAND_PX = 2.0  # pixels this near the start's silhouette are sub-sampled
+OUTSIDE_PX = 1.5  # pixels farther out than this inside the silhouette show no cloth
+BAND_PX = 3.0  # the patch reaches this far beyond the silhouette
+PAD_PX = 3  # pixels modelled beyond the patch, for the blur at its border
+STEPS = 8  # Levenberg-Marquardt steps at most
+DONE_PX = 0.01  # a step shorter than this ends the fit
+MODEL_SIGMA_PX = 0.05  # what the model lacks (see the module docstring)
+HUBER = 2.0  # residuals beyond this many robust sigmas are weighed down
+START_BLUR_PX = 0.6
+BLUR_RANGE_PX = (0.15, 1.5)
+
+
+@dataclass(frozen=True, slots=True)
+class PatchFits:
+    """Fits of ``k`` balls.
+
+    Attributes:
+        centre_mm: (k, 2) the sphere's centre (and so its ground point) on the pitch.
+        sigma_mm: (k,) standard uncertainty of the centre.
+        blur_px: (k,) the fitted blur's Gaussian width.
+        ok: (k,) the fit converged on a ball-like patch.
+    """
+
+    centre_mm: NDArray[np.float64]
+    sigma_mm: NDArray[np.float64]
+    blur_px: NDArray[np.float64]
+    ok: NDArray[np.bool_]
+
+
+def fit_ball_patches(
+    image: NDArray[np.uint8],
+    background: NDArray[np.uint8],
+    cam: FastCamera,
+    centres_mm: NDArray,
+    r_mm: float,
+) -> PatchFits:
+    """Fit the patches of balls whose centres are near ``centres_mm (k, 2)`` (mm, on the
+    plane one radius ``r_mm`` above the cloth) in ``image`` and its ``background`` (h, w, 3)
+    uint8 BGR; see the module docstring."""
+    start = np.asarray(centres_mm, np.float64).reshape(-1, 2)
+    k = len(start)
+    out = np.zeros((k, 2)), np.zeros(k), np.zeros(k), np.zeros(k, bool)
+    for i in range(k):  # one ball, rarely two
+        patch = _Patch.cut(image, background, cam, start[i], r_mm)
+        if patch is None:
+            out[0][i] = start[i]
+            continue
+        out[0][i], out[1][i], out[2][i], out[3][i] = patch.fit(start[i])
+    return PatchFits(*out)
+
+
+def _blur_taps(blur_px: float) -> NDArray[np.float32]:
+    """A Gaussian of width ``blur_px`` integrated over each pixel: taps ``(2 j + 1, 1)``."""
+    j = max(1, int(np.ceil(3.0 * blur_px)))
+    edges = (np.arange(-j, j + 2) - 0.5) / (np.sqrt(2.0) * blur_px)
+    cdf = 0.5 * (1.0 + np.array([math.erf(e) for e in edges]))
+    taps = np.diff(cdf)
+    return (taps / taps.sum()).astype(np.float32)[:, None]
+
+
+class _Patch:
+    """The pixels round one ball: their rays (a pixel near the silhouette sub-sampled), where
+    those meet the cloth, and the background there."""
+
+    def __init__(self, img, bg, proj, rays, ground, band, shape, origin, f_px, mask, r_mm):
+        self.img = img  # (n, 3) pixels used
+        self.bg = bg  # (n, 3) their background
+        self.proj = proj  # (n, 3, 3) what of each pixel's colour is compared
+        self.rays = rays  # (p + b * s^2, 3) unit: each pixel's centre, then the band's samples
+        self.ground = ground  # (p + b * s^2, 2) where they meet the cloth
+        self.band = band  # (b,) which pixels are sub-sampled
+        self.shape = shape  # (h, w) of the modelled pixels, the patch with its pad
+        self.origin = origin
+        self.f_px = f_px
+        self.mask = mask  # (h, w) which modelled pixels are used
+        self.r = r_mm
+        self.weights = np.ones(len(img))
+
+    @classmethod
+    def cut(cls, image, background, cam: FastCamera, centre_mm, r_mm):
+        origin = cam.centre_mm
+        c3 = np.array([centre_mm[0], centre_mm[1], r_mm])
+        c_px = cam.project(c3[None])[0]
+        depth = float(np.linalg.norm(c3 - origin))
+        f_px = float(cam.camera.fx_px)
+        r_px = f_px * r_mm / np.sqrt(max(depth**2 - r_mm**2, 1.0))
+        half = int(np.ceil(r_px + BAND_PX + 1)) + PAD_PX
+        h, w = image.shape[:2]
+        x0, y0 = int(np.rint(c_px[0])) - half, int(np.rint(c_px[1])) - half
+        x1, y1 = x0 + 2 * half + 1, y0 + 2 * half + 1
+        if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+            return None
+        px, py = np.meshgrid(np.arange(x0, x1, dtype=float), np.arange(y0, y1, dtype=float))
+        rim = np.hypot(px - c_px[0], py - c_px[1]) - r_px
+        mask = rim <= BAND_PX
+        mask[:PAD_PX] = mask[-PAD_PX:] = mask[:, :PAD_PX] = mask[:, -PAD_PX:] = False
+        # Pixels the silhouette may cross while the fit moves it are sub-sampled.
+        band = np.flatnonzero(np.abs(rim).ravel() < SUPERSAMPLE_BAND_PX)
+        s = SUPERSAMPLE
+        offs = (np.arange(s) + 0.5) / s - 0.5
+        ox, oy = (a.ravel() for a in np.meshgrid(offs, offs))
+        centres = np.stack([px.ravel(), py.ravel()], 1)
+        subs = centres[band][:, None, :] + np.stack([ox, oy], 1)[None]
+        pts = np.concatenate([centres, subs.reshape(-1, 2)])
+        ground = cam.back_project(pts, 0.0)
+        d = np.concatenate([ground, np.zeros((len(ground), 1))], 1) - origin
+        d /= np.linalg.norm(d, axis=1, keepdims=True)
+        img = image[y0:y1, x0:x1].astype(np.float64)[mask]
+        bg = background[y0:y1, x0:x1].astype(np.float64)[mask]
+        # Where cloth may show (near and beyond the silhouette) only the part of a pixel off
+        # the cloth's colour is compared: a shadow keeps that colour, however dark it is.
+        b = bg / np.maximum(np.linalg.norm(bg, axis=1, keepdims=True), 1.0)
+        proj = np.eye(3)[None] - b[:, :, None] * b[:, None, :]
+        inner = (rim[mask] < -OUTSIDE_PX)[:, None, None]
+        proj = np.where(inner, np.eye(3)[None], proj)
+        return cls(img, bg, proj, d, ground, band, px.shape, origin, f_px, mask, r_mm)
+
+    def _bases(self, centre_mm, blur_px: float):
+        """The model's basis images at the used pixels: ``(n, 4)`` for the ball's shading
+        (the same for every colour) and ``(n, 3, l)`` for the cloth's light factor."""
+        c = np.array([centre_mm[0], centre_mm[1], self.r])
+        v = c - self.origin
+        t0 = self.rays @ v
+        dist2 = np.maximum(v @ v - t0**2, 0.0)
+        dist = np.sqrt(dist2)
+        # Coverage of each sample, antialiased over its own width.
+        s_px = (dist - self.r) * self.f_px / t0
+        cover = np.clip(0.5 - s_px * SUPERSAMPLE, 0.0, 1.0)
+        p = self.shape[0] * self.shape[1]
+        cover[:p] = np.clip(0.5 - s_px[:p], 0.0, 1.0)
+        # The normal where the ray meets the sphere; off it, the limb's nearest normal.
+        t = t0 - np.sqrt(np.maximum(self.r**2 - dist2, 0.0))
+        n = (self.origin + t[:, None] * self.rays - c) / np.maximum(dist, self.r)[:, None]
+        rel = self.ground - c[:2]
+        q2 = (rel**2).sum(1)
+        ao = (1.0 + q2 / self.r**2) ** -1.5
+        maps = np.empty((len(t), 6))
+        maps[:, 0] = cover
+        maps[:, 1:4] = cover[:, None] * n
+        maps[:, 4] = 1.0 - cover
+        maps[:, 5] = (1.0 - cover) * ao
+        # Each pixel averages its samples, then the blur mixes neighbouring pixels.
+        pix = maps[:p].copy()
+        pix[self.band] = maps[p:].reshape(len(self.band), -1, 6).mean(1)
+        kern = _blur_taps(blur_px)
+        pix = cv2.sepFilter2D(
+            pix.reshape(*self.shape, -1).astype(np.float32),
+            -1,
+            kern,
+            kern,
+            borderType=cv2.BORDER_REPLICATE,
+        )[self.mask].astype(np.float64)
+        # The cloth's light factor scales the background (a pixel's own; within one pixel
+        # it changes little).
+        cloth = self.bg[:, :, None] * pix[:, None, 4:]
+        return pix[:, :4], cloth
+
+    def _residual(self, params):
+        """Weighted residuals ``(n * 3,)`` of the best appearance for ``params`` (x, y mm,
+        log blur px)."""
+        ball, cloth = self._bases(params[:2], float(np.exp(params[2])))
+        n, _, nl = cloth.shape
+        # Unknowns: 4 shading numbers per colour, then the cloth's light factor.
+        a = np.zeros((n, 3, 12 + nl))
+        for ch in range(3):
+            a[:, ch, 4 * ch : 4 * ch + 4] = ball
+        a[:, :, 12:] = cloth
+        a = np.einsum("nij,njk->nik", self.proj, a)
+        y = np.einsum("nij,nj->ni", self.proj, self.img)
+        sw = np.sqrt(self.weights)[:, None, None]
+        aw = (a * sw).reshape(-1, 12 + nl)
+        yw = (y * sw[..., 0]).ravel()
+        ata = aw.T @ aw
+        ata[np.diag_indices_from(ata)] += 1e-9 * (np.trace(ata) + 1.0)
+        theta = np.linalg.solve(ata, aw.T @ yw)
+        return yw - aw @ theta
+
+    def fit(self, start_mm):
+        """Centre (2,) mm, its sigma mm, the blur px and whether the fit is sound."""
+        p = np.array([start_mm[0], start_mm[1], np.log(START_BLUR_PX)])
+        mm_per_px = 1.0 / self._px_per_mm(start_mm)
+        steps = np.array([0.02 * mm_per_px, 0.02 * mm_per_px, 0.05])
+        lam = 1e-3
+        res = self._residual(p)
+        ok = True
+        for it in range(STEPS):
+            if it < 3:  # Huber's weights from the residuals of the current fit
+                per_px = np.sqrt((res.reshape(-1, 3) ** 2).sum(1) / np.maximum(self.weights, 1e-9))
+                scale = 1.4826 * np.median(per_px) + 1e-6
+                self.weights = np.minimum(1.0, HUBER * scale / np.maximum(per_px, 1e-9))
+                res = self._residual(p)
+            jac = self._jacobian(p, res, steps)
+            jtj, jtr = jac.T @ jac, jac.T @ res
+            step = -np.linalg.solve(jtj + lam * np.diag(np.diag(jtj)), jtr)
+            trial = p + step
+            trial[2] = np.clip(trial[2], *np.log(BLUR_RANGE_PX))
+            new = self._residual(trial)
+            if new @ new < res @ res:
+                p, res, lam = trial, new, lam * 0.3
+            else:
+                lam *= 10.0
+            if np.hypot(*step[:2]) < DONE_PX * mm_per_px:
+                break
+        else:
+            ok = np.hypot(*step[:2]) < 0.05 * mm_per_px
+        # The last Jacobian stands for the covariance: the last step moved the centre by a
+        # few thousandths of a pixel.
+        dof = max(len(res) - 12 - 4 - 3, 1)
+        s2 = (res @ res) / dof
+        blur = float(np.exp(p[2]))
+        # Neighbouring pixels share their errors over about the blur's area.
+        corr = max(1.0, 4.0 * np.pi * (blur**2 + 1.0 / 12.0))
+        cov = s2 * corr * np.linalg.inv(jac.T @ jac + 1e-12 * np.eye(3))
+        noise = np.sqrt(max(cov[0, 0] + cov[1, 1], 0.0) / 2.0)
+        ok = ok and bool(np.isfinite(p).all()) and np.hypot(*(p[:2] - start_mm)) < 0.5 * self.r
+        return p[:2], float(np.hypot(noise, MODEL_SIGMA_PX * mm_per_px)), blur, ok
+
+    def _jacobian(self, p, res, steps):
+        cols = []
+        for j in range(3):
+            q = p.copy()
+            q[j] += steps[j]
+            cols.append((self._residual(q) - res) / steps[j])
+        return np.stack(cols, 1)
+
+    def _px_per_mm(self, centre_mm):
+        c = np.array([centre_mm[0], centre_mm[1], self.r])
+        return self.f_px / float(np.linalg.norm(c - self.origin))
