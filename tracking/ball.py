@@ -462,7 +462,10 @@ class BallTracker:
         frames = np.array([h[0] for h in measured])
         t = np.array([h[1] for h in measured])
         d = np.hypot(*(np.array([h[2] for h in measured]) - final).T)
-        dated = date_stop(frames, t, d, tol)
+        span = [h for h in self._history if h[0] >= frames[0]]
+        dated = date_stop(
+            frames, t, d, tol, np.array([h[0] for h in span]), np.array([h[1] for h in span])
+        )
         if dated is None:
             return  # still creeping to a stop: not at rest yet
         since, since_s = dated
