@@ -243,7 +243,8 @@ class Pipeline:
         """Correct held records from the dated state switch and the rest point.
 
         A ball at rest is placed at its rest point since the rest began (also on frames that
-        waited for the ball to be confirmed); a movement not yet confirmed changes nothing.
+        waited for the ball to be confirmed), a ball found rolling along its roll back to its
+        first sighting; a movement not yet confirmed changes nothing.
         """
         ball = tracks.ball
         if ball.xy_mm is None:
@@ -267,9 +268,12 @@ class Pipeline:
                 p.ball_switch_before_s = max(p.record["t_s"] - ball.state_since_s, 0.0)
             rec = p.record["ball"]
             if rec is None:
-                if rest is None:
+                if rest is None and not moving:
                     continue
                 rec = p.record["ball"] = {}
+                if rest is None:  # found rolling: it rolled through its first sightings
+                    back = ball.xy_mm - ball.v_mm_s * (ball.t_s - p.record["t_s"])
+                    rec["x_mm"], rec["y_mm"] = np.round(back, 3).tolist()
             if rest is not None:
                 rec["x_mm"], rec["y_mm"] = x, y
                 p.ball_sigma_mm = ball.sigma_mm

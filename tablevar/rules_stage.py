@@ -103,6 +103,8 @@ class FistfRules:
         self._parallax = parallax
         self._last_figures: tuple | None = None  # (record list, Figures, ids, uncertainty)
         self._last_named: tuple | None = None  # (key, record list, named list)
+        # (first frame, home kit) of each kit belief held so far: one entry per change
+        self._kit_since: list[tuple[int, int]] = []
 
     def ball_uncertainty(self, record: dict[str, Any], ball_sigma_mm: float | None) -> float | None:
         """The expanded uncertainty ``U`` (module docstring) of the record's ball, mm; None
@@ -127,8 +129,45 @@ class FistfRules:
 
         obs = self.observation(record, contacts, ball_sigma_mm, ball_switch_before_s)
         self._state, calls = step(self._state, obs)
+        kit = self._state.ends.home_kit
+        if not self._kit_since or self._kit_since[-1][1] != kit:
+            self._kit_since.append((record["frame"], kit))
         record["figures"] = self._named(record["figures"], obs)
         return [c.to_record() for c in calls]
+
+    @property
+    def names_changed(self) -> bool:
+        """The belief about which kit is home changed after the first record."""
+        return len(self._kit_since) > 1
+
+    def in_hindsight(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A record this stage named, with its outfield figures named by the belief the match
+        holds now instead of the one held at the time (a goalkeeper keeps its goal's name).
+
+        A recording analysed as a whole is named by all its evidence: in a clip picked up in
+        play the kits' places say little (``rules.fistf_ends``, 4), and names that change when
+        a play on goal settles the ends would call one figure home, then away. Calls keep the
+        names they were made with.
+        """
+        from rules.observation import Figures
+
+        then = next((k for f, k in reversed(self._kit_since) if f <= record["frame"]), None)
+        figs = record["figures"]
+        if then is None or then == self._state.ends.home_kit or not figs:
+            return record
+        figures = Figures.build(
+            [f["id"] for f in figs],
+            [0] * len(figs),
+            [False] * len(figs),
+            [(f["x_mm"], f["y_mm"]) for f in figs],
+            self._pitch.profile.base_radius_mm,
+        )
+        keeper = self._goalkeepers(figures).tolist()
+        swap = {"home": "away", "away": "home"}
+        named = [
+            f if k else dict(f, team=swap[f["team"]]) for f, k in zip(figs, keeper, strict=True)
+        ]
+        return dict(record, figures=named)
 
     def observation(
         self,

@@ -35,7 +35,9 @@ Position uncertainty (``BallTrack.sigma_mm``, one standard deviation, the larger
 
 Finding the ball: a lost ball is taken up only when a candidate scoring at least
 ``acquire_score`` is seen in ``acquire_frames`` consecutive frames, each within reach of the last
-(one ball-coloured glint is not a ball). A ball at rest that is not seen at its place while such
+(one ball-coloured glint is not a ball); one whose sightings already roll away (a clip picked up
+in play) is taken up moving since its first sighting, not at rest where it was last seen. A
+ball at rest that is not seen at its place while such
 a candidate is seen elsewhere was lifted and put down there (a restart): the track moves to it
 at once, without a flick, instead of holding the old place for ``coast_rest_s``.
 """
@@ -149,6 +151,9 @@ class BallTrack:
 
 
 _LOST, _REST, _MOVING = 0, 1, 2
+# A newcomer whose sightings spread over more than this many ``start_distance_mm`` was seen
+# rolling: the same bound that confirms a movement's roll (``_redate_start``).
+ROLLING_SIGHTINGS = 4.0
 
 
 class BallTracker:
@@ -171,7 +176,8 @@ class BallTracker:
         self._anchor = np.zeros(2)
         self._displaced = 0
         self._missing_s = 0.0
-        self._newcomer: tuple[NDArray, int, int] | None = None  # (xy, sightings, first frame)
+        # (xy, velocity or None, sightings, first frame, first xy) of a candidate not yet taken up
+        self._newcomer: tuple | None = None
         # (frame, t_s, measured xy or None); bounded by history_s at any frame rate up to 1 kHz
         self._history: deque[tuple[int, float, NDArray | None]] = deque(maxlen=1000)
 
@@ -267,9 +273,8 @@ class BallTracker:
 
         The second sighting may be up to a flick's travel from the first; later ones must
         continue the velocity of the two before within ``acquire_reach_mm``. Returns the
-        candidate on the frame its sightings reach ``acquire_frames`` (the track then rests
-        there since its first sighting; a rolling ball is confirmed moving two frames later),
-        else None.
+        candidate on the frame its sightings reach ``acquire_frames``, else None: the track then
+        rests there, or rolls on when the sightings rolled, since its first sighting.
         """
         cfg = self.config
         strong = det.ball_score >= cfg.acquire_score
@@ -279,7 +284,7 @@ class BallTracker:
         xy, score = det.ball_xy_mm[strong], det.ball_score[strong]
         k = int(np.argmax(score))  # the sighting kept this frame
         if self._newcomer is not None:
-            last, v, n, first = self._newcomer
+            last, v, n, first, first_xy = self._newcomer
             if v is None:
                 reach = cfg.acquire_reach_mm + cfg.max_speed_mm_s * dt
                 d = np.hypot(*(xy - last).T)
@@ -289,19 +294,34 @@ class BallTracker:
             i = int(np.argmin(d))
             if d[i] <= reach:
                 v_new = (xy[i] - last) / max(dt, 1e-6)
-                self._newcomer, k = (xy[i].copy(), v_new, n + 1, first), i
+                self._newcomer, k = (xy[i].copy(), v_new, n + 1, first, first_xy), i
             else:
                 self._newcomer = None
         if self._newcomer is None:
-            self._newcomer = (xy[k].copy(), None, 1, self._frame)
-        z, _, n, first = self._newcomer
+            self._newcomer = (xy[k].copy(), None, 1, self._frame, xy[k].copy())
+        z, v, n, first, first_xy = self._newcomer
         if n < cfg.acquire_frames:
             return None
         self._newcomer = None
         if det.ball_sigma_mm is not None:
             self._z_sigma = float(det.ball_sigma_mm[strong][k])
-        self._start_rest([z], first)
+        if np.hypot(*(z - first_xy)) > ROLLING_SIGHTINGS * cfg.start_distance_mm:
+            self._start_rolling(z, v, first)
+        else:
+            self._start_rest([z], first)
         return z
+
+    def _start_rolling(self, z: NDArray, v: NDArray, since: int) -> None:
+        """Take up a ball found rolling (a clip picked up in play): moving since its first
+        sighting, not at rest where it was last seen (its start was not seen)."""
+        cfg = self.config
+        self._rest.clear()
+        self._anchor = z.copy()
+        self._displaced = 0
+        self._kf = Kalman(z, v, cfg.measurement_sigma_mm, cfg.accel_sigma_mm_s2, cfg.friction_mm_s2)
+        self._state = _MOVING
+        self._since, self._since_s = since, None
+        self._start_open = False
 
     def _start_rest(self, points: list[NDArray], since: int, since_s: float | None = None) -> None:
         self._state = _REST
@@ -442,7 +462,10 @@ class BallTracker:
         frames = np.array([h[0] for h in measured])
         t = np.array([h[1] for h in measured])
         d = np.hypot(*(np.array([h[2] for h in measured]) - final).T)
-        dated = date_stop(frames, t, d, tol)
+        span = [h for h in self._history if h[0] >= frames[0]]
+        dated = date_stop(
+            frames, t, d, tol, np.array([h[0] for h in span]), np.array([h[1] for h in span])
+        )
         if dated is None:
             return  # still creeping to a stop: not at rest yet
         since, since_s = dated

@@ -10,7 +10,11 @@ from frame to frame and
   keeps it until another ranks clearly better or it has not been seen for ``forget_s``;
 - settles on the first candidate that rolls ``roll_mm`` from where it stood, seen as a ball
   along the way: from then on it is the ball (``confirmed``), and the caller hands every
-  candidate to the ball tracker again.
+  candidate to the ball tracker again;
+- until then, prefers a candidate already rolling in the clip's first frames (struck before
+  the clip began) that has rolled ``roll_mm``, whatever its rank: a ball is what rolls, and a
+  keeper of its colour stands still. It stays the choice after it comes to rest; a candidate
+  struck and rolled in view still settles the ball.
 
 Candidates on figures' bases are removed before (``tracking/tracker.py``): a figure flicked
 across the cloth is a figure, not a rolling ball. Time comes only from ``t_s``.
@@ -229,9 +233,22 @@ class BallHypotheses:
             and c.moved_frames >= 2
             and c.still_frames >= cfg.settle_frames
         ]
+        # Rolling when the clip began (struck before it): the ball, until one struck in view
+        # settles it. Only from the clip's first updates: later, a part of a figure first
+        # seen as it runs up to the ball would pass for one.
+        rolling = [
+            c
+            for c in self._cands
+            if c.first_frame < cfg.settle_frames
+            and c.moved_frames >= cfg.settle_frames
+            and np.hypot(*(c.xy_mm - c.start_mm)) >= cfg.roll_mm
+            and self._mean_score(c) >= cfg.min_score
+        ]
         if rolled:  # struck and rolled: the ball
             best = max(rolled, key=lambda c: (c.moved_frames, self._rank(c)))
             self._chosen, self.confirmed = best.key, True
+        elif rolling:
+            self._chosen = max(rolling, key=lambda c: (c.moved_frames, self._rank(c))).key
         elif self._cands:
             best = max(self._cands, key=self._rank)
             current = self._find(self._chosen)

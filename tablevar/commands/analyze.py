@@ -4,7 +4,10 @@ Writes into DIR (DESIGN.md section 4): ``calibration.json``, ``tracks.jsonl`` (o
 frame), ``calls.jsonl`` and ``summary.json``. Records are written as they become final, so a
 video that turns out to be truncated or unreadable part-way still leaves every frame before the
 fault on disk; ``summary.json`` then says ``"complete": false`` (and the fault as ``"error"``)
-and the command ends with a one-line error and a non-zero status.
+and the command ends with a one-line error and a non-zero status. Once the video is done, the
+teams in ``tracks.jsonl`` are named by the ends the whole recording showed
+(``FistfRules.in_hindsight``), not by the belief of the moment: a clip picked up in play tells
+the ends only when play on a goal shows them.
 
 The outputs are written into a temporary folder inside DIR and moved into place when the run
 ends: a run that fails or is interrupted never replaces a complete analysis already in DIR.
@@ -229,7 +232,20 @@ def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progr
                 summary.update(_summary(pipeline, rules, video.fps))
             summary["frames"] = (pipeline.frames if pipeline is not None else 0) + skipped
             _write_json(out / "summary.json", summary)
+    if rules.names_changed:
+        _name_in_hindsight(out / "tracks.jsonl", rules)
     return 0
+
+
+def _name_in_hindsight(path: Path, rules: FistfRules) -> None:
+    """Name the teams of every written record by the ends the whole recording showed
+    (``FistfRules.in_hindsight``); the file is replaced whole, never left half rewritten."""
+    tmp = path.with_suffix(".jsonl.tmp")
+    with open(path, encoding="utf-8") as src, open(tmp, "w", encoding="utf-8") as dst:
+        for line in src:
+            rec = rules.in_hindsight(json.loads(line))
+            dst.write(json.dumps(rec, separators=(",", ":")) + "\n")
+    tmp.replace(path)
 
 
 def _learn(frame, cal: Calibration, pitch, fps: float, config: VisionConfig):

@@ -80,3 +80,44 @@ def test_the_figures_uncertainty_carries_the_parallax_of_their_rims():
     _, _, unc = rules._figures(figures)
     assert unc == pytest.approx(np.hypot(1.0, 2.0 * rim))
     assert FistfRules(pitch)._figures(figures)[2] is None
+
+
+def _kits_far_from_their_ends() -> list[dict]:
+    """Kit 0 ("home" as vision numbers it) stands in the right half, kit 1 in the left, a rod
+    keeper in each goal: the kits' places point the wrong way (a clip picked up in play)."""
+    return [
+        {"id": 1, "team": "home", "x_mm": 400.0, "y_mm": -30.0},
+        {"id": 2, "team": "home", "x_mm": 200.0, "y_mm": 150.0},
+        {"id": 3, "team": "away", "x_mm": -200.0, "y_mm": 100.0},
+        {"id": 4, "team": "away", "x_mm": -350.0, "y_mm": -120.0},
+        {"id": 5, "team": "away", "x_mm": -585.0, "y_mm": 0.0},
+        {"id": 6, "team": "home", "x_mm": 585.0, "y_mm": 0.0},
+    ]
+
+
+def test_names_in_hindsight_follow_the_ends_the_whole_clip_showed():
+    """FISTF 13.1: kit 0 plays the ball from inside the right shooting zone at the right goal,
+    so kit 0 attacks the right goal and defends the left: it is home (DESIGN.md 3). Records
+    named before that play called it away; in hindsight every record names it home, and each
+    rod keeper keeps the name of the goal it keeps."""
+    rules = FistfRules(load_pitch("fistf"))
+    records = []
+    for i in range(16):
+        x = 420.0 if i < 6 else min(420.0 + 60.0 * (i - 5), 560.0)
+        ball = {"x_mm": x, "y_mm": -30.0, "moving": 6 <= i and x < 560.0}
+        rec = {"frame": i, "t_s": i / 30.0, "ball": ball, "figures": _kits_far_from_their_ends()}
+        rules(rec, [(1, "flick", 5)] if i == 6 else [])
+        records.append(rec)
+    at_the_time = [[f["team"] for f in r["figures"]] for r in records]
+    settled = ["home", "home", "away", "away", "home", "away"]
+    assert at_the_time[0] != settled and at_the_time[-1] == settled  # the names changed
+    assert rules.names_changed
+    assert all([f["team"] for f in rules.in_hindsight(r)["figures"]] == settled for r in records)
+
+
+def test_names_in_hindsight_are_those_of_the_time_when_the_ends_never_changed():
+    rules = FistfRules(load_pitch("fistf"))
+    rec = {"frame": 0, "t_s": 0.0, "ball": None, "figures": _kits_far_from_their_ends()}
+    rules(rec, [])
+    assert not rules.names_changed
+    assert rules.in_hindsight(rec) == rec

@@ -375,3 +375,24 @@ def test_a_fit_shifted_by_a_figure_before_the_strike_does_not_start_the_roll(shi
     assert last.moving
     assert last.state_since_frame == n_rest
     assert last.state_since_s == pytest.approx(strike_s, abs=0.25 / FPS)
+
+
+def test_a_ball_found_rolling_is_taken_up_moving_since_its_first_sighting():
+    # A clip picked up in play: the ball rolls from the first frame; its start was never seen.
+    xy, _, _ = roll(0, 900.0, 1000.0, 60)
+    tracks = run(xy)
+    k = BallTrackerConfig().acquire_frames - 1  # the update that takes it up
+    assert tracks[k].moving and tracks[k].state_since_frame == 0
+    assert all(t.moving for t in tracks[k:30])
+    assert np.linalg.norm(tracks[k].xy_mm - xy[k]) < 1.0
+    # Where it rolled from: its velocity carried back to the first sighting.
+    back = tracks[k].xy_mm - tracks[k].v_mm_s * k / FPS
+    assert np.linalg.norm(back - xy[0]) < 3.0
+    assert not tracks[-1].moving  # and it still comes to rest
+
+
+def test_a_ball_found_still_is_taken_up_at_rest():
+    xy = np.tile([30.0, -20.0], (10, 1))
+    tracks = run(xy, noise_mm=0.3)
+    assert not any(t.moving for t in tracks)
+    assert tracks[2].state_since_frame == 0

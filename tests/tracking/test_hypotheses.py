@@ -124,3 +124,35 @@ def test_a_striker_running_up_is_not_taken_for_the_ball():
         t += 1 / FPS
     assert hyp.confirmed
     assert i == 1  # the ball, 160 mm on
+
+
+def test_a_ball_rolling_from_the_first_frame_beats_a_still_keeper():
+    """A clip picked up in play: the ball already rolls beside a keeper of its colour that
+    ranks better. The candidate seen rolling from the start is the ball, and stays the ball
+    when it comes to rest (the keeper never moved)."""
+    tracker = Tracker()
+    found = []
+    for k in range(90):
+        t = k / FPS
+        # 600 mm/s at first, decelerating to rest at 1000 mm/s^2 (0.6 s, 180 mm on).
+        s = 600.0 * min(t, 0.6) - 500.0 * min(t, 0.6) ** 2
+        ball = BALL + np.array([s, 0.0])
+        det = Detections.build(ball_xy_mm=np.array([KEEPER, ball]), ball_score=[0.95, 0.7])
+        tracks = tracker.update(det, t)
+        found.append(tracks.ball.xy_mm is not None and np.hypot(*(tracks.ball.xy_mm - ball)) < 3)
+    assert all(found[10:])  # from a few frames in, to the end
+    assert not tracker.hypotheses.confirmed or tracker.ball_confirmed
+
+
+def test_a_striker_running_up_mid_clip_is_not_a_ball_rolling_from_the_start():
+    hyp = BallHypotheses()
+    t = 0.0
+    for _ in range(10):
+        hyp.update(np.array([KEEPER]), np.array([0.9]), t)
+        t += 1 / FPS
+    striker = BALL + np.array([-70.0, 0.0])
+    for k in range(8):  # a part of the ball's colour slides 60 mm, first seen moving
+        run_xy = striker + np.array([min(k, 6) * 10.0, 0.0])
+        i = hyp.update(np.array([KEEPER, run_xy]), np.array([0.9, 0.7]), t)
+        t += 1 / FPS
+    assert i == 0 and not hyp.confirmed

@@ -37,3 +37,17 @@ def test_a_ball_stopped_dead_is_at_rest_from_its_first_frame_there():
     frames = np.arange(8)
     d = np.array([40.0, 30.0, 20.0, 10.0, 0.05, 0.0, 0.0, 0.0])
     assert date_stop(frames, frames / 30.0, d, 0.15) == (4, None)
+
+
+def test_a_stop_hidden_from_view_is_dated_by_the_fit_not_by_the_next_frame_seen():
+    """A figure beside the ball hides it for frames 21-25 as it stops at frame 20.5: those
+    frames were at rest; the first frame at rest is 21, not 26, the first seen again."""
+    fps = 60.0
+    t_stop = 20.5 / fps
+    frames, t, d = roll_end(t_stop, 1000.0, fps, 30)
+    seen = (frames < 21) | (frames > 25)
+    since, since_s = date_stop(frames[seen], t[seen], d[seen], 0.15, frames, t)
+    assert since == 21
+    assert since_s == pytest.approx(t_stop, abs=1e-9)
+    # Without the frames between, only the measured ones can hold the stop.
+    assert date_stop(frames[seen], t[seen], d[seen], 0.15)[0] == 26
