@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.calibrate import calibrate
+from calibration.calibrate import GOAL_EDGE_PX, calibrate
 from calibration.camera import CameraModel
 from calibration.goals import measure_goals
 from calibration.report import format_report
@@ -108,3 +108,24 @@ def test_without_goals_the_focal_length_is_reported_unconstrained(
     assert np.median(mapping_error(cal.camera, true, fistf)) <= 0.3
     assert "focal length: UNCONSTRAINED" in format_report(cal, fistf)
     assert cal.to_dict()["focal"]["source"] == "none"
+
+
+def test_a_crossbar_is_placed_as_well_as_the_focal_balance_assumes(straight_view):
+    """Through the true camera each bar should read its real height: its error, in pixels
+    (over the bar's lever), is what the goals' balance of f takes a bar to be placed to
+    (``calibrate.GOAL_EDGE_PX``); a bar found worse would make the stated f too sure."""
+    views = [
+        ("fistf", 1350.0, 31, 4.0, (1280, 960)),
+        ("fistf", 1100.0, 43, 7.0, (960, 720)),
+        ("subbuteo-classic", 1450.0, 42, 0.0, (1640, 1232)),
+        ("fistf", 1700.0, 44, -5.0, (1920, 1080)),
+    ]
+    errors_px = []
+    for table, height_mm, seed, yaw_deg, size_px in views:
+        true, image = straight_view(table, height_mm, seed, yaw_deg, size_px)
+        goals = measure_goals(image, load_pitch(table), true)
+        assert len(goals) == 2
+        errors_px += [(g.scale - 1.0) * g.lever_px for g in goals]
+    errors_px = np.array(errors_px)
+    assert np.abs(errors_px).max() <= 3.0 * GOAL_EDGE_PX, errors_px
+    assert np.sqrt(np.mean(errors_px**2)) <= 1.5 * GOAL_EDGE_PX, errors_px
