@@ -21,21 +21,39 @@ updates a page gets per second).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
+from web.extensions import (
+    BALL_COLOUR,
+    HUB,
+    RECALIBRATE,
+    RECORDINGS,
+    hub_of,
+    set_ball_colour,
+    set_recalibrate,
+)
 from web.hub import MatchHub
 from web.matchlog import MatchLog
 from web.recordings import Recordings
 
-HUB = "tablevar.hub"
-RECORDINGS = "tablevar.recordings"
-RECALIBRATE = "tablevar.recalibrate"
-BALL_COLOUR = "tablevar.ball_colour"
+__all__ = [
+    "BALL_COLOUR",
+    "DEFAULTS",
+    "HUB",
+    "RECALIBRATE",
+    "RECORDINGS",
+    "create_app",
+    "generate_pin",
+    "hub_of",
+    "set_ball_colour",
+    "set_recalibrate",
+    "shutdown",
+]
 
 DEFAULTS: dict[str, Any] = {
     "PIN": None,
@@ -91,34 +109,6 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.register_blueprint(module.bp)
     app.register_error_handler(HTTPException, _json_error)
     return app
-
-
-def hub_of(app: Flask) -> MatchHub:
-    return app.extensions[HUB]
-
-
-def set_recalibrate(app: Flask, callback: Callable[[], Mapping[str, Any]] | None) -> None:
-    """Register (or with None remove) the live pipeline's recalibration callback.
-
-    The callback runs a recalibration and returns the new ``calibration.json`` content (or a
-    short report); it raises ``ValueError`` with a clear message when the lines are not found.
-    """
-    if callback is None:
-        app.extensions.pop(RECALIBRATE, None)
-    else:
-        app.extensions[RECALIBRATE] = callback
-
-
-def set_ball_colour(app: Flask, callback: Callable[[str], None] | None) -> None:
-    """Register (or with None remove) the live pipeline's callback for a picked ball colour.
-
-    The callback takes ``#rrggbb``, saves it with the calibration and looks for that ball from
-    the next frame on.
-    """
-    if callback is None:
-        app.extensions.pop(BALL_COLOUR, None)
-    else:
-        app.extensions[BALL_COLOUR] = callback
 
 
 def shutdown(app: Flask) -> None:

@@ -15,7 +15,7 @@ from flask import (
 )
 
 from calibration.calibration_file import CalibrationFileError, read_calibration
-from web.app import HUB
+from web.extensions import HUB
 from web.geometry import pitch_for, pitch_json
 from web.recordings import CALIBRATION_NAME
 
