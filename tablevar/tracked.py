@@ -13,6 +13,7 @@ object (DESIGN.md section 4) for the file and the page.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -96,3 +97,44 @@ class TracksEncoder:
             )
         ]
         return self._list
+
+
+def frame_from_record(
+    record: Mapping[str, Any],
+    base_radius_mm: float,
+    *,
+    ball_sigma_mm: float | None = None,
+    ball_switch_before_s: float | None = None,
+) -> TrackedFrame:
+    """A ``tracks.jsonl`` object (or a ``truth.jsonl`` one, whose ``contacts`` it reads too:
+    ``{"figure", "kind", "onset_frame"}``) as a tracked frame, at the edge where files are read.
+
+    Raises:
+        ValueError: a key is missing or a value does not fit (``ObservationError``).
+    """
+    try:
+        figs = record["figures"]
+        figures = Figures.build(
+            [f["id"] for f in figs],
+            [f["team"] for f in figs],
+            [False] * len(figs),
+            [(f["x_mm"], f["y_mm"]) for f in figs],
+            base_radius_mm,
+        )
+        ball = record["ball"]
+        contacts = tuple(
+            Contact(c["figure"], c["kind"], c["onset_frame"])
+            for c in record.get("contacts", ())
+            if c.get("figure") is not None
+        )
+        return TrackedFrame(
+            int(record["frame"]),
+            float(record["t_s"]),
+            None if ball is None else TrackedBall(ball["x_mm"], ball["y_mm"], bool(ball["moving"])),
+            figures,
+            contacts,
+            ball_sigma_mm,
+            ball_switch_before_s,
+        )
+    except KeyError as exc:
+        raise ValueError(f"a tracks record needs {exc.args[0]!r}: {dict(record)!r:.120}") from exc
