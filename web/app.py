@@ -1,7 +1,8 @@
 """The Flask app factory: configuration, runtime objects, blueprints and JSON errors.
 
-Runtime objects live in ``app.extensions`` (never in module globals), so a test or a second
-app in the same process gets its own:
+Runtime objects live in ``app.extensions`` (never in module globals; the keys and accessors in
+``web.extensions``, which the blueprints import), so a test or a second app in the same process
+gets its own:
 
 - ``tablevar.hub``: the ``MatchHub`` the live pipeline pushes into;
 - ``tablevar.recordings``: the ``Recordings`` directory the review page reads;
