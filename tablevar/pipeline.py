@@ -82,7 +82,7 @@ class _Pending:
 
 
 class Pipeline:
-    """Detection, tracking and (optionally) rules for one camera, frame by frame."""
+    """Detection and tracking for one camera, frame by frame."""
 
     def __init__(
         self,
