@@ -41,8 +41,10 @@ from hardware.render import Renderer
 from hardware.scene_camera import mild_camera
 from hardware.scene_library import build_scene
 from hardware.truth import frame_truth
+from tablevar.driver import Driver
 from tablevar.pipeline import Pipeline
 from tablevar.rules_stage import FistfRules
+from tablevar.tracked import TracksEncoder
 from vision.model import learn_model
 
 SCENES = ("kickoff_pass", "touchline_out", "goal_line_close", "goal_inside_zone", "offside")
@@ -69,10 +71,12 @@ def run_clip(i: int, size, seconds: float):
     measured = cal.measured_pitch(pitch)
     model = learn_model([images[0]], cal.camera, measured)
     pipe = Pipeline(model, fps=FPS)
-    records = []
+    frames = []
     for k, img in enumerate(images):
-        records += pipe.process(img, k / FPS)
-    records += pipe.finish()
+        frames += pipe.process(img, k / FPS)
+    frames += pipe.finish()
+    encode = TracksEncoder()
+    records = [encode(f) for f in frames]
     return truth, records, list(pipe.recent_contacts), pipe.ms_per_frame, images
 
 
@@ -114,7 +118,7 @@ def _rss_mb() -> float:
 
 def stream_memory(images, model, minutes: float, trace: bool) -> None:
     """Replay ``images`` back and forth for ``minutes`` of 60 fps stream; print memory."""
-    pipe = Pipeline(model, fps=FPS, rules=FistfRules(model.pitch))
+    driver = Driver(Pipeline(model, fps=FPS), FistfRules(model.pitch))
     n = int(minutes * 60 * FPS)
     order = np.concatenate([np.arange(len(images)), np.arange(len(images) - 2, 0, -1)])
     per_minute = int(60 * FPS)
@@ -122,7 +126,7 @@ def stream_memory(images, model, minutes: float, trace: bool) -> None:
         tracemalloc.start()
     start, samples = time.perf_counter(), []
     for k in range(n):
-        pipe.process(images[order[k % len(order)]], k / FPS)
+        driver.step(images[order[k % len(order)]], k / FPS)
         if (k + 1) % per_minute == 0:
             traced = tracemalloc.get_traced_memory()[0] / 1e6 if trace else float("nan")
             samples.append(((k + 1) / per_minute, _rss_mb(), traced))
@@ -140,8 +144,8 @@ def stream_memory(images, model, minutes: float, trace: bool) -> None:
         heap_growth = after[-1][2] - after[0][2]
         print(
             f"  growth from minute 2 to {after[-1][0]:g}: RSS {rss_growth:+.1f} MB, "
-            f"traced heap {heap_growth:+.2f} MB; {pipe.frames} frames, "
-            f"{pipe.ms_per_frame:.2f} ms per frame (wall)"
+            f"traced heap {heap_growth:+.2f} MB; {driver.frames} frames, "
+            f"{driver.ms_per_frame:.2f} ms per frame (wall)"
         )
 
 

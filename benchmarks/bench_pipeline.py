@@ -78,9 +78,7 @@ def run_tablevar(model, camera, pitch, images):
         out += pipe.process(img, i / FPS)
         times.append(_clock() - t)
     out += pipe.finish()
-    xy = np.array(
-        [(r["ball"]["x_mm"], r["ball"]["y_mm"]) if r["ball"] else (np.nan, np.nan) for r in out]
-    )
+    xy = np.array([(r.ball.x_mm, r.ball.y_mm) if r.ball else (np.nan, np.nan) for r in out])
     return np.array(times[1:]), xy  # the first frame's searches are start-up
 
 

@@ -84,10 +84,10 @@ class _TimedRules(FistfRules):
 
     emitted: ClassVar[list[tuple[int, int]]] = []  # (call frame, record frame), per process
 
-    def __call__(self, record, contacts, *ball):
-        calls = super().__call__(record, contacts, *ball)
-        _TimedRules.emitted += [(c["frame"], record["frame"]) for c in calls]
-        return calls
+    def judge(self, frame):
+        named, calls = super().judge(frame)
+        _TimedRules.emitted += [(c.frame, frame.frame) for c in calls]
+        return named, calls
 
 
 def run_clip(

@@ -182,10 +182,10 @@ def tapped_analyze(clip: str, out: str, table: str) -> int:
     log: list[tuple[int, float]] = []
 
     class LoggingRules(FistfRules):
-        def __call__(self, record, contacts, ball_sigma_mm=None, ball_switch_before_s=None):
-            u = self.ball_uncertainty(record, ball_sigma_mm)
-            log.append((int(record["frame"]), DEFAULT_UNCERTAINTY_MM if u is None else u))
-            return super().__call__(record, contacts, ball_sigma_mm, ball_switch_before_s)
+        def judge(self, frame):
+            u = self.ball_uncertainty(frame.ball, frame.ball_sigma_mm)
+            log.append((frame.frame, DEFAULT_UNCERTAINTY_MM if u is None else u))
+            return super().judge(frame)
 
     analyze_cmd.FistfRules = LoggingRules
     try:

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from hardware.sources import Frame, SourceBase, SourceError
+from hardware.frame_source import Frame, SourceBase, SourceError
 
 # Camera Module 3 (IMX708) full-view binned mode: the whole sensor at up to 56 fps.
 DEFAULT_SIZE_PX = (2304, 1296)

@@ -384,6 +384,42 @@ def restart_kick_off(s: Script, team: int) -> int:
     raise SceneError("no clear kick-off")
 
 
+def nearest_other(s: Script, team: int, exclude: tuple[int, ...], to=None) -> int:
+    """The outfield figure of ``team`` nearest ``to`` (default the ball), not in ``exclude``."""
+    p = s.ball if to is None else np.asarray(to, float)
+    ids = [i for i in s.pos if s.team[i] == team and i not in (1, 12, *exclude)]
+    return min(ids, key=lambda i: float(np.hypot(*(s.pos[i] - p))))
+
+
+def offside_pass(s: Script, offside: bool = True) -> str:
+    """A kick-off, then a forward pass into the shooting zone with a runner placed offside
+    (or, with ``offside=False``, level with or behind the ball)."""
+    rng = s.rng
+    shoot_x = 0.5 * s.pitch.profile.length_mm - s.pitch.profile.shooting_line_from_goal_line_mm
+    ball = (rng.uniform(shoot_x + 45, shoot_x + 70), rng.uniform(-20, 20))
+    taker = kick_off(s, ball)
+    defenders = [i for i in s.pos if s.team[i] != HOME and i not in (1, 12)]
+    deepest = max(s.pos[i][0] for i in defenders)
+    if offside:
+        spot = (
+            deepest + rng.uniform(35, 55),
+            float(np.clip(ball[1] + rng.uniform(-200, 200), -300, 300)),
+        )
+    else:  # level with or behind the ball: never offside
+        spot = (
+            ball[0] - rng.uniform(40, 80),
+            float(np.clip(ball[1] + rng.uniform(-200, 200), -300, 300)),
+        )
+    runner = nearest_other(s, HOME, (taker,), to=spot)
+    s.move(runner, spot)
+    passer = nearest_other(s, HOME, (taker, runner))
+    target = s.ball + np.array([rng.uniform(40, 70), rng.uniform(-40, 40)])
+    if not s.clear(s.ball, target, skip=(passer,)):
+        raise SceneError("the forward pass is blocked")
+    s.flick(passer, target, expect="offside" if offside else None)
+    return f"kick-off, then a forward pass in the shooting zone, {'' if offside else 'no '}offside"
+
+
 def _kickoff_pass(s: Script) -> str:
     kickoff(s, HOME, passes=int(s.rng.integers(2, 4)))
     return "kick-off and a few passes"
@@ -430,9 +466,7 @@ def _goal_outside_zone(s: Script) -> str:
 
 
 def _offside(s: Script) -> str:
-    from hardware.scene_margins import BUILDERS  # the kick-off-first offside play
-
-    BUILDERS["offside"](s, offside=True)
+    offside_pass(s, offside=True)
     return "a kick-off, then a forward pass inside the shooting zone with an attacker offside"
 
 

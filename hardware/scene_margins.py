@@ -23,18 +23,19 @@ import numpy as np
 
 from calibration.tables import load_pitch
 from hardware.scene import HOME
-from hardware.scene_library import ATTEMPTS, CHECK_FPS, Script, kick_off, shot_at_goal
+from hardware.scene_library import (
+    ATTEMPTS,
+    CHECK_FPS,
+    Script,
+    kick_off,
+    nearest_other,
+    offside_pass,
+    shot_at_goal,
+)
 from hardware.scenes import CompiledScene, SceneError, compile_scene
 from hardware.truth import CLOSE_MM, decide
 
 KINDS = ("line", "shot", "offside", "rally")
-
-
-def nearest_other(s: Script, team: int, exclude: tuple[int, ...], to=None) -> int:
-    """The outfield figure of ``team`` nearest ``to`` (default the ball), not in ``exclude``."""
-    p = s.ball if to is None else np.asarray(to, float)
-    ids = [i for i in s.pos if s.team[i] == team and i not in (1, 12, *exclude)]
-    return min(ids, key=lambda i: float(np.hypot(*(s.pos[i] - p))))
 
 
 def _line(s: Script, line: str = "touchline", margin_mm: float = 1.0) -> str:
@@ -66,33 +67,6 @@ def _shot(s: Script, inside: bool = True) -> str:
     return f"kick-off, then a shot from {'inside' if inside else 'outside'} the shooting zone"
 
 
-def _offside(s: Script, offside: bool = True) -> str:
-    rng = s.rng
-    shoot_x = 0.5 * s.pitch.profile.length_mm - s.pitch.profile.shooting_line_from_goal_line_mm
-    ball = (rng.uniform(shoot_x + 45, shoot_x + 70), rng.uniform(-20, 20))
-    taker = kick_off(s, ball)
-    defenders = [i for i in s.pos if s.team[i] != HOME and i not in (1, 12)]
-    deepest = max(s.pos[i][0] for i in defenders)
-    if offside:
-        spot = (
-            deepest + rng.uniform(35, 55),
-            float(np.clip(ball[1] + rng.uniform(-200, 200), -300, 300)),
-        )
-    else:  # level with or behind the ball: never offside
-        spot = (
-            ball[0] - rng.uniform(40, 80),
-            float(np.clip(ball[1] + rng.uniform(-200, 200), -300, 300)),
-        )
-    runner = nearest_other(s, HOME, (taker,), to=spot)
-    s.move(runner, spot)
-    passer = nearest_other(s, HOME, (taker, runner))
-    target = s.ball + np.array([rng.uniform(40, 70), rng.uniform(-40, 40)])
-    if not s.clear(s.ball, target, skip=(passer,)):
-        raise SceneError("the forward pass is blocked")
-    s.flick(passer, target, expect="offside" if offside else None)
-    return f"kick-off, then a forward pass in the shooting zone, {'' if offside else 'no '}offside"
-
-
 def _rally(s: Script, seconds: float = 40.0) -> str:
     taker = kick_off(s, (s.rng.uniform(60.0, 140.0), s.rng.uniform(-40.0, 40.0)))
     fig = nearest_other(s, HOME, (taker,))
@@ -104,7 +78,7 @@ def _rally(s: Script, seconds: float = 40.0) -> str:
 BUILDERS: dict[str, Callable[..., str]] = {
     "line": _line,
     "shot": _shot,
-    "offside": _offside,
+    "offside": offside_pass,
     "rally": _rally,
 }
 

@@ -21,10 +21,10 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from calibration.tables import load_pitch
+from hardware.frame_source import Frame, SourceBase, SourceError
 from hardware.render import Renderer
 from hardware.scene_camera import clip_camera, clip_look
 from hardware.scene_library import build_scene, scene_names
-from hardware.sources import Frame, SourceBase, SourceError
 
 SIM_SCHEME = "sim"
 DEFAULT_SCENE = "demo"
@@ -51,6 +51,9 @@ class SimSource(SourceBase):
     """
 
     lossy = False
+    replayable = True  # each ``frames()`` starts the scene again from ``start_s``
+    paced = True  # it keeps its own pace: the wall clock's, or as fast as refereed (--sim-fast)
+    end_message = "the simulated match has ended"
 
     def __init__(
         self,

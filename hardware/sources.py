@@ -20,125 +20,35 @@ import logging
 import math
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
-from typing import Protocol, Self
 
 import av
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from hardware.frame_source import (
+    Frame,
+    FrameSource,
+    SourceBase,
+    SourceError,
+    TruncatedVideoError,
+)
 from hardware.recording import VIDEO_NAME, read_meta, read_timestamps_ns
 
+__all__ = [
+    "SPEC_HELP",
+    "Frame",
+    "FrameSource",
+    "OpenCVCameraSource",
+    "SourceBase",
+    "SourceError",
+    "TruncatedVideoError",
+    "VideoFileSource",
+    "backoff_delays_s",
+    "open_source",
+]
 _log = logging.getLogger(__name__)
-
-
-class SourceError(ValueError):
-    """A frame source cannot be opened or read; the message says what to do."""
-
-
-class TruncatedVideoError(SourceError):
-    """A video ended before its timestamps did; the frames that decoded were delivered.
-
-    Attributes:
-        decoded: frames that decoded.
-        expected: frames the recording's timestamps say there are.
-    """
-
-    def __init__(self, message: str, *, decoded: int, expected: int) -> None:
-        super().__init__(message)
-        self.decoded = decoded
-        self.expected = expected
-
-
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """One captured frame.
-
-    Attributes:
-        index: 0, 1, 2, ... in capture order.
-        t_ns: capture time, ns, monotonic from a source-specific epoch.
-        image_bgr: (h, w, 3) uint8, BGR.
-    """
-
-    index: int
-    t_ns: int
-    image_bgr: NDArray[np.uint8]
-
-    def __post_init__(self) -> None:
-        shape = self.image_bgr.shape
-        if len(shape) != 3 or shape[2] != 3 or self.image_bgr.dtype != np.uint8:
-            raise ValueError(
-                f"Frame.image_bgr: expected (h, w, 3) uint8, got {shape} {self.image_bgr.dtype}"
-            )
-
-    @property
-    def t_s(self) -> float:
-        """Capture time in seconds."""
-        return self.t_ns * 1e-9
-
-
-class FrameSource(Protocol):
-    """Anything that yields frames: files, cameras, the simulator."""
-
-    @property
-    def size_px(self) -> tuple[int, int]:
-        """Frame (width, height) in pixels."""
-        ...
-
-    @property
-    def fps(self) -> float:
-        """Nominal frames per second; the frames' own timestamps are the truth."""
-        ...
-
-    @property
-    def lossy(self) -> bool:
-        """Whether the frames lost detail on their way from the sensor: a lossy video codec
-        or colour at lower resolution than the picture (YUV 4:2:0, 4:2:2). A fit of a still
-        ball is then less exact (``vision.config.VisionConfig.lossy_frames``)."""
-        ...
-
-    def frames(self) -> Iterator[Frame]:
-        """Yield frames in capture order until the source ends."""
-        ...
-
-    def close(self) -> None:
-        """Release the device or file."""
-        ...
-
-    def __enter__(self) -> Self: ...
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None: ...
-
-
-class SourceBase:
-    """Shared context manager: ``with source:`` calls the source's ``close()`` on the way out.
-
-    Frames count as lossy (``FrameSource.lossy``) unless a source knows better.
-    """
-
-    lossy = True
-
-    def close(self) -> None:
-        raise NotImplementedError
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 # --------------------------------------------------------------------------------- video files
@@ -202,11 +112,16 @@ class VideoFileSource(SourceBase):
         SourceError: the path does not exist, is not a readable video, has no frames, or its
             video does not match its ``meta.json``.
 
-    ``frames()`` reopens the file each time it is called, so a source can be played twice.
+    ``frames()`` reopens the file each time it is called, so a source can be played twice
+    (``replayable``); frames come as fast as they decode (not ``paced``).
     When a recording's video holds fewer frames than its timestamps (a plain file: than its
     container's index lists), ``frames()`` yields every frame that decodes and then raises
     ``TruncatedVideoError``.
     """
+
+    replayable = True
+    paced = False
+    end_message = "the video has ended"
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)

@@ -17,5 +17,9 @@ Public API (see docs/rules.md for the laws and how each is decided):
 - ``rules.clock``: the match clock (``ball-moving`` or ``running``).
 - ``rules.geometry``: predicates (fully crossed margins, goals, shooting zone, offside
   distances).
+- ``rules.offside``: the offside comparisons of every figure (13.1), for the reducer and for
+  questions about any frame; ``rules.keepers``: which figures are the rod goalkeepers.
+- ``rules.referee``: ``apply(state, action)``, the referee's word; ``awaiting_decision(state)``:
+  the too-close calls the referee may uphold or reject now.
 - ``rules.notation``: ``parse_observation`` / ``format_observation``, one frame as one line.
 """

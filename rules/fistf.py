@@ -79,6 +79,8 @@ def number_calls(
 ) -> tuple[MatchState, list[Call]]:
     """Give ``calls`` their numbers in the match and note the call a new restart follows from
     (the last call that is not a notice)."""
+    if state.restart is not None and state.open_offsides:
+        state = replace(state, open_offsides=frozenset())  # the ball is dead: play moved on
     if not calls:
         if state.restart is None and state.restart_call is not None:
             state = replace(state, restart_call=None)
@@ -91,7 +93,16 @@ def number_calls(
     elif state.restart is not restart_before:
         deciding = [c for c in calls if c.kind not in NOTICES or c.too_close_to_call]
         restart_call = deciding[-1].id if deciding else restart_call
-    return replace(state, calls_made=first + len(calls) - 1, restart_call=restart_call), calls
+    open_offsides = state.open_offsides
+    if state.restart is None:  # play goes on: the referee may still flag it (13.1)
+        close = {c.id for c in calls if c.kind == "offside" and c.too_close_to_call}
+        open_offsides = open_offsides | close if close else open_offsides
+    return replace(
+        state,
+        calls_made=first + len(calls) - 1,
+        restart_call=restart_call,
+        open_offsides=open_offsides,
+    ), calls
 
 
 def _judge(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:

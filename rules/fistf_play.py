@@ -15,8 +15,9 @@ import numpy as np
 from rules.calls import Call, FigureRef, is_too_close, margin_note
 from rules.fistf_ends import see_play
 from rules.fistf_state import SET_PIECES_NO_OFFSIDE, MatchState, PendingPlay, Restart, Touch, point
-from rules.geometry import crossed_margin_mm, goal_line_distance_mm, shooting_margin_mm
+from rules.geometry import crossed_margin_mm
 from rules.observation import Contact, Observation, other_team
+from rules.offside import offside_geometry
 from rules.pitch import END_SIGN
 
 
@@ -330,25 +331,15 @@ def resolve_pending_play(state: MatchState, obs: Observation) -> tuple[MatchStat
 def offside_margins_mm(
     state: MatchState, play: PendingPlay, end: str
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Offside margin ``(n,)`` of each figure at the moment of ``play`` (> 0: offside).
-
-    DESIGN.md 3 offside geometry: the base centre inside the shooting zone, the base nearer the
-    goal line than the ball, fewer than two defenders (keeper included) nearer than the base,
-    with the ball wholly inside the zone. The margin is the tightest of those comparisons.
-    Returns the margins and a mask of the figures judged (the playing side's other figures).
-    """
-    pitch, figs = state.pitch, play.figures
+    """Offside margin ``(n,)`` of each figure at the moment of ``play`` (> 0: offside;
+    ``rules.offside``). Returns the margins and a mask of the figures judged (the playing
+    side's other figures)."""
+    figs = play.figures
     judged = (figs.team == play.team) & (figs.id != play.figure_id) & ~figs.goalkeeper
-    ball_in = float(shooting_margin_mm(pitch, end, play.ball_xy_mm, play.ball_radius_mm)[0])
-    d_ball = float(goal_line_distance_mm(pitch, end, play.ball_xy_mm, play.ball_radius_mm)[0])
-    if len(figs) == 0:
-        return np.zeros(0), judged
-    d_fig = goal_line_distance_mm(pitch, end, figs.xy_mm, figs.radius_mm)
-    zone = shooting_margin_mm(pitch, end, figs.xy_mm, 0.0)
-    d_def = np.sort(d_fig[figs.team != play.team])
-    second = d_def[1] if len(d_def) >= 2 else np.inf
-    margins = np.minimum.reduce([zone, d_ball - d_fig, second - d_fig, np.full(len(figs), ball_in)])
-    return margins, judged
+    geometry = offside_geometry(
+        state.pitch, end, figs, play.team, play.ball_xy_mm, play.ball_radius_mm
+    )
+    return geometry.margin_mm, judged
 
 
 def _judge_offside(state: MatchState, play: PendingPlay, end: str) -> tuple[MatchState, list[Call]]:

@@ -232,6 +232,9 @@ class MatchState:
         calls_made: calls emitted so far; each call's ``id`` is its number in the match.
         restart_call: the id of the call the pending restart follows from, or None.
         overruled: ids of the calls the referee overruled (and has not reinstated).
+        open_offsides: ids of too-close offside calls (13.1) the referee may still uphold or
+            reject (``rules.referee``): play went on from them; closed once the ball is next
+            dead or the referee settles one.
         team_names: what the page calls home and away.
     """
 
@@ -259,6 +262,7 @@ class MatchState:
     calls_made: int = 0
     restart_call: int | None = None
     overruled: frozenset[int] = frozenset()
+    open_offsides: frozenset[int] = frozenset()
     team_names: tuple[str, str] = ("Home", "Away")
 
     @classmethod

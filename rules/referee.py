@@ -21,6 +21,10 @@ last observation and the next one. The kinds (``ACTIONS``):
 - ``uphold`` / ``reject`` (``call``): settle a too-close-to-call goal the rules left to the
   referee (``rules.fistf.referee_decision``): a goal upheld counts and the other team kicks off
   (FISTF 7.1, 4.1); rejected, a goal kick (7.2.1) or, for a hidden ball not over, play on.
+  Or settle a too-close offside (13.1), on which play went on (``MatchState.open_offsides``,
+  until the ball is next dead): upheld, play stops and the defending team takes a free kick
+  from where the offside figure stood (13.1: "Freistoß von dort, wo die Spielfigur gegen die
+  Abseitsregel verstoßen hat"); rejected, play goes on.
 - ``half_time`` / ``second_half``: the referee ends the first half now (FISTF 3.1); the second
   half then begins with the kick-off of the team that did not kick off first (4.1).
 - ``end``: full time now (FISTF 3.1).
@@ -58,7 +62,14 @@ CALL_ACTIONS = ("overrule", "reinstate", "uphold", "reject")
 PERIOD_CALLS = ("half_time", "full_time")
 MAX_NAME_CHARS = 40
 
-__all__ = ["ACTIONS", "CALL_ACTIONS", "RefereeAction", "RefereeError", "apply"]
+__all__ = [
+    "ACTIONS",
+    "CALL_ACTIONS",
+    "RefereeAction",
+    "RefereeError",
+    "apply",
+    "awaiting_decision",
+]
 
 
 class RefereeError(ValueError):
@@ -138,7 +149,19 @@ def _hold(state: MatchState, hold: str | None) -> MatchState:
     return replace(state, hold=hold, clock=clk.hold(state.clock, hold is not None))
 
 
+def awaiting_decision(state: MatchState) -> frozenset[int]:
+    """The ids of the calls the referee may uphold or reject now: a too-close goal the match
+    waits for, and the too-close offsides play went on from."""
+    restart = state.restart
+    waiting = restart is not None and restart.kind == "referee" and restart.end is not None
+    if waiting and state.restart_call is not None:
+        return state.open_offsides | {state.restart_call}
+    return state.open_offsides
+
+
 def _decide(state: MatchState, call: Call, upheld: bool) -> tuple[MatchState, list[Call]]:
+    if call.kind == "offside":
+        return _decide_offside(state, call, upheld)
     restart = state.restart
     waiting = restart is not None and restart.kind == "referee" and restart.end is not None
     if not (waiting and state.restart_call == call.id and call.too_close_to_call):
@@ -146,6 +169,23 @@ def _decide(state: MatchState, call: Call, upheld: bool) -> tuple[MatchState, li
     before = state.restart
     state, calls = referee_decision(state, call, upheld)
     return number_calls(state, calls, before)
+
+
+def _decide_offside(state: MatchState, call: Call, upheld: bool) -> tuple[MatchState, list[Call]]:
+    """FISTF 13.1 settled by the referee: upheld, a free kick to the defending team (the
+    call's team) from where the offside figure stood; rejected, play goes on."""
+    if call.id not in state.open_offsides or not call.too_close_to_call:
+        raise RefereeError(f"call {call.id} does not wait for the referee's decision")
+    if not upheld:
+        return replace(state, open_offsides=state.open_offsides - {call.id}), []
+    assert call.team is not None and call.position is not None  # as _judge_offside makes it
+    restart = Restart("free_kick", call.team, call.position, "FISTF 13.1")
+    given = replace(call, too_close_to_call=False, note="given by the referee")
+    before = state.restart
+    new = replace(
+        state.ball_dead(), restart=restart, possession=call.team, open_offsides=frozenset()
+    )
+    return number_calls(new, [given], before)
 
 
 def _overrule(state: MatchState, call: Call) -> MatchState:

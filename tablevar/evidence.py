@@ -11,16 +11,16 @@ through the calibrated ``CameraModel``:
   0.1 +- 0.5 mm"``), the call, the law, frame and time. The same caption is stored as the JPEG's
   comment, so tools can read what the picture says.
 
-The pipeline releases records (and calls) a few frames after their frame was seen, so the
-writer keeps a bounded ring of recent frames by index, and the ball's ground point per released
-frame. Use it the same way in ``tablevar analyze`` and in a live runner::
+The driver releases tracked frames (and calls) a few frames after their frame was seen, so
+the writer keeps a bounded ring of recent frames by index, and the ball's ground point per
+released frame. Use it the same way in ``tablevar analyze`` and in a live runner::
 
     evidence = EvidenceWriter(out_dir, camera, pitch)
     for frame in source.frames():
         evidence.add_frame(frame.index, frame.image_bgr)
-        records = pipeline.process(frame.image_bgr, frame.t_s)
-        evidence.add_records(records)
-        evidence.attach(new_calls)  # writes the JPEGs, sets each call's "evidence" path
+        judged = driver.step(frame.image_bgr, frame.t_s)
+        evidence.add_frames(judged.frames)
+        evidence.attach(records)  # calls.jsonl records: writes the JPEGs, sets "evidence"
 
 The ``evidence`` field of a call is the JPEG's path relative to the output folder, e.g.
 ``evidence/000123-goal.jpg``.
@@ -42,6 +42,7 @@ from numpy.typing import NDArray
 from calibration.camera import CameraModel
 from rules.geometry import shooting_margin_mm
 from rules.pitch import LineBand, Pitch
+from tablevar.tracked import TrackedFrame
 
 EVIDENCE_DIR = "evidence"
 EDGE_BGR = (255, 0, 255)  # magenta: the measured line edges
@@ -423,13 +424,11 @@ class EvidenceWriter:
         """Remember a decoded frame (call it for every frame, before the pipeline sees it)."""
         self.frames.add(index, image_bgr)
 
-    def add_records(self, records: Iterable[dict[str, Any]]) -> None:
-        """Remember the ball of each released ``tracks.jsonl`` record."""
-        for rec in records:
-            ball = rec.get("ball")
-            self._balls.append(
-                (rec["frame"], None if ball is None else (ball["x_mm"], ball["y_mm"]))
-            )
+    def add_frames(self, frames: Iterable[TrackedFrame]) -> None:
+        """Remember the ball of each released tracked frame."""
+        for frame in frames:
+            ball = frame.ball
+            self._balls.append((frame.frame, None if ball is None else (ball.x_mm, ball.y_mm)))
 
     def ball_at(self, frame: int) -> tuple[float, float] | None:
         """The ball's ground point on ``frame``, or the last seen before it (a hidden ball)."""

@@ -14,6 +14,7 @@ continues after the log's newest frame on a restart): ``evidence/m3-000412-goal.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from rules.calls import Call
 from rules.pitch import Pitch
 from tablevar.evidence import EvidenceWriter, FrameRing
 from tablevar.replay import ReplayConfig, ReplayWriter, replay_name, wants_replay
+from tablevar.tracked import TrackedFrame
 from web.hub import MatchHub
 from web.match import call_record
 
@@ -58,10 +60,10 @@ class CallMedia:
             self._ring.capacity = max(self._min_frames, self._replays.capacity)
         self._ring.add(index, image)
 
-    def add_records(self, records: list[dict[str, Any]]) -> None:
-        """The released ``tracks.jsonl`` records (where the ball was, for pictures and clips)."""
+    def add_frames(self, frames: Iterable[TrackedFrame]) -> None:
+        """The released tracked frames (where the ball was, for pictures and clips)."""
         if self._writer is not None:
-            self._writer.add_records(records)
+            self._writer.add_frames(frames)
 
     def publish(self, calls: list[Call]) -> None:
         """Draw each call's picture, publish the calls with it and ask for their clips."""

@@ -1,11 +1,10 @@
-"""The hot loop: frames -> detections -> tracks -> (rules) -> per-frame records.
+"""The hot loop: frames -> detections -> tracks -> tracked frames (``TrackedFrame``).
 
-``Pipeline(model, pitch, ...)`` is fed one frame at a time (``process``) and hands back the
-per-frame records that are final. A record is held back for ``revise_frames`` frames because
-the ball tracker dates its moving / at-rest switches back in time (``BallTrack.
-state_since_frame``) and a ball at rest is best placed by the mean of its whole rest: held
-records are corrected before they leave. Then the optional rules stage sees them, in order
-(a functional core, ``step(state, observation) -> (state, calls)``, behind ``RulesStage``).
+``Pipeline(model, ...)`` is fed one frame at a time (``process``) and hands back the tracked
+frames that are final. A frame is held back for ``revise_frames`` frames because the ball
+tracker dates its moving / at-rest switches back in time (``BallTrack.state_since_frame``) and
+a ball at rest is best placed by the mean of its whole rest: held frames are corrected before
+they leave. The rules see them afterwards, in order (``tablevar.driver``).
 
 Wall-clock time is read here, and only to report ``ms_per_frame``; tracking and rules see
 frame timestamps only.
@@ -16,30 +15,19 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from rules.observation import Contact, Figures
 from rules.pitch import Pitch
+from tablevar.tracked import TrackedBall, TrackedFrame
 from tracking.tracker import Tracker, TrackerConfig, Tracks
 from vision.colour import parse_colour
 from vision.config import VisionConfig
 from vision.detector import Detector
 from vision.model import SceneModel
-
-TEAM_NAMES = ("home", "away")
-
-# A rules stage takes the finished record of a frame, the contacts of that frame (as
-# ``(figure_id, kind, onset_frame)``), the standard uncertainty of the record's ball position in
-# mm and how long before the record the ball started or stopped rolling, when it did so since
-# the record before (each None when not known), and returns the calls it made, as calls.jsonl
-# records.
-RulesStage = Callable[
-    [dict[str, Any], list[tuple[int, str, int]], float | None, float | None],
-    list[dict[str, Any]],
-]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,14 +54,35 @@ class PipelineConfig:
 
 @dataclass(slots=True)
 class _Pending:
-    record: dict[str, Any]
-    contacts: list[tuple[int, str, int]]
+    """A frame held back for corrections (``_revise``): only its ball changes."""
+
+    frame: int
+    t_s: float
+    ball_xy: tuple[float, float] | None
+    moving: bool
+    figures: Figures
+    contacts: list[Contact] = field(default_factory=list)
     ball_sigma_mm: float | None = None
     ball_switch_before_s: float | None = None  # the ball started or stopped that long before
 
+    def released(self, offset: int) -> TrackedFrame:
+        ball = None if self.ball_xy is None else TrackedBall(*self.ball_xy, self.moving)
+        contacts = tuple(
+            Contact(c.figure_id, c.kind, c.onset_frame + offset) for c in self.contacts
+        )
+        return TrackedFrame(
+            self.frame + offset,
+            self.t_s,
+            ball,
+            self.figures,
+            contacts,
+            self.ball_sigma_mm,
+            self.ball_switch_before_s,
+        )
+
 
 class Pipeline:
-    """Detection, tracking and (optionally) rules for one camera, frame by frame."""
+    """Detection and tracking for one camera, frame by frame."""
 
     def __init__(
         self,
@@ -81,7 +90,6 @@ class Pipeline:
         *,
         fps: float,
         config: PipelineConfig | None = None,
-        rules: RulesStage | None = None,
         first_frame: int = 0,
         t0_s: float | None = None,
     ) -> None:
@@ -90,7 +98,6 @@ class Pipeline:
         self.pitch: Pitch = model.pitch
         self.detector = Detector(model, self.config.vision)
         self.tracker = Tracker(self.config.tracker, self.pitch)
-        self.rules = rules
         self.revise_frames = max(1, math.ceil(self.config.revise_s * fps))
         self._pending: deque[_Pending] = deque()
         self._last: Tracks | None = None
@@ -100,20 +107,19 @@ class Pipeline:
         self.frames = 0
         self.busy_s = 0.0
         self.moving_s = 0.0
-        self.calls: list[dict[str, Any]] = []
         # The latest contacts (kind, frame, figure id), for benchmarks and live views; bounded.
         self.recent_contacts: deque[tuple[str, int, int | None]] = deque(maxlen=256)
         self._prev_t: float | None = None
         self._hint_key: bytes | None = None  # the predicted ball point of ``_hint``
         self._hint: tuple[np.ndarray, float] = (np.zeros(2), 1.0)  # its pixel and px per mm
-        self._figs_key: object = None  # the FigureTracks whose list is ``_figs_list``
-        self._figs_list: list[dict[str, Any]] = []
+        self._figs_key: object = None  # the FigureTracks whose figures are ``_figs``
+        self._figs = Figures.empty()
         self._moving_since: int | None = None  # first frame of the ball's current movement
         self._rest_xy: tuple[float, float] | None = None  # the last rest point, rounded
 
     # ------------------------------------------------------------------ public
-    def process(self, image, t_s: float) -> list[dict[str, Any]]:
-        """Run one frame; return the records (tracks.jsonl objects) that became final."""
+    def process(self, image, t_s: float) -> list[TrackedFrame]:
+        """Run one frame; return the tracked frames that became final."""
         start = time.perf_counter()
         if self._t0 is None:
             self._t0 = t_s
@@ -126,7 +132,7 @@ class Pipeline:
         if not settled and self.tracker.ball_confirmed:
             self._settle_colour(det, tracks)
         self._revise(tracks)
-        self._pending.append(_Pending(self._record(tracks), [], tracks.ball.sigma_mm))
+        self._pending.append(self._held(tracks))
         self._attach_contacts(tracks)
         self._last, self._last_t = tracks, t
         self.frames += 1
@@ -134,8 +140,8 @@ class Pipeline:
         self.busy_s += time.perf_counter() - start
         return out
 
-    def finish(self) -> list[dict[str, Any]]:
-        """Release every held record (end of the video)."""
+    def finish(self) -> list[TrackedFrame]:
+        """Release every held frame (end of the video)."""
         return self._release(0)
 
     @property
@@ -207,37 +213,39 @@ class Pipeline:
             hints["search_bases"] = True
         return hints
 
-    def _record(self, tracks: Tracks) -> dict[str, Any]:
+    def _held(self, tracks: Tracks) -> _Pending:
         ball = tracks.ball
-        return {
-            "frame": ball.frame,
-            "t_s": round(float(ball.t_s), 6),
-            "ball": None
-            if ball.xy_mm is None
-            else {
-                "x_mm": round(float(ball.xy_mm[0]), 3),
-                "y_mm": round(float(ball.xy_mm[1]), 3),
-                "moving": bool(ball.moving),
-            },
-            "figures": self._figure_list(tracks.figures),
-        }
+        xy = None
+        if ball.xy_mm is not None:
+            xy = (round(float(ball.xy_mm[0]), 3), round(float(ball.xy_mm[1]), 3))
+        return _Pending(
+            ball.frame,
+            round(float(ball.t_s), 6),
+            xy,
+            bool(ball.moving) if xy is not None else False,
+            self._figures(tracks.figures),
+            ball_sigma_mm=tracks.ball.sigma_mm,
+        )
 
-    def _figure_list(self, figs) -> list[dict[str, Any]]:
-        """The figures of a record, built again only when the tracks changed.
+    def _figures(self, figs) -> Figures:
+        """The figures of a frame (kit as team, base centres to 0.001 mm), built again only
+        when the tracks changed.
 
         Most frames the figure tracker hands back the same tracks as before (nothing moved):
-        their list is shared between records (records are never changed after release, and
-        ``_revise`` touches only the ball).
+        their ``Figures`` are shared between frames (frozen; ``_revise`` touches only the
+        ball), and later stages cache their own work on that identity.
         """
         if figs is self._figs_key:
-            return self._figs_list
-        xy = np.round(figs.xy_mm, 3).tolist()
+            return self._figs
         self._figs_key = figs
-        self._figs_list = [
-            {"id": i, "team": TEAM_NAMES[t], "x_mm": x, "y_mm": y}
-            for i, t, (x, y) in zip(figs.id.tolist(), figs.team.tolist(), xy, strict=True)
-        ]
-        return self._figs_list
+        self._figs = Figures.build(
+            figs.id.tolist(),
+            figs.team.tolist(),
+            [False] * len(figs.id),
+            np.round(figs.xy_mm, 3),
+            self.pitch.profile.base_radius_mm,
+        )
+        return self._figs
 
     def _revise(self, tracks: Tracks) -> None:
         """Correct held records from the dated state switch and the rest point.
@@ -261,23 +269,22 @@ class Pipeline:
         else:
             self._moving_since = None
         for p in self._pending:
-            if p.record["frame"] < since:
+            if p.frame < since:
                 continue
             p.ball_switch_before_s = None
-            if p.record["frame"] == since and ball.state_since_s is not None:
-                p.ball_switch_before_s = max(p.record["t_s"] - ball.state_since_s, 0.0)
-            rec = p.record["ball"]
-            if rec is None:
+            if p.frame == since and ball.state_since_s is not None:
+                p.ball_switch_before_s = max(p.t_s - ball.state_since_s, 0.0)
+            if p.ball_xy is None:
                 if rest is None and not moving:
                     continue
-                rec = p.record["ball"] = {}
                 if rest is None:  # found rolling: it rolled through its first sightings
-                    back = ball.xy_mm - ball.v_mm_s * (ball.t_s - p.record["t_s"])
-                    rec["x_mm"], rec["y_mm"] = np.round(back, 3).tolist()
+                    back = ball.xy_mm - ball.v_mm_s * (ball.t_s - p.t_s)
+                    bx, by = np.round(back, 3).tolist()
+                    p.ball_xy = (bx, by)
             if rest is not None:
-                rec["x_mm"], rec["y_mm"] = x, y
+                p.ball_xy = (x, y)
                 p.ball_sigma_mm = ball.sigma_mm
-            rec["moving"] = moving
+            p.moving = moving
 
     def _unflag_before(self, since: int) -> None:
         """A movement's start dated later than first thought (``BallTrack.state_since_frame``
@@ -287,12 +294,11 @@ class Pipeline:
         if first is None or since <= first:
             return
         for p in self._pending:
-            rec = p.record["ball"]
-            if first <= p.record["frame"] < since and rec is not None and rec["moving"]:
-                rec["moving"] = False
+            if first <= p.frame < since and p.ball_xy is not None and p.moving:
+                p.moving = False
                 p.ball_switch_before_s = None
                 if self._rest_xy is not None:
-                    rec["x_mm"], rec["y_mm"] = self._rest_xy
+                    p.ball_xy = self._rest_xy
 
     def _attach_contacts(self, tracks: Tracks) -> None:
         """File each contact on the first frame it shows (a flick: the frame after onset)."""
@@ -302,22 +308,15 @@ class Pipeline:
                 continue
             frame = c.frame + 1 if c.kind == "flick" else c.frame
             for p in self._pending:
-                if p.record["frame"] == frame:
-                    p.contacts.append((c.figure_id, c.kind, c.frame))
+                if p.frame == frame:
+                    p.contacts.append(Contact(c.figure_id, c.kind, c.frame))
 
-    def _release(self, keep: int) -> list[dict[str, Any]]:
+    def _release(self, keep: int) -> list[TrackedFrame]:
         out = []
         while len(self._pending) > keep:
             p = self._pending.popleft()
-            p.record["frame"] += self._offset
-            p.contacts = [(f, kind, onset + self._offset) for f, kind, onset in p.contacts]
-            ball = p.record["ball"]
-            if ball is not None and ball["moving"] and self._prev_t is not None:
-                self.moving_s += p.record["t_s"] - self._prev_t
-            self._prev_t = p.record["t_s"]
-            if self.rules is not None:
-                self.calls.extend(
-                    self.rules(p.record, p.contacts, p.ball_sigma_mm, p.ball_switch_before_s)
-                )
-            out.append(p.record)
+            if p.ball_xy is not None and p.moving and self._prev_t is not None:
+                self.moving_s += p.t_s - self._prev_t
+            self._prev_t = p.t_s
+            out.append(p.released(self._offset))
         return out

@@ -21,6 +21,10 @@ at d from the nadir, plus ``r / H`` times the nadir's own error; averaging frame
 remove it either. ``COVERAGE`` = 2 makes ``U`` cover about 95 % of normal errors along a
 line's normal. Without a sigma the rules' default applies.
 
+Which figures are the rod goalkeepers is the rules' word (``rules.keepers``). The frames go
+in and out typed (``tablevar.tracked.TrackedFrame`` -> ``rules.observation.Observation`` ->
+``rules.calls.Call``): no record is turned back into arrays here.
+
 The figures' uncertainty (``Observation.figure_uncertainty_mm``, offside and the kick-off's
 line-up) is the rules' default with, in quadrature, the expanded parallax error of a base's
 rim (at the base's height) at the figure where it is largest.
@@ -36,10 +40,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from rules.calls import Call
+from rules.fistf import MatchConfig, MatchState, step
+from rules.fistf_ends import named
+from rules.keepers import rod_goalkeepers
+from rules.observation import Figures, Observation
 from rules.pitch import Pitch
+from tablevar.tracked import TrackedBall, TrackedFrame
 
-TEAM_NAMES = ("home", "away")
-KEEPER_REACH_MM = 15.0  # a goalkeeper may stand on its goal line, in front of the net
 COVERAGE = 2.0  # expanded uncertainty = 2 standard uncertainties (about 95 %)
 FIGURE_UNCERTAINTY_MM = 1.0  # the rules' own bound of a base's position (Observation's)
 
@@ -58,8 +66,10 @@ def ball_uncertainty_mm(
 class FistfRules:
     """The FISTF reducer (``rules.fistf.step``) as a pipeline stage.
 
-    Turns each final record into a ``rules.observation.Observation`` and keeps the match
-    state; ``clock_s`` and ``score`` read it.
+    ``judge`` turns each final tracked frame into a ``rules.observation.Observation``, steps
+    the match state it keeps and returns the frame with the teams the rules name and the calls;
+    ``observation`` alone serves a match state kept elsewhere (the live match's). ``clock_s``
+    and ``score`` read the state.
     """
 
     def __init__(
@@ -87,8 +97,6 @@ class FistfRules:
             parallax: the calibration's error of the parallax correction at a place
                 (``Calibration.parallax_sigma_mm``); None: none (a camera of known height).
         """
-        from rules.fistf import MatchConfig, MatchState  # the rules engine is optional
-
         if not line_sigma_mm >= 0:
             raise ValueError(f"line_sigma_mm must be >= 0 mm, got {line_sigma_mm}")
         config = MatchConfig(
@@ -101,176 +109,119 @@ class FistfRules:
         self._pitch = pitch
         self._line_sigma_mm = float(line_sigma_mm)
         self._parallax = parallax
-        self._last_figures: tuple | None = None  # (record list, Figures, ids, uncertainty)
-        self._last_named: tuple | None = None  # (key, record list, named list)
+        self._last_figures: tuple | None = None  # (frame's Figures, with keepers, ids, unc)
+        self._last_named: tuple | None = None  # (key, frame's Figures, named Figures)
         # (first frame, home kit) of each kit belief held so far: one entry per change
         self._kit_since: list[tuple[int, int]] = []
 
-    def ball_uncertainty(self, record: dict[str, Any], ball_sigma_mm: float | None) -> float | None:
-        """The expanded uncertainty ``U`` (module docstring) of the record's ball, mm; None
+    def ball_uncertainty(
+        self, ball: TrackedBall | None, ball_sigma_mm: float | None
+    ) -> float | None:
+        """The expanded uncertainty ``U`` (module docstring) of a frame's ball, mm; None
         without the tracker's sigma (the rules' default applies)."""
-        ball = record["ball"]
         if ball_sigma_mm is None:
             return None
         camera = 0.0
         if ball is not None and self._parallax is not None:
-            xy = np.array([[ball["x_mm"], ball["y_mm"]]])
+            xy = np.array([[ball.x_mm, ball.y_mm]])
             camera = float(self._parallax(xy, self._pitch.profile.ball_radius_mm)[0])
         return ball_uncertainty_mm(ball_sigma_mm, self._line_sigma_mm, camera)
 
-    def __call__(
-        self,
-        record: dict[str, Any],
-        contacts: list[tuple[int, str, int]],
-        ball_sigma_mm: float | None = None,
-        ball_switch_before_s: float | None = None,
-    ) -> list[dict[str, Any]]:
-        from rules.fistf import step
-
-        obs = self.observation(record, contacts, ball_sigma_mm, ball_switch_before_s)
+    def judge(self, frame: TrackedFrame) -> tuple[TrackedFrame, list[Call]]:
+        """Step the match with one final frame: the frame with the rules' team names and
+        the calls it made."""
+        obs = self.observation(frame)
         self._state, calls = step(self._state, obs)
         kit = self._state.ends.home_kit
         if not self._kit_since or self._kit_since[-1][1] != kit:
-            self._kit_since.append((record["frame"], kit))
-        record["figures"] = self._named(record["figures"], obs)
-        return [c.to_record() for c in calls]
+            self._kit_since.append((frame.frame, kit))
+        return replace(frame, figures=self._named(frame.figures, obs)), calls
 
     @property
     def names_changed(self) -> bool:
-        """The belief about which kit is home changed after the first record."""
+        """The belief about which kit is home changed after the first frame."""
         return len(self._kit_since) > 1
 
     def in_hindsight(self, record: dict[str, Any]) -> dict[str, Any]:
-        """A record this stage named, with its outfield figures named by the belief the match
-        holds now instead of the one held at the time (a goalkeeper keeps its goal's name).
+        """A written tracks.jsonl record, with its outfield figures named by the belief the
+        match holds now instead of the one held at the time (a goalkeeper keeps its goal's
+        name).
 
         A recording analysed as a whole is named by all its evidence: in a clip picked up in
         play the kits' places say little (``rules.fistf_ends``, 4), and names that change when
         a play on goal settles the ends would call one figure home, then away. Calls keep the
         names they were made with.
         """
-        from rules.observation import Figures
-
         then = next((k for f, k in reversed(self._kit_since) if f <= record["frame"]), None)
         figs = record["figures"]
         if then is None or then == self._state.ends.home_kit or not figs:
             return record
-        figures = Figures.build(
-            [f["id"] for f in figs],
-            [0] * len(figs),
-            [False] * len(figs),
-            [(f["x_mm"], f["y_mm"]) for f in figs],
-            self._pitch.profile.base_radius_mm,
-        )
-        keeper = self._goalkeepers(figures).tolist()
+        xy = [(f["x_mm"], f["y_mm"]) for f in figs]
+        keeper = rod_goalkeepers(self._pitch, xy).tolist()
         swap = {"home": "away", "away": "home"}
         named = [
             f if k else dict(f, team=swap[f["team"]]) for f, k in zip(figs, keeper, strict=True)
         ]
         return dict(record, figures=named)
 
-    def observation(
-        self,
-        record: dict[str, Any],
-        contacts: list[tuple[int, str, int]],
-        ball_sigma_mm: float | None = None,
-        ball_switch_before_s: float | None = None,
-    ):
-        """The ``rules.observation.Observation`` of a final record and its contacts (for a
-        match state kept elsewhere, such as the live match's)."""
-        from rules.observation import Contact, Observation
-
+    def observation(self, frame: TrackedFrame) -> Observation:
+        """The ``rules.observation.Observation`` of a final frame (for a match state kept
+        elsewhere, such as the live match's)."""
         p = self._pitch.profile
-        figures, ids, figure_unc = self._figures(record["figures"])
-        ball = record["ball"]
+        figures, ids, figure_unc = self._figures(frame.figures)
+        ball = frame.ball
         unc = {}
-        u = self.ball_uncertainty(record, ball_sigma_mm)
+        u = self.ball_uncertainty(ball, frame.ball_sigma_mm)
         if u is not None:
             unc["ball_uncertainty_mm"] = u
         if figure_unc is not None:
             unc["figure_uncertainty_mm"] = figure_unc
         return Observation(
-            t_s=record["t_s"],
-            frame=record["frame"],
-            ball_xy_mm=None if ball is None else (ball["x_mm"], ball["y_mm"]),
+            t_s=frame.t_s,
+            frame=frame.frame,
+            ball_xy_mm=None if ball is None else (ball.x_mm, ball.y_mm),
             ball_radius_mm=p.ball_radius_mm,
-            ball_moving=bool(ball and ball["moving"]),
-            ball_switch_before_s=ball_switch_before_s,
+            ball_moving=bool(ball and ball.moving),
+            ball_switch_before_s=frame.ball_switch_before_s,
             **unc,
             figures=figures,
-            contacts=tuple(
-                Contact(fid, kind, onset) for fid, kind, onset in contacts if fid in ids
-            ),
+            contacts=tuple(c for c in frame.contacts if c.figure_id in ids),
         )
 
-    def _named(self, figs: list[dict[str, Any]], obs) -> list[dict[str, Any]]:
-        """The record's figures with the teams the rules give them (DESIGN.md section 4: the
+    def _named(self, figures: Figures, obs: Observation) -> Figures:
+        """The frame's figures with the teams the rules give them (DESIGN.md section 4: the
         names in tracks.jsonl and in calls are the same): an outfield figure's kit named by
         the rules' belief about which kit defends which end, a goalkeeper by the goal it keeps
-        (``rules.fistf_ends.named``), at the time of this record. A new list: the pipeline
-        shares one list of figures between the records of frames where none moved."""
-        from rules.fistf_ends import named
-
+        (``rules.fistf_ends.named``), at the time of this frame. Built again only for new
+        figures or a new belief."""
         key = (self._state.ends.home_kit, self._state.home_end)
         last = self._last_named
-        if last is not None and last[0] == key and last[1] is figs:
+        if last is not None and last[0] == key and last[1] is figures:
             return last[2]
-        teams = named(self._state, obs).figures.team.tolist()
-        out = [dict(f, team=TEAM_NAMES[t]) for f, t in zip(figs, teams, strict=True)]
-        self._last_named = (key, figs, out)
+        out = replace(figures, team=named(self._state, obs).figures.team)
+        self._last_named = (key, figures, out)
         return out
 
-    def _figures(self, figs: list[dict[str, Any]]):
-        """The observation's figures (named by kit), their ids and their uncertainty (None:
-        the rules' default). The pipeline hands on the same list while no figure moves: it is
-        built again only for a new list."""
-        from rules.observation import Figures
-
+    def _figures(self, figures: Figures):
+        """The observation's figures (with the rod goalkeepers marked), their ids and their
+        uncertainty (None: the rules' default). The pipeline hands on the same ``Figures``
+        while no figure moves: the work is done again only for new ones."""
         last = self._last_figures
-        if last is not None and last[0] is figs:
+        if last is not None and last[0] is figures:
             return last[1:]
-        figures = Figures.build(
-            [f["id"] for f in figs],
-            [f["team"] for f in figs],
-            [False] * len(figs),
-            [(f["x_mm"], f["y_mm"]) for f in figs],
-            self._pitch.profile.base_radius_mm,
-        )
-        figures = replace(figures, goalkeeper=self._goalkeepers(figures))
+        keepers = replace(figures, goalkeeper=rod_goalkeepers(self._pitch, figures.xy_mm))
         ids = set(figures.id.tolist())
         unc = None
         if self._parallax is not None and len(figures):
             p = self._pitch.profile
             camera = float(np.max(self._parallax(figures.xy_mm, p.base_height_mm)))
             unc = math.hypot(FIGURE_UNCERTAINTY_MM, COVERAGE * camera)
-        self._last_figures = (figs, figures, ids, unc)
-        return figures, ids, unc
-
-    def _goalkeepers(self, figures) -> np.ndarray:
-        """The rod goalkeeper at each end, (n,) bool.
-
-        The keeper of an end is the figure in its goal area (field figures may not stand there,
-        FISTF 2.1) nearest the middle of its goal mouth, where the rod keeps it, whichever kit
-        vision read for it: a keeper wears its own kit, not its team's base colour, so the
-        rules take its team from the goal it keeps (``rules.fistf_ends.named``).
-        """
-        keeper = np.zeros(len(figures), bool)
-        if len(figures) == 0:
-            return keeper
-        for end in ("left", "right"):
-            inside = self._pitch.zone_margin_mm(f"goal_area_{end}", figures.xy_mm)
-            inside = (inside > -KEEPER_REACH_MM) & ~keeper  # one figure keeps one goal
-            if not inside.any():
-                continue
-            goal = self._pitch.goal(end)
-            mouth = (goal.x_line_mm, 0.5 * (goal.y_min_mm + goal.y_max_mm))
-            dist = np.hypot(figures.xy_mm[:, 0] - mouth[0], figures.xy_mm[:, 1] - mouth[1])
-            keeper[int(np.argmin(np.where(inside, dist, np.inf)))] = True
-        return keeper
+        self._last_figures = (figures, keepers, ids, unc)
+        return keepers, ids, unc
 
     @property
-    def state(self):
-        """The match state after the last record (``rules.fistf_state.MatchState``)."""
+    def state(self) -> MatchState:
+        """The match state after the last frame (``rules.fistf_state.MatchState``)."""
         return self._state
 
     @property

@@ -1,7 +1,8 @@
 """The Flask app factory: configuration, runtime objects, blueprints and JSON errors.
 
-Runtime objects live in ``app.extensions`` (never in module globals), so a test or a second
-app in the same process gets its own:
+Runtime objects live in ``app.extensions`` (never in module globals; the keys and accessors in
+``web.extensions``, which the blueprints import), so a test or a second app in the same process
+gets its own:
 
 - ``tablevar.hub``: the ``MatchHub`` the live pipeline pushes into;
 - ``tablevar.recordings``: the ``Recordings`` directory the review page reads;
@@ -26,7 +27,7 @@ from __future__ import annotations
 import math
 import secrets
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,16 +36,35 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException
 
 from web.auth import PIN_THROTTLE
+from web.extensions import (
+    BALL_COLOUR,
+    HUB,
+    RECALIBRATE,
+    RECORDINGS,
+    STREAM_SLOTS,
+    hub_of,
+    set_ball_colour,
+    set_recalibrate,
+)
 from web.guard import PinThrottle, public_message, same_origin, security_headers
 from web.hub import MatchHub
 from web.matchlog import MatchLog
 from web.recordings import Recordings
 
-HUB = "tablevar.hub"
-RECORDINGS = "tablevar.recordings"
-RECALIBRATE = "tablevar.recalibrate"
-BALL_COLOUR = "tablevar.ball_colour"
-STREAM_SLOTS = "tablevar.stream_slots"
+__all__ = [
+    "BALL_COLOUR",
+    "DEFAULTS",
+    "HUB",
+    "RECALIBRATE",
+    "RECORDINGS",
+    "STREAM_SLOTS",
+    "create_app",
+    "generate_pin",
+    "hub_of",
+    "set_ball_colour",
+    "set_recalibrate",
+    "shutdown",
+]
 
 DEFAULTS: dict[str, Any] = {
     "PIN": None,
@@ -165,34 +185,6 @@ class StreamSlots:
     def release(self) -> None:
         with self._lock:
             self._open = max(0, self._open - 1)
-
-
-def hub_of(app: Flask) -> MatchHub:
-    return app.extensions[HUB]
-
-
-def set_recalibrate(app: Flask, callback: Callable[[], Mapping[str, Any]] | None) -> None:
-    """Register (or with None remove) the live pipeline's recalibration callback.
-
-    The callback runs a recalibration and returns the new ``calibration.json`` content (or a
-    short report); it raises ``ValueError`` with a clear message when the lines are not found.
-    """
-    if callback is None:
-        app.extensions.pop(RECALIBRATE, None)
-    else:
-        app.extensions[RECALIBRATE] = callback
-
-
-def set_ball_colour(app: Flask, callback: Callable[[str], None] | None) -> None:
-    """Register (or with None remove) the live pipeline's callback for a picked ball colour.
-
-    The callback takes ``#rrggbb``, saves it with the calibration and looks for that ball from
-    the next frame on.
-    """
-    if callback is None:
-        app.extensions.pop(BALL_COLOUR, None)
-    else:
-        app.extensions[BALL_COLOUR] = callback
 
 
 def shutdown(app: Flask) -> None:

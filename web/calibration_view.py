@@ -22,8 +22,8 @@ from flask import Blueprint, abort, current_app, jsonify, render_template, reque
 from calibration.calibration_file import CalibrationFileError, read_calibration, write_calibration
 from calibration.tables import load_profile
 from vision.pick import PickError, ball_colour_at, hex_colour
-from web.app import BALL_COLOUR, HUB, RECALIBRATE, RECORDINGS, hub_of
 from web.auth import json_body, require_pin
+from web.extensions import BALL_COLOUR, HUB, RECALIBRATE, RECORDINGS, hub_of
 from web.guard import send_inside
 from web.recordings import CALIBRATION_NAME, TRACKS_NAME, VIEW_NAME, UnknownRecording
 

@@ -6,8 +6,8 @@ import math
 
 from flask import Blueprint, Response, abort, current_app, jsonify
 
-from web.app import HUB
 from web.auth import json_body, require_pin
+from web.extensions import HUB
 from web.matchlog import MatchLogError
 
 bp = Blueprint("controls", __name__, url_prefix="/api")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,10 @@ from numpy.typing import NDArray
 from calibration.calibration_file import Calibration
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
-from rules.geometry import crossed_margin_mm, goal_line_distance_mm, shooting_margin_mm
+from rules.geometry import crossed_margin_mm
+from rules.keepers import rod_goalkeepers
+from rules.observation import Figures, team_code
+from rules.offside import offside_geometry
 from rules.pitch import LineBand, Pitch
 
 ARC_STEP_RAD = math.radians(4.0)
@@ -218,39 +222,43 @@ def _ball(record: Mapping[str, Any]) -> tuple[float, float]:
 def offside_positions(
     pitch: Pitch, record: Mapping[str, Any], question: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """FISTF 13.1 positions: ball wholly in the shooting zone, figures nearer the goal line."""
+    """FISTF 13.1 positions, as the rules measure them (``rules.offside``; the rod goalkeepers
+    by ``rules.keepers``): ball wholly in the shooting zone, figures nearer the goal line."""
     attacking = question.get("attacking", "home")
     home_end = question.get("home_end", "left")
     if attacking not in ("home", "away") or home_end not in ("left", "right"):
         raise QuestionError("offside needs 'attacking': home|away and 'home_end': left|right")
     attack_end = {"left": "right", "right": "left"}[home_end] if attacking == "home" else home_end
     zone = f"shooting_zone_{attack_end}"
-    r_ball, r_base = pitch.profile.ball_radius_mm, pitch.profile.base_radius_mm
-    ball = np.asarray([_ball(record)])
-    ball_in_zone = float(shooting_margin_mm(pitch, attack_end, ball, r_ball)[0])
-    ball_dist = float(goal_line_distance_mm(pitch, attack_end, ball, r_ball)[0])
+    ball = _ball(record)
     figures = record.get("figures") or []
-    xy = np.asarray([[f["x_mm"], f["y_mm"]] for f in figures], dtype=np.float64).reshape(-1, 2)
-    dist = goal_line_distance_mm(pitch, attack_end, xy, r_base) if len(xy) else np.zeros(0)
-    defenders = np.array([f["team"] != attacking for f in figures], dtype=bool)
-    inside = pitch.is_inside(zone, xy) if len(xy) else np.zeros(0, dtype=bool)
-    rows = []
-    for i, fig in enumerate(figures):
-        if defenders[i]:
-            continue
-        nearer = int(np.count_nonzero(defenders & (dist < dist[i])))
-        position = bool(inside[i] and dist[i] < ball_dist and nearer < 2)
-        rows.append(
-            {
-                "id": fig.get("id"),
-                "x_mm": fig["x_mm"],
-                "y_mm": fig["y_mm"],
-                "in_shooting_zone": bool(inside[i]),
-                "to_goal_line_mm": round(float(dist[i]), 2),
-                "defenders_nearer": nearer,
-                "offside_position": position,
-            }
+    try:
+        figs = Figures.build(
+            [f.get("id", i) for i, f in enumerate(figures)],
+            [f["team"] for f in figures],
+            [False] * len(figures),
+            [(f["x_mm"], f["y_mm"]) for f in figures],
+            pitch.profile.base_radius_mm,
         )
+    except (KeyError, ValueError) as exc:
+        frame = record.get("frame")
+        raise QuestionError(f"frame {frame} has figures the rules cannot read: {exc}") from exc
+    figs = replace(figs, goalkeeper=rod_goalkeepers(pitch, figs.xy_mm))
+    team = team_code(attacking)
+    geo = offside_geometry(pitch, attack_end, figs, team, ball, pitch.profile.ball_radius_mm)
+    rows = [
+        {
+            "id": figures[i].get("id"),
+            "x_mm": figures[i]["x_mm"],
+            "y_mm": figures[i]["y_mm"],
+            "in_shooting_zone": bool(geo.zone_margin_mm[i] > 0),
+            "to_goal_line_mm": round(float(geo.to_goal_line_mm[i]), 2),
+            "defenders_nearer": int(geo.defenders_nearer[i]),
+            "offside_position": bool(geo.margin_mm[i] > 0),
+        }
+        for i in np.flatnonzero((figs.team == team) & ~figs.goalkeeper).tolist()
+    ]
+    ball_in_zone = geo.ball_zone_margin_mm
     flagged = [row["id"] for row in rows if row["offside_position"]]
     text = (
         f"ball {'wholly' if ball_in_zone > 0 else 'not wholly'} inside {zone} "
@@ -263,7 +271,7 @@ def offside_positions(
         "answer": ball_in_zone > 0 and bool(flagged),
         "ball_in_zone": ball_in_zone > 0,
         "ball_zone_margin_mm": round(ball_in_zone, 3),
-        "ball_to_goal_line_mm": round(ball_dist, 2),
+        "ball_to_goal_line_mm": round(geo.ball_to_goal_line_mm, 2),
         "figures": rows,
         "text": text,
     }

@@ -394,7 +394,7 @@ class MatchHub:
         data = entry.to_json()
         data["evidence_rel"] = evidence_relpath(entry.record.get("evidence"), self.output_dir)
         data["replay_rel"] = evidence_relpath(entry.record.get("replay"), self.output_dir)
-        data["awaiting_referee"] = entry.id == self._match.awaiting_call
+        data["awaiting_referee"] = entry.id in self._match.awaiting_calls
         return data
 
 

@@ -14,7 +14,7 @@ from flask import (
 )
 
 from calibration.calibration_file import CalibrationFileError, read_calibration
-from web.app import HUB, STREAM_SLOTS
+from web.extensions import HUB, STREAM_SLOTS
 from web.geometry import pitch_for, pitch_json
 from web.guard import send_evidence
 from web.recordings import CALIBRATION_NAME

@@ -22,7 +22,14 @@ from rules.fistf import MatchConfig, MatchState, step
 from rules.fistf_codec import StateEncoder, state_from_json
 from rules.observation import Observation, team_name
 from rules.pitch import Pitch
-from rules.referee import ACTIONS, CALL_ACTIONS, RefereeAction, RefereeError, apply
+from rules.referee import (
+    ACTIONS,
+    CALL_ACTIONS,
+    RefereeAction,
+    RefereeError,
+    apply,
+    awaiting_decision,
+)
 from web.matchlog import UNDOABLE, Event, MatchLog, MatchLogError
 
 FIRST_MATCH = {"start": "open_play", "referee_start": True}
@@ -190,11 +197,11 @@ class LiveMatch:
 
     # ------------------------------------------------------------------ readers
     @property
-    def awaiting_call(self) -> int | None:
-        """The call that waits for the referee's uphold or reject (FISTF 7.1), if any."""
-        restart = self.state.restart
-        waiting = restart is not None and restart.kind == "referee" and restart.end is not None
-        return self.state.restart_call if waiting else None
+    def awaiting_calls(self) -> frozenset[int]:
+        """The calls the referee may uphold or reject now, as the rules say
+        (``rules.referee.awaiting_decision``: a too-close goal, 7.1; a too-close offside play
+        went on from, 13.1)."""
+        return awaiting_decision(self.state)
 
     def call(self, call_id: int) -> CallEntry:
         for entry in self.calls:

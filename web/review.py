@@ -16,8 +16,8 @@ from flask import (
 
 from calibration.calibration_file import CalibrationFileError
 from rules.profile import ProfileError
-from web.app import RECORDINGS
 from web.auth import json_body
+from web.extensions import RECORDINGS
 from web.geometry import (
     QuestionError,
     ask,

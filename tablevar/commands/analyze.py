@@ -39,11 +39,14 @@ from tqdm import tqdm
 from calibration.calibrate import calibrate, clean_view
 from calibration.calibration_file import Calibration, read_calibration, write_calibration
 from calibration.tables import load_pitch
-from hardware.sources import SourceError, VideoFileSource, native_path
+from hardware.sources import Frame, SourceError, VideoFileSource, native_path
+from rules.observation import Figures
 from tablevar.commands.options import seconds
+from tablevar.driver import Driver, Judged, play
 from tablevar.evidence import EvidenceWriter
 from tablevar.pipeline import Pipeline, PipelineConfig
 from tablevar.rules_stage import FistfRules
+from tablevar.tracked import TrackedFrame, TracksEncoder
 from vision.colour import USUAL_BALLS_BGR, parse_colour
 from vision.config import VisionConfig
 from vision.model import LearningError, learn_model
@@ -54,6 +57,7 @@ EVIDENCE_DIR = "evidence"
 # In the order they are moved into place: summary.json, which says whether the run
 # finished, comes last.
 OUTPUT_FILES = ("calibration.json", VIEW_NAME, "tracks.jsonl", "calls.jsonl", "summary.json")
+NO_FIGURES = Figures.empty()
 LEARN_WAIT_S = 10.0
 
 
@@ -163,12 +167,9 @@ def _empty_view(video: VideoFileSource, seconds: float) -> np.ndarray:
 
 
 def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progress: bool) -> int:
-    """Run the pipeline over ``video`` and write the outputs; returns the exit status."""
+    """Run the driver over ``video`` and write the outputs; returns the exit status."""
     pitch = cal.measured_pitch(pitch)
-    config = PipelineConfig.for_frames(video.lossy, cal.ball_colour)
-    pipeline: Pipeline | None = None
     rules = FistfRules(pitch, line_sigma_mm=cal.line_sigma_mm, parallax=cal.parallax_sigma_mm)
-    evidence = EvidenceWriter(out, cal.camera, pitch)
     summary: dict[str, Any] = {
         "frames": 0,
         "fps": video.fps,
@@ -182,41 +183,12 @@ def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progr
         open(out / "tracks.jsonl", "w", encoding="utf-8") as tracks,
         open(out / "calls.jsonl", "w", encoding="utf-8") as calls,
     ):
-        written_calls = 0
-        skipped = 0
-        t0 = None
+        outputs = _Outputs(tracks, calls, EvidenceWriter(out, cal.camera, pitch))
+        session = _Session(video, cal, pitch, rules, outputs, out)
+        bar = tqdm(total=video.expected_frames, unit="frame", desc="analyze", disable=not progress)
         try:
-            bar = tqdm(
-                video.frames(),
-                total=video.expected_frames,
-                unit="frame",
-                desc="analyze",
-                disable=not progress,
-            )
-            for frame in bar:
-                if t0 is None:  # the picture a person picks the ball on (calibration page)
-                    t0 = frame.t_s
-                    cv2.imwrite(str(out / VIEW_NAME), frame.image_bgr)
-                if pipeline is None:
-                    model = _learn(frame, cal, pitch, video.fps, config.vision)
-                    if model is None:
-                        _write(tracks, [_empty_record(frame.index, frame.t_s - t0)])
-                        skipped += 1
-                        continue
-                    pipeline = Pipeline(
-                        model,
-                        fps=video.fps,
-                        config=config,
-                        rules=rules,
-                        first_frame=skipped,
-                        t0_s=t0,
-                    )
-                evidence.add_frame(frame.index, frame.image_bgr)
-                records = pipeline.process(frame.image_bgr, frame.t_s)
-                evidence.add_records(records)
-                _write(tracks, records)
-                written_calls = _write_calls(calls, pipeline, written_calls, evidence)
-            if pipeline is None:
+            play(video, lambda frame: (session.receive(frame), bar.update()))
+            if session.driver is None:
                 raise SourceError(f"{video.path}: no frames decoded")
             summary["complete"] = True
         except (ValueError, OSError) as exc:
@@ -224,13 +196,12 @@ def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progr
             summary["error"] = " ".join(str(exc).split())
             raise
         finally:
-            if pipeline is not None:
-                records = pipeline.finish()
-                evidence.add_records(records)
-                _write(tracks, records)
-                _write_calls(calls, pipeline, written_calls, evidence)
-                summary.update(_summary(pipeline, rules, video.fps))
-            summary["frames"] = (pipeline.frames if pipeline is not None else 0) + skipped
+            bar.close()
+            driver = session.driver
+            if driver is not None:
+                outputs.write(driver.finish())
+                summary.update(_summary(driver, rules, video.fps))
+            summary["frames"] = (driver.frames if driver is not None else 0) + session.skipped
             _write_json(out / "summary.json", summary)
     if rules.names_changed:
         _name_in_hindsight(out / "tracks.jsonl", rules)
@@ -246,6 +217,52 @@ def _name_in_hindsight(path: Path, rules: FistfRules) -> None:
             rec = rules.in_hindsight(json.loads(line))
             dst.write(json.dumps(rec, separators=(",", ":")) + "\n")
     tmp.replace(path)
+
+
+class _Session:
+    """The frames of one video through the driver, once the figures are on the table."""
+
+    def __init__(self, video: VideoFileSource, cal: Calibration, pitch, rules, outputs, out):
+        self.video, self.cal, self.pitch, self.rules = video, cal, pitch, rules
+        self.outputs, self.out = outputs, out
+        self.config = PipelineConfig.for_frames(video.lossy, cal.ball_colour)
+        self.driver: Driver | None = None
+        self.skipped = 0
+        self.t0: float | None = None
+
+    def receive(self, frame: Frame) -> None:
+        if self.t0 is None:  # the picture a person picks the ball on (calibration page)
+            self.t0 = frame.t_s
+            cv2.imwrite(str(self.out / VIEW_NAME), frame.image_bgr)
+        if self.driver is None:
+            fps = self.video.fps
+            model = _learn(frame, self.cal, self.pitch, fps, self.config.vision)
+            if model is None:
+                empty = TrackedFrame(frame.index, round(frame.t_s - self.t0, 6), None, NO_FIGURES)
+                self.outputs.write(Judged((empty,)))
+                self.skipped += 1
+                return
+            pipeline = Pipeline(
+                model, fps=fps, config=self.config, first_frame=self.skipped, t0_s=self.t0
+            )
+            self.driver = Driver(pipeline, self.rules)
+        self.outputs.evidence.add_frame(frame.index, frame.image_bgr)
+        self.outputs.write(self.driver.step(frame.image_bgr, frame.t_s))
+
+
+class _Outputs:
+    """Where judged frames become files: tracks.jsonl, calls.jsonl and evidence pictures."""
+
+    def __init__(self, tracks: TextIO, calls: TextIO, evidence: EvidenceWriter) -> None:
+        self.tracks, self.calls, self.evidence = tracks, calls, evidence
+        self._encode = TracksEncoder()
+
+    def write(self, judged: Judged) -> None:
+        self.evidence.add_frames(judged.frames)
+        _write(self.tracks, [self._encode(frame) for frame in judged.frames])
+        records = [call.to_record() for call in judged.calls]
+        self.evidence.attach(records)  # each call's picture, before its line is written
+        _write(self.calls, records)
 
 
 def _learn(frame, cal: Calibration, pitch, fps: float, config: VisionConfig):
@@ -265,19 +282,15 @@ def _learn(frame, cal: Calibration, pitch, fps: float, config: VisionConfig):
         raise
 
 
-def _empty_record(index: int, t_s: float) -> dict[str, Any]:
-    return {"frame": index, "t_s": round(t_s, 6), "ball": None, "figures": []}
-
-
-def _summary(pipeline: Pipeline, rules: FistfRules, fps: float) -> dict[str, Any]:
+def _summary(driver: Driver, rules: FistfRules, fps: float) -> dict[str, Any]:
     home, away = rules.score
     return {
-        "frames": pipeline.frames,
+        "frames": driver.frames,
         "fps": fps,
         "clock_s": round(rules.clock_s, 3),
         "score": {"home": int(home), "away": int(away)},
-        "calls": len(pipeline.calls),
-        "ms_per_frame": round(pipeline.ms_per_frame, 3),
+        "calls": driver.calls,
+        "ms_per_frame": round(driver.ms_per_frame, 3),
     }
 
 
@@ -285,12 +298,6 @@ def _write(stream: TextIO, records: list[dict[str, Any]]) -> None:
     for rec in records:
         stream.write(json.dumps(rec, separators=(",", ":")) + "\n")
     stream.flush()
-
-
-def _write_calls(stream: TextIO, pipeline: Pipeline, done: int, evidence: EvidenceWriter) -> int:
-    evidence.attach(pipeline.calls[done:])  # each call's picture, before its line is written
-    _write(stream, pipeline.calls[done:])
-    return len(pipeline.calls)
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:

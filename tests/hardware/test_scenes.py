@@ -15,6 +15,7 @@ from hardware.scenes import FigureSpec, Scene, SceneError, compile_scene, flick,
 from hardware.truth import frame_truth, truth_calls
 from tablevar.cli import main
 from tablevar.rules_stage import FistfRules
+from tablevar.tracked import frame_from_record
 
 PITCH = load_pitch("fistf")
 R_BALL, R_BASE = PITCH.profile.ball_radius_mm, PITCH.profile.base_radius_mm
@@ -140,8 +141,8 @@ def test_named_scene_starts_with_a_forward_kick_off_and_referees_as_scripted(nam
     rules = FistfRules(scene.pitch)
     calls = []
     for rec in frame_truth(scene, 30.0):
-        contacts = [(k["figure"], k["kind"], k["onset_frame"]) for k in rec["contacts"]]
-        calls += rules({k: rec[k] for k in ("frame", "t_s", "ball", "figures")}, contacts)
+        frame = frame_from_record(rec, scene.pitch.profile.base_radius_mm)
+        calls += [c.to_record() for c in rules.judge(frame)[1]]
     keys = ("kind", "team", "restart", "line")
     got = [tuple(c[k] for k in keys) for c in calls if c["kind"] not in ("distance",)]
     assert got == [tuple(t[k] for k in keys) for t in truth_calls(scene, 30.0)]
@@ -151,8 +152,8 @@ def _truth_calls_refereed(scene) -> list[dict]:
     rules = FistfRules(scene.pitch)
     calls = []
     for rec in frame_truth(scene, 30.0):
-        contacts = [(k["figure"], k["kind"], k["onset_frame"]) for k in rec["contacts"]]
-        calls += rules({k: rec[k] for k in ("frame", "t_s", "ball", "figures")}, contacts)
+        frame = frame_from_record(rec, scene.pitch.profile.base_radius_mm)
+        calls += [c.to_record() for c in rules.judge(frame)[1]]
     return calls
 
 

@@ -9,8 +9,9 @@ import pytest
 
 from rules.calls import Call
 from rules.fistf import MatchConfig, MatchState
+from rules.fistf_state import Restart
 from rules.observation import AWAY, HOME
-from rules.referee import RefereeAction, RefereeError, apply
+from rules.referee import RefereeAction, RefereeError, apply, awaiting_decision
 from tests.rules.conftest import NotationFeed
 
 FIGS = (
@@ -238,3 +239,83 @@ def test_a_call_survives_its_record(fistf_pitch):
     goal = match.goal()
     record = {**goal.to_record(), "id": goal.id, "too_close_to_call": False, "note": goal.note}
     assert Call.from_record(record) == replace(goal, margin_mm=round(goal.margin_mm, 3))
+
+
+class OffsideMatch(Match):
+    """Home 8 stands level with the ball (0.4 mm nearer the goal line: too close to call) when
+    home 7 plays it forward inside the right shooting zone; away defends the right goal."""
+
+    figs = f"home 7 397,0; home 8 {597 - 166.1 - 12},100; away 2 gk 590,0; away 9 -200,0"
+
+    def close_offside(self) -> Call:
+        calls = self("ball 420,0 rest; flick 7", "ball 430,0 moving")
+        (offside,) = [c for c in calls if c.kind == "offside"]
+        assert offside.too_close_to_call and self.state.restart is None  # play went on
+        return offside
+
+
+def _offside_match(pitch) -> OffsideMatch:
+    state = in_play(pitch).state
+    return OffsideMatch(state)
+
+
+@pytest.mark.parametrize(
+    ("action", "restart"),
+    [
+        pytest.param(
+            "uphold",
+            Restart("free_kick", AWAY, (597 - 166.1 - 12, 100.0), "FISTF 13.1"),
+            id="FISTF 13.1 upheld: a free kick where the offside figure stood",
+        ),
+        pytest.param("reject", None, id="FISTF 13.1 rejected: play goes on"),
+    ],
+)
+def test_a_too_close_offside_is_settled_by_the_referee(fistf_pitch, action, restart):
+    match = _offside_match(fistf_pitch)
+    offside = match.close_offside()
+    assert awaiting_decision(match.state) == {offside.id}
+    with pytest.raises(RefereeError, match="uphold or reject"):
+        match.act("overrule", call=offside)
+    calls = match.act(action, call=offside)
+    assert match.state.restart == restart
+    assert awaiting_decision(match.state) == frozenset()
+    if restart is None:
+        assert calls == []
+        match("ball 440,0 moving")
+        assert match.state.clock.last_running  # the clock runs on
+    else:
+        (given,) = calls
+        assert (given.kind, given.law, given.team, given.too_close_to_call) == (
+            "offside",
+            "FISTF 13.1",
+            AWAY,
+            False,
+        )
+        assert match.state.restart_call == given.id and match.state.possession == AWAY
+        match("ball 440,0 rest")
+        assert not match.state.clock.last_running  # the ball is dead until the free kick
+    with pytest.raises(RefereeError, match="does not wait"):
+        match.act(action, call=offside)  # settled once
+
+
+def test_a_too_close_offside_cannot_be_flagged_once_the_ball_was_dead(fistf_pitch):
+    """FISTF 13.1: the referee flags the offside in the play it happened in; once the ball went
+    out (14.1) the restart is decided and the open offside is closed."""
+    match = _offside_match(fistf_pitch)
+    offside = match.close_offside()
+    match("ball 500,200 moving", "ball 500,370 moving", "ball 500,400 moving")
+    assert match.state.restart is not None and match.state.restart.kind == "throw_in"
+    assert awaiting_decision(match.state) == frozenset()
+    with pytest.raises(RefereeError, match="does not wait"):
+        match.act("uphold", call=offside)
+
+
+def test_a_clear_offside_waits_for_no_decision(fistf_pitch):
+    """FISTF 13.1: a clear offside stops play by itself; the referee overrules it if need be."""
+    match = _offside_match(fistf_pitch)
+    match.figs = "home 7 397,0; home 8 520,100; away 2 gk 590,0; away 9 -200,0"
+    calls = match("ball 420,0 rest; flick 7", "ball 430,0 moving")
+    (offside,) = [c for c in calls if c.kind == "offside"]
+    assert not offside.too_close_to_call and awaiting_decision(match.state) == frozenset()
+    with pytest.raises(RefereeError, match="does not wait"):
+        match.act("uphold", call=offside)

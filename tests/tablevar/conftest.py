@@ -10,8 +10,21 @@ import pytest
 from hardware.recording import RecordingWriter
 from hardware.sim_source import SimSource
 from hardware.truth import truth_calls
+from tablevar.rules_stage import FistfRules
+from tablevar.tracked import TrackedFrame, frame_from_record
 
 SIM_FPS = 20.0
+
+
+def tracked(rules: FistfRules, record, sigma_mm: float | None = None) -> TrackedFrame:
+    """A tracks or truth record as the pipeline would hand it to ``rules``."""
+    radius = rules.state.pitch.profile.base_radius_mm
+    return frame_from_record(record, radius, ball_sigma_mm=sigma_mm)
+
+
+def judge(rules: FistfRules, record, sigma_mm: float | None = None) -> list[dict]:
+    """One record through the rules stage; its calls as calls.jsonl records."""
+    return [c.to_record() for c in rules.judge(tracked(rules, record, sigma_mm))[1]]
 
 
 def render_recording(folder: Path, scene: str, end_s: float | None = None) -> Path:

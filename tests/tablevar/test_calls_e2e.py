@@ -37,8 +37,10 @@ from hardware.look import Look
 from hardware.scene_margins import build_margin_scene
 from hardware.simulate import simulate
 from hardware.truth import frame_truth, truth_calls
+from rules.observation import TEAM_NAMES
 from tablevar.cli import main
 from tablevar.rules_stage import FistfRules, ball_uncertainty_mm
+from tests.tablevar.conftest import judge, tracked
 
 SIZE = (640, 480)
 FPS = 24.0
@@ -77,8 +79,7 @@ def test_rules_stage_on_the_exact_tracks_makes_the_truth_calls(name):
     rules = FistfRules(scene.pitch)
     calls: list[dict] = []
     for rec in frame_truth(scene, FPS):
-        contacts = [(k["figure"], k["kind"], k["onset_frame"]) for k in rec["contacts"]]
-        calls += rules({k: rec[k] for k in ("frame", "t_s", "ball", "figures")}, contacts)
+        calls += judge(rules, rec)
     truth = truth_calls(scene, FPS)
     said = [c for c in calls if c["kind"] in (*STOPPING, "close_call")]
     assert len(said) == len(truth), (truth, calls)
@@ -144,7 +145,7 @@ def test_rules_stage_knows_the_goalkeeper_by_its_goal_area(figures, placed):
         "ball": {"x_mm": 0.0, "y_mm": 0.0, "moving": False},
         "figures": figs,
     }
-    calls = rules(record, [])
+    calls = judge(rules, record)
     assert [c["figure"]["id"] for c in calls if c["kind"] == "figure_placement"] == placed
     assert np.isfinite(rules.clock_s)
 
@@ -162,9 +163,7 @@ def test_ball_uncertainty_is_two_standard_uncertainties_of_track_and_calibration
 def _replay(scene, rules: FistfRules, sigma_mm: float | None) -> list[dict]:
     calls: list[dict] = []
     for rec in frame_truth(scene, FPS):
-        contacts = [(k["figure"], k["kind"], k["onset_frame"]) for k in rec["contacts"]]
-        record = {k: rec[k] for k in ("frame", "t_s", "ball", "figures")}
-        calls += rules(record, contacts, sigma_mm)
+        calls += judge(rules, rec, sigma_mm)
     return [c for c in calls if c["line"] in ("touchline", "goal_line")]
 
 
@@ -225,6 +224,7 @@ def test_tracks_name_the_teams_as_the_calls_do(kits, named):
     rules = FistfRules(load_pitch("fistf"))
     figs = [{"id": i, "team": t, "x_mm": x, "y_mm": y} for i, (t, x, y) in enumerate(kits)]
     record = {"frame": 0, "t_s": 0.0, "ball": None, "figures": figs}
-    rules(record, [])
-    assert [f["team"] for f in record["figures"]] == named
-    assert [f["team"] for f in figs] == [t for t, _, _ in kits]  # the shared list is kept
+    frame = tracked(rules, record)
+    named_frame, _ = rules.judge(frame)
+    assert [TEAM_NAMES[t] for t in named_frame.figures.team] == named
+    assert [TEAM_NAMES[t] for t in frame.figures.team] == [t for t, _, _ in kits]  # kept

@@ -9,6 +9,7 @@ import pytest
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
 from rules.geometry import shooting_margin_mm
+from rules.observation import Figures
 from tablevar.evidence import (
     EDGE_BGR,
     FIGURE_BGR,
@@ -26,6 +27,7 @@ from tablevar.evidence import (
     line_edges_mm,
     make_view,
 )
+from tablevar.tracked import TrackedBall, TrackedFrame
 
 SIZE = (800, 600)
 CLOTH_BGR = (40, 110, 40)
@@ -71,7 +73,7 @@ def _writer(tmp_path, camera, pitch, ball_xy, frame=10) -> tuple[EvidenceWriter,
     for k in range(frame - 2, frame + 1):
         writer.add_frame(k, image)
     rec = {"frame": frame, "ball": {"x_mm": ball_xy[0], "y_mm": ball_xy[1], "moving": True}}
-    writer.add_records([rec])
+    writer.add_frames([TrackedFrame(frame, 0.0, TrackedBall(*ball_xy, True), Figures.empty())])
     return writer, rec
 
 
@@ -290,7 +292,7 @@ def test_a_goal_disallowed_for_its_shot_shows_where_the_shot_was_taken(
     path = [shot] * 6 + [(262.0 + 40.0 * k, 40.0) for k in range(1, 10)]  # struck after frame 5
     for k, (x, y) in enumerate(path):
         writer.add_frame(k, image)
-        writer.add_records([{"frame": k, "ball": {"x_mm": x, "y_mm": y, "moving": k > 5}}])
+        writer.add_frames([TrackedFrame(k, 0.0, TrackedBall(x, y, k > 5), Figures.empty())])
     margin = float(
         shooting_margin_mm(pitch, "right", np.array([shot]), pitch.profile.ball_radius_mm)[0]
     )

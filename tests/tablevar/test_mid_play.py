@@ -19,6 +19,7 @@ import pytest
 from hardware.scene_margins import build_margin_scene
 from hardware.truth import contact_frame, frame_truth, truth_calls
 from tablevar.rules_stage import FistfRules
+from tests.tablevar.conftest import judge
 
 FPS = 30.0
 KEYS = ("kind", "law", "line", "team", "restart", "fully_crossed")
@@ -36,8 +37,7 @@ def _replay(scene, first: int) -> list[dict]:
     rules = FistfRules(scene.pitch)
     calls: list[dict] = []
     for rec in frame_truth(scene, FPS)[first:]:
-        contacts = [(k["figure"], k["kind"], k["onset_frame"]) for k in rec["contacts"]]
-        calls += rules({k: rec[k] for k in ("frame", "t_s", "ball", "figures")}, contacts)
+        calls += judge(rules, rec)
     return [c for c in calls if c["kind"] in DECIDING]
 
 
@@ -88,7 +88,7 @@ def test_a_clip_from_the_first_frame_sees_the_kick_off():
     scene = build_margin_scene(kind, seed, **params)
     rules = FistfRules(scene.pitch)
     frames = frame_truth(scene, FPS)
-    rules({k: frames[0][k] for k in ("frame", "t_s", "ball", "figures")}, [])
+    judge(rules, {**frames[0], "contacts": []})
     assert rules.state.restart is not None and rules.state.restart.kind == "kick_off"
     truth = truth_calls(scene, FPS)
     said = _replay(scene, 0)

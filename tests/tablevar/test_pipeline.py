@@ -1,4 +1,4 @@
-"""The hot loop's hand-over to the rules: each final record with its ball's extras."""
+"""The hot loop's hand-over to the rules: each final tracked frame with its ball's extras."""
 
 from __future__ import annotations
 
@@ -19,21 +19,16 @@ def test_the_rules_get_each_start_and_stop_of_the_ball_dated_within_its_frame(
     meta = read_meta(sim_recording_template)
     frames = list(VideoFileSource(sim_recording_template).frames())
     model = learn_model([frames[0].image_bgr], meta.camera, load_pitch("fistf"))
+    pipeline = Pipeline(model, fps=meta.fps)
     seen = []
-
-    def rules(record, contacts, ball_sigma_mm=None, ball_switch_before_s=None):
-        seen.append((record, ball_switch_before_s))
-        return []
-
-    pipeline = Pipeline(model, fps=meta.fps, rules=rules)
     for f in frames:
-        pipeline.process(f.image_bgr, f.t_ns / 1e9)
-    pipeline.finish()
-    moving = [bool(r["ball"] and r["ball"]["moving"]) for r, _ in seen]
+        seen += pipeline.process(f.image_bgr, f.t_ns / 1e9)
+    seen += pipeline.finish()
+    moving = [bool(r.ball and r.ball.moving) for r in seen]
     switches = [i for i in range(1, len(seen)) if moving[i] != moving[i - 1]]
-    dated = [i for i, (_, before) in enumerate(seen) if before is not None]
+    dated = [i for i, r in enumerate(seen) if r.ball_switch_before_s is not None]
     assert switches and set(dated) <= set(switches)
     assert len(dated) >= len(switches) - 1  # a roll stopped by a base may go undated
     for i in dated:
-        interval = seen[i][0]["t_s"] - seen[i - 1][0]["t_s"]
-        assert 0.0 <= seen[i][1] <= interval + 1e-9
+        interval = seen[i].t_s - seen[i - 1].t_s
+        assert 0.0 <= seen[i].ball_switch_before_s <= interval + 1e-9

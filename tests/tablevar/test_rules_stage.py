@@ -9,6 +9,8 @@ from calibration.tables import load_pitch
 from hardware.scene_margins import build_margin_scene
 from hardware.truth import frame_truth
 from tablevar.rules_stage import FistfRules, ball_uncertainty_mm
+from tablevar.tracked import TrackedBall, TracksEncoder
+from tests.tablevar.conftest import judge, tracked
 
 FPS = 24.0
 
@@ -26,9 +28,7 @@ def _parallax(per_mm: float):
 def _line_calls(rules: FistfRules, scene, sigma_mm: float) -> list[dict]:
     calls: list[dict] = []
     for rec in frame_truth(scene, FPS):
-        contacts = [(k["figure"], k["kind"], k["onset_frame"]) for k in rec["contacts"]]
-        record = {k: rec[k] for k in ("frame", "t_s", "ball", "figures")}
-        calls += rules(record, contacts, sigma_mm)
+        calls += judge(rules, rec, sigma_mm)
     return [c for c in calls if c["line"] in ("touchline", "goal_line")]
 
 
@@ -56,16 +56,14 @@ def test_the_parallax_term_enters_a_line_calls_uncertainty(per_mm, too_close):
 
 def test_the_ball_uncertainty_adds_the_parallax_in_quadrature():
     rules = FistfRules(load_pitch("fistf"), line_sigma_mm=0.1, parallax=_parallax(0.1))
-    record = {"frame": 0, "t_s": 0.0, "ball": {"x_mm": 300.0, "y_mm": 400.0, "moving": False}}
+    ball = TrackedBall(300.0, 400.0, False)
     camera = 0.1 * 10.5 * 500.0 / 1000.0
-    assert rules.ball_uncertainty({**record, "figures": []}, 0.2) == pytest.approx(
+    assert rules.ball_uncertainty(ball, 0.2) == pytest.approx(
         2.0 * np.sqrt(0.2**2 + 0.1**2 + camera**2)
     )
-    assert rules.ball_uncertainty({**record, "figures": []}, None) is None
+    assert rules.ball_uncertainty(ball, None) is None
     plain = FistfRules(load_pitch("fistf"), line_sigma_mm=0.1)
-    assert plain.ball_uncertainty({**record, "figures": []}, 0.2) == pytest.approx(
-        ball_uncertainty_mm(0.2, 0.1)
-    )
+    assert plain.ball_uncertainty(ball, 0.2) == pytest.approx(ball_uncertainty_mm(0.2, 0.1))
 
 
 def test_the_figures_uncertainty_carries_the_parallax_of_their_rims():
@@ -75,11 +73,11 @@ def test_the_figures_uncertainty_carries_the_parallax_of_their_rims():
     figures = [{"id": 1, "team": "home", "x_mm": 500.0, "y_mm": 0.0}]
     record = {"frame": 0, "t_s": 0.0, "ball": None, "figures": figures}
     rules = FistfRules(pitch, parallax=_parallax(0.5))
-    rules(record, [])
+    frame = tracked(rules, record)
     rim = 0.5 * pitch.profile.base_height_mm * 500.0 / 1000.0
-    _, _, unc = rules._figures(figures)
-    assert unc == pytest.approx(np.hypot(1.0, 2.0 * rim))
-    assert FistfRules(pitch)._figures(figures)[2] is None
+    assert rules.observation(frame).figure_uncertainty_mm == pytest.approx(np.hypot(1.0, 2.0 * rim))
+    plain = FistfRules(pitch)
+    assert plain.observation(tracked(plain, record)).figure_uncertainty_mm == 1.0  # the default
 
 
 def _kits_far_from_their_ends() -> list[dict]:
@@ -101,13 +99,15 @@ def test_names_in_hindsight_follow_the_ends_the_whole_clip_showed():
     named before that play called it away; in hindsight every record names it home, and each
     rod keeper keeps the name of the goal it keeps."""
     rules = FistfRules(load_pitch("fistf"))
+    encode = TracksEncoder()
     records = []
     for i in range(16):
         x = 420.0 if i < 6 else min(420.0 + 60.0 * (i - 5), 560.0)
         ball = {"x_mm": x, "y_mm": -30.0, "moving": 6 <= i and x < 560.0}
+        flick = [{"figure": 1, "kind": "flick", "onset_frame": 5}] if i == 6 else []
         rec = {"frame": i, "t_s": i / 30.0, "ball": ball, "figures": _kits_far_from_their_ends()}
-        rules(rec, [(1, "flick", 5)] if i == 6 else [])
-        records.append(rec)
+        named, _ = rules.judge(tracked(rules, dict(rec, contacts=flick)))
+        records.append(encode(named))
     at_the_time = [[f["team"] for f in r["figures"]] for r in records]
     settled = ["home", "home", "away", "away", "home", "away"]
     assert at_the_time[0] != settled and at_the_time[-1] == settled  # the names changed
@@ -118,6 +118,6 @@ def test_names_in_hindsight_follow_the_ends_the_whole_clip_showed():
 def test_names_in_hindsight_are_those_of_the_time_when_the_ends_never_changed():
     rules = FistfRules(load_pitch("fistf"))
     rec = {"frame": 0, "t_s": 0.0, "ball": None, "figures": _kits_far_from_their_ends()}
-    rules(rec, [])
+    rec = TracksEncoder()(rules.judge(tracked(rules, rec))[0])
     assert not rules.names_changed
     assert rules.in_hindsight(rec) == rec

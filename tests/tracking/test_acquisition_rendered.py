@@ -52,10 +52,7 @@ def run_clip(look: Look, seed: int, config: PipelineConfig | None = None):
         records += pipe.process(image, i / FPS)
     records += pipe.finish()
     truth = [f.ball_xy_mm for f in frames]
-    seen = [
-        None if r["ball"] is None else np.array([r["ball"]["x_mm"], r["ball"]["y_mm"]])
-        for r in records
-    ]
+    seen = [None if r.ball is None else np.array([r.ball.x_mm, r.ball.y_mm]) for r in records]
     return truth, seen, pipe
 
 
@@ -121,5 +118,5 @@ def test_a_clip_without_a_ball_reports_none_cheaply():
     for i in range(30):
         records += pipe.process(image, i / FPS)
     records += pipe.finish()
-    assert all(r["ball"] is None for r in records)
+    assert all(r.ball is None for r in records)
     assert pipe.ms_per_frame < 20.0  # a few ms here; the bound leaves room for a busy machine

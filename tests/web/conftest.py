@@ -95,11 +95,12 @@ class Play:
 
         self.hub, self.frame, self._parse = hub, frame, parse_observation
         self.publish = publish  # False: the test publishes the calls with their pictures
+        self.figs = PLAY_FIGS
 
     def __call__(self, *lines: str) -> list:
         calls = []
         for line in lines:
-            obs = self._parse(f"{line}; {PLAY_FIGS}", t_s=self.frame / 50, frame=self.frame)
+            obs = self._parse(f"{line}; {self.figs}", t_s=self.frame / 50, frame=self.frame)
             calls += self.hub.observe(obs, publish=self.publish)
             self.frame += 1
         return calls
@@ -138,6 +139,17 @@ class Play:
             "ball 621,0 moving",
         )
         return next(c for c in calls if c.kind == "goal" and c.too_close_to_call)
+
+    def close_offside(self):
+        """Home 7 plays the ball forward in the right shooting zone while home 8 stands 0.4 mm
+        nearer the goal line than the ball, only the keeper nearer (FISTF 13.1): too close to
+        call, play goes on."""
+        self.figs = (
+            f"home 1 gk -605,0; home 5 -100,300; home 6 -300,-200; home 7 397,0; "
+            f"home 8 {597 - 166.1 - 12},100; away 2 gk 590,0; away 9 100,-100; away 10 200,0"
+        )
+        calls = self("ball 420,0 rest", "ball 420,0 rest; flick 7", "ball 430,0 moving")
+        return next(c for c in calls if c.kind == "offside" and c.too_close_to_call)
 
 
 def write_ball_view(folder: Path, ball_bgr=(20, 110, 240), ball_xy_mm=(200.0, -100.0)):

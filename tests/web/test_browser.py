@@ -196,6 +196,34 @@ def test_a_goal_too_close_to_call_is_upheld_or_rejected_by_the_referee(
     )
 
 
+@pytest.mark.parametrize(
+    ("verdict", "reason", "restart"),
+    [
+        ("Uphold", "upheld by the referee", {"kind": "free_kick", "team": "away"}),
+        ("Reject", "rejected by the referee", None),
+    ],
+)
+def test_an_offside_too_close_to_call_is_upheld_or_rejected_by_the_referee(
+    serve, page: Page, sample, verdict, reason, restart
+):
+    """FISTF 13.1: play goes on from a too-close offside; the referee's buttons settle it."""
+    running = serve()
+    page.goto(running.url)
+    page.fill("#pin-input", PIN)
+    page.click("#pin-button")
+    expect(page.locator("#conn")).to_have_text("● live")
+    wait_for_subscriber(running)
+    running.hub.control("start")
+    close_id = sample.Play(running.hub).close_offside().id
+    close = page.locator(f'#feed li[data-id="{close_id}"]')
+    expect(close.locator(".call-actions button")).to_have_text(["Uphold", "Reject"])
+    close.get_by_role("button", name=verdict).click()
+    expect(close).to_contain_text(reason)
+    expect(close.locator(".call-actions button")).to_have_count(0)
+    got = running.hub.snapshot()["restart"]
+    assert (got and {"kind": got["kind"], "team": got["team"]}) == restart
+
+
 def test_the_ball_is_picked_by_a_click_on_the_calibration_picture(
     serve, page: Page, recordings_dir, sample
 ):

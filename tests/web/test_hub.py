@@ -325,3 +325,26 @@ def test_clock_status_score_and_source_changes_are_not_held_back(tmp_path, sampl
     boards = [d for k, d in parse(sub.take(0.1)) if k == "scoreboard"]
     hub.close()
     assert boards and expect(boards[-1])
+
+
+@pytest.mark.parametrize(
+    ("action", "restart"),
+    [
+        pytest.param("uphold", ("free_kick", "away"), id="FISTF 13.1 upheld: a free kick"),
+        pytest.param("reject", None, id="FISTF 13.1 rejected: play goes on"),
+    ],
+)
+def test_a_too_close_offside_is_offered_to_the_referee(hub, play, action, restart):
+    """FISTF 13.1: play goes on from a too-close offside; the page offers the referee the
+    decision (the rules say which calls wait for one) and the rules apply it."""
+    hub.control("start")
+    close = play.close_offside()
+    state = hub.snapshot()
+    (entry,) = [c for c in state["calls"] if c["id"] == close.id]
+    assert entry["awaiting_referee"] and state["restart"] is None
+    state = hub.control(action, call_id=close.id)
+    entry = next(c for c in state["calls"] if c["id"] == close.id)
+    assert entry["status"] == ("upheld" if action == "uphold" else "rejected")
+    assert not entry["awaiting_referee"]
+    got = state["restart"] and (state["restart"]["kind"], state["restart"]["team"])
+    assert got == restart
