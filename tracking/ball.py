@@ -154,6 +154,11 @@ _LOST, _REST, _MOVING = 0, 1, 2
 # A newcomer whose sightings spread over more than this many ``start_distance_mm`` was seen
 # rolling: the same bound that confirms a movement's roll (``_redate_start``).
 ROLLING_SIGHTINGS = 4.0
+# The detector places a ball at rest by its whole patch and a rolling one by its edges
+# (``Detections.ball_whole_patch``); the two placings of one still ball differ by up to about a
+# millimetre. The rest's first whole-patch placing within this many ``start_distance_mm`` of
+# its point restarts the rest there instead of counting as a displacement.
+PLACING_SHIFT = 2.0
 
 
 class BallTracker:
@@ -173,6 +178,8 @@ class BallTracker:
         self._fit_sigma = 0.0  # the detector's uncertainty of the rest's fits (their RMS)
         self._fit_sq, self._fit_n = 0.0, 0  # sum of its squares over the rest's fits, count
         self._z_sigma = 0.0  # ... and of this frame's measurement
+        self._z_patch = False  # this frame's ball was placed by its whole patch
+        self._rest_patch = False  # the rest point is of such placings only
         self._anchor = np.zeros(2)
         self._displaced = 0
         self._missing_s = 0.0
@@ -193,7 +200,7 @@ class BallTracker:
             self._history.popleft()
         if self._kf is not None and self._state == _MOVING:
             self._kf.predict(dt)
-        self._z_sigma = 0.0
+        self._z_sigma, self._z_patch = 0.0, False
         z = self._choose(detections, dt)
         if z is None and self._state != _MOVING:
             z = self._newcomer_arrives(detections, dt)
@@ -266,6 +273,8 @@ class BallTracker:
             return None
         if det.ball_sigma_mm is not None:
             self._z_sigma = float(det.ball_sigma_mm[i])
+        if det.ball_whole_patch is not None:
+            self._z_patch = bool(det.ball_whole_patch[i])
         return det.ball_xy_mm[i].copy()
 
     def _newcomer_arrives(self, det: Detections, dt: float) -> NDArray | None:
@@ -335,6 +344,7 @@ class BallTracker:
         self._fit_sq, self._fit_n = 0.0, 0
         self._add_fit_sigma()
         self._displaced = 0
+        self._rest_patch = False
         self._kf = None
 
     def _add_fit_sigma(self) -> None:
@@ -352,6 +362,14 @@ class BallTracker:
             if self._missing_s > cfg.coast_rest_s:
                 self._state = _LOST
             return None
+        if self._z_patch and not self._rest_patch:
+            if np.hypot(*(z - self._anchor)) <= PLACING_SHIFT * cfg.start_distance_mm:
+                # The rest's first placing by the whole patch: the detector places a ball at
+                # rest so, a rolling one by its edges, which a dim side moves by up to a
+                # millimetre. A change of placing is no movement: the rest starts from it.
+                self._start_rest([z], self._since, self._since_s)
+                self._rest_patch = True
+                return None
         if np.hypot(*(z - self._anchor)) <= cfg.start_distance_mm:
             self._displaced = 0
             if not np.array_equal(z, self._rest[-1]):  # a repeated fit is no new measurement

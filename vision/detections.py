@@ -48,6 +48,9 @@ class Detections:
             the fit's own edges show (how far apart other reasonable readings of its outline
             put it, and their scatter; ``vision.refine``), or None when the source does not
             say.
+        ball_whole_patch: (m,) bool, which candidates were placed by their whole patch (a ball
+            at rest, ``vision.refine.refine_balls``) rather than by their edges, or None when
+            the source does not say.
     """
 
     ball_xy_px: NDArray[np.float64]
@@ -60,6 +63,7 @@ class Detections:
     base_xy_mm: NDArray[np.float64]
     bases_searched: bool = True
     ball_sigma_mm: NDArray[np.float64] | None = None
+    ball_whole_patch: NDArray[np.bool_] | None = None
 
     def __post_init__(self) -> None:
         m, n = len(self.ball_r_px), len(self.base_r_px)
@@ -73,10 +77,13 @@ class Detections:
         _check("base_xy_mm", self.base_xy_mm, (n, 2))
         if self.ball_sigma_mm is not None:
             _check("ball_sigma_mm", self.ball_sigma_mm, (m,))
+        if self.ball_whole_patch is not None:
+            _check("ball_whole_patch", self.ball_whole_patch, (m,))
 
     def with_balls(self, keep: NDArray[np.bool_]) -> Detections:
         """The same detections with only the ball candidates ``keep`` ``(m,)`` selects."""
         sigma = None if self.ball_sigma_mm is None else self.ball_sigma_mm[keep]
+        patch = None if self.ball_whole_patch is None else self.ball_whole_patch[keep]
         return replace(
             self,
             ball_xy_px=self.ball_xy_px[keep],
@@ -84,6 +91,7 @@ class Detections:
             ball_score=self.ball_score[keep],
             ball_xy_mm=self.ball_xy_mm[keep],
             ball_sigma_mm=sigma,
+            ball_whole_patch=patch,
         )
 
     @property
@@ -113,6 +121,7 @@ class Detections:
         base_xy_mm=None,
         bases_searched: bool = True,
         ball_sigma_mm=None,
+        ball_whole_patch=None,
     ) -> Detections:
         """Detections from array-likes; a missing field is zeros of the implied length.
 
@@ -131,6 +140,9 @@ class Detections:
             base_xy_mm=_arr(base_xy_mm, (n, 2)),
             bases_searched=bases_searched,
             ball_sigma_mm=None if ball_sigma_mm is None else _arr(ball_sigma_mm, (m,)),
+            ball_whole_patch=None
+            if ball_whole_patch is None
+            else _arr(ball_whole_patch, (m,), dtype=bool),
         )
 
 

@@ -163,7 +163,7 @@ class Detector:
         elif search_bases:
             watch = None if due else self._watch(ball_hint_px, base_hints_px)
             coarse = self._coarse_pass(image, watch)
-        bxy, br, bmm, scores, ok, colour, sigma = ball
+        bxy, br, bmm, scores, ok, colour, sigma, patched = ball
         if coarse is not None and search_bases:
             fxy, fr, fmm, fok, teams = self._coarse_bases(image, coarse, bxy[ok], br[ok])
             fxy, fr, fmm, fok, teams = self._with_keepers(image, followed, fxy, fr, fmm, fok, teams)
@@ -184,6 +184,7 @@ class Detector:
             ball_score=scores[ok],
             ball_xy_mm=bmm[ok],
             ball_sigma_mm=sigma[ok],
+            ball_whole_patch=patched[ok],
             base_xy_px=fxy[fok],
             base_r_px=fr[fok],
             base_team=teams[fok].astype(np.int8),
@@ -265,9 +266,9 @@ class Detector:
 
     def _fit_balls(self, image, rough_px, *, whole_patch: bool = False):
         """Sub-pixel fits and checks of rough ball centres: (xy px, r px, mm, score, ok,
-        index of the ball colour each shows, sigma mm); ``whole_patch`` places round balls
-        by their whole patch (``vision.refine.refine_balls``)."""
-        bxy, br, bmm, ok, outline, size_err, doubt = refine_balls(
+        index of the ball colour each shows, sigma mm, placed by the whole patch);
+        ``whole_patch`` places round balls by their whole patch (``vision.refine.refine_balls``)."""
+        bxy, br, bmm, ok, outline, size_err, doubt, patched = refine_balls(
             image, self.model, rough_px, self.config, again_px=REFIT_PX, whole_patch=whole_patch
         )
         scores, ok, colour = self._ball_quality(
@@ -276,7 +277,7 @@ class Detector:
         # What every fit shares (noise, the codec) and what this fit's own edges show.
         r_mm = self.model.pitch.profile.ball_radius_mm
         sigma = np.hypot(self.config.fit_sigma_px * r_mm / np.maximum(br, 1e-9), doubt)
-        return bxy, br, bmm, scores, ok, colour, sigma
+        return bxy, br, bmm, scores, ok, colour, sigma, patched
 
     def settle_ball_colour(self, i: int) -> None:
         """Search only for ball colour ``i`` from now on (``last_ball_colours`` says which
@@ -391,7 +392,7 @@ class Detector:
             fresh_fit = age < np.where(ok_before, cfg.coarse_refit_frames, cfg.rest_refit_frames)
             reuse = (d[np.arange(n), j] < 0.6 * self._step) & fresh_fit
         fits = [np.zeros((n, 2)), np.zeros(n), np.zeros((n, 2)), np.zeros(n)]
-        fits += [np.zeros(n, bool), np.zeros(n, np.int64), np.zeros(n)]
+        fits += [np.zeros(n, bool), np.zeros(n, np.int64), np.zeros(n), np.zeros(n, bool)]
         if reuse.any():
             for f, old in zip(fits, last[1], strict=True):
                 f[reuse] = old[j[reuse]]

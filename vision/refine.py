@@ -95,7 +95,8 @@ def refine_balls(
         patch that is not a ball; size_err (k,) mm, the median of how far the edges lie
         outside the fitted ball's outline (~0 for a ball, more for a larger base); and
         doubt_mm (k,), the standard uncertainty of each centre that its own fit shows
-        (``_fit_doubt``; 0 for a motion streak, whose centre is no circle's).
+        (``_fit_doubt``; 0 for a motion streak, whose centre is no circle's); whole_patch
+        (k,) bool, which balls the whole patch placed.
     """
     rough = np.asarray(rough_px, np.float64).reshape(-1, 2)
     if len(rough) == 0:
@@ -108,6 +109,7 @@ def refine_balls(
             empty,
             np.zeros(0),
             np.zeros(0),
+            np.zeros(0, bool),
         )
     fit, start = _refine_balls_once(image, model, rough, config), rough
     for _ in range(MAX_PASSES - 1):
@@ -128,13 +130,15 @@ def refine_balls(
     # A round ball in the open is placed by its whole patch (``vision/shading.py``); a streak
     # is no sphere, and the model has no finger, net or base hiding part of the ball.
     patch = ok & ~streak & (outline.mean(axis=1) >= PATCH_MIN_SUPPORT)
+    placed = np.zeros(len(ground), bool)
     if whole_patch and config.patch_fit and patch.any():
         fits = fit_ball_patches(image, model.background, model.lens, ground[patch], r)
         idx = np.flatnonzero(patch)[fits.ok]
         ground[idx] = fits.centre_mm[fits.ok]
         sigma[idx] = fits.sigma_mm[fits.ok]
+        placed[idx] = True
     centre_px = model.lens.project(np.concatenate([ground, np.full((len(ground), 1), r)], 1))
-    return centre_px, r_px, ground, ok, outline, size_err, sigma
+    return centre_px, r_px, ground, ok, outline, size_err, sigma, placed
 
 
 def _refine_balls_once(image, model, rough, config):

@@ -396,3 +396,33 @@ def test_a_ball_found_still_is_taken_up_at_rest():
     tracks = run(xy, noise_mm=0.3)
     assert not any(t.moving for t in tracks)
     assert tracks[2].state_since_frame == 0
+
+
+@pytest.mark.parametrize("shift_mm", [0.0, 1.4])
+def test_a_rest_placed_anew_by_the_whole_patch_is_no_movement(shift_mm):
+    """A roll's last frames are placed by their edges; once at rest the detector places the
+    ball by its whole patch, up to about a millimetre away (a dim side moves the edges). The
+    change of placing is no movement: the rest goes on from the patch's point, the clock
+    stays stopped, and a real strike after it still starts a roll."""
+    xy, _, first_rest = roll(10, 400.0, 800.0, 90)
+    tracker = BallTracker()
+    shift = np.array([shift_mm, 0.0])
+    placed_at = first_rest + 20  # the detector's first refit, once the rest is seen
+    tracks = []
+    for i, p in enumerate(xy):
+        patch = i >= placed_at
+        det = Detections.build(ball_xy_mm=[p + (shift if patch else 0.0)], ball_whole_patch=[patch])
+        tracks.append(tracker.update(det, i / FPS))
+    assert not any(t.moving or t.onset_frame is not None for t in tracks[placed_at - 1 :])
+    assert np.linalg.norm(tracks[-1].rest_xy_mm - (xy[-1] + shift)) < 1e-9
+    # A strike after the new placing is seen as ever.
+    strike = [
+        tracker.update(
+            Detections.build(
+                ball_xy_mm=[xy[-1] + shift + (4.0 * k, 0.0)], ball_whole_patch=[False]
+            ),
+            (len(xy) + k) / FPS,
+        )
+        for k in range(1, 6)
+    ]
+    assert any(t.moving for t in strike)
