@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from calibration.calibration_file import read_calibration
@@ -21,29 +21,11 @@ from calibration.tables import load_profile
 from hardware.recording import RecordingWriter, read_meta, read_timestamps_ns
 from rules.notation import NotationError, parse_observation
 from tablevar.cli import main
+from tests.fuzzing import fuzz_settings, json_values
 
 FUZZ_EXAMPLES = 200
-FUZZ = settings(
-    max_examples=FUZZ_EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+FUZZ = fuzz_settings(FUZZ_EXAMPLES)
 SIZE_PX = (64, 48)
-
-scalars = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(min_value=-(2**80), max_value=2**80),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=20),
-)
-json_values = st.recursive(
-    scalars,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=10), inner, max_size=3)
-    ),
-    max_leaves=12,
-)
 
 
 def _mutated(base: dict) -> st.SearchStrategy:
@@ -184,7 +166,7 @@ def test_any_notation_is_parsed_or_refused_with_a_notation_error(text, t_s, fram
 CLI_EXAMPLES = 40
 
 
-@settings(FUZZ, max_examples=CLI_EXAMPLES)
+@fuzz_settings(CLI_EXAMPLES)
 @given(data=st.data(), name=st.sampled_from(["meta.json", "timestamps.csv"]))
 def test_the_command_line_prints_one_line_for_any_damaged_recording(
     tmp_path_factory, recording, capsys, data, name

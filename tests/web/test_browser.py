@@ -56,6 +56,18 @@ def wait_for_subscriber(running: Running, count: int = 1) -> None:
         time.sleep(0.02)
 
 
+def started_with_pin(serve, page: Page) -> Running:
+    """A served live page, unlocked with the PIN and subscribed, its match started."""
+    running = serve()
+    page.goto(running.url)
+    page.fill("#pin-input", PIN)
+    page.click("#pin-button")
+    expect(page.locator("#conn")).to_have_text("● live")
+    wait_for_subscriber(running)
+    running.hub.control("start")
+    return running
+
+
 def test_live_page_shows_a_call_pushed_over_sse_with_its_evidence_picture(
     serve, page: Page, config: dict, sample
 ):
@@ -166,13 +178,7 @@ def test_controls_are_refused_without_the_pin_and_work_with_it(serve, page: Page
 def test_a_goal_too_close_to_call_is_upheld_or_rejected_by_the_referee(
     serve, page: Page, sample, verdict, status, reason, confirmed, score
 ):
-    running = serve()
-    page.goto(running.url)
-    page.fill("#pin-input", PIN)
-    page.click("#pin-button")
-    expect(page.locator("#conn")).to_have_text("● live")
-    wait_for_subscriber(running)
-    running.hub.control("start")
+    running = started_with_pin(serve, page)
     # A shot 0.2 mm inside the shooting zone: the rules leave the goal to the referee (7.1).
     close_id = sample.Play(running.hub).close_goal().id
     close = page.locator(f'#feed li[data-id="{close_id}"]')
@@ -207,13 +213,7 @@ def test_an_offside_too_close_to_call_is_upheld_or_rejected_by_the_referee(
     serve, page: Page, sample, verdict, reason, restart
 ):
     """FISTF 13.1: play goes on from a too-close offside; the referee's buttons settle it."""
-    running = serve()
-    page.goto(running.url)
-    page.fill("#pin-input", PIN)
-    page.click("#pin-button")
-    expect(page.locator("#conn")).to_have_text("● live")
-    wait_for_subscriber(running)
-    running.hub.control("start")
+    running = started_with_pin(serve, page)
     close_id = sample.Play(running.hub).close_offside().id
     close = page.locator(f'#feed li[data-id="{close_id}"]')
     expect(close.locator(".call-actions button")).to_have_text(["Uphold", "Reject"])

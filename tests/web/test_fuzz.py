@@ -11,32 +11,15 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+
+from tests.fuzzing import fuzz_settings, json_values
 
 PIN = "2468"
 AUTH = {"X-Tablevar-PIN": PIN}
 FUZZ_EXAMPLES = 150
-FUZZ = settings(
-    max_examples=FUZZ_EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-
-scalars = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(min_value=-(2**70), max_value=2**70),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=30),
-)
-json_values = st.recursive(
-    scalars,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=4)
-    ),
-    max_leaves=20,
-)
+FUZZ = fuzz_settings(FUZZ_EXAMPLES)
 # Objects shaped like the API's bodies, with the keys it reads holding anything.
 BODY_KEYS = "frame question line attacking home_end seconds reason home away x_px y_px team"
 body_keys = st.sampled_from(BODY_KEYS.split())
