@@ -332,7 +332,14 @@ class BallTracker:
         self._since, self._since_s = since, None
         self._start_open = False
 
-    def _start_rest(self, points: list[NDArray], since: int, since_s: float | None = None) -> None:
+    def _start_rest(
+        self,
+        points: list[NDArray],
+        since: int,
+        since_s: float | None = None,
+        *,
+        whole_patch: bool = False,
+    ) -> None:
         self._state = _REST
         self._since, self._since_s = since, since_s
         self._rest.clear()
@@ -344,7 +351,7 @@ class BallTracker:
         self._fit_sq, self._fit_n = 0.0, 0
         self._add_fit_sigma()
         self._displaced = 0
-        self._rest_patch = False
+        self._rest_patch = whole_patch
         self._kf = None
 
     def _add_fit_sigma(self) -> None:
@@ -367,8 +374,7 @@ class BallTracker:
                 # The rest's first placing by the whole patch: the detector places a ball at
                 # rest so, a rolling one by its edges, which a dim side moves by up to a
                 # millimetre. A change of placing is no movement: the rest starts from it.
-                self._start_rest([z], self._since, self._since_s)
-                self._rest_patch = True
+                self._start_rest([z], self._since, self._since_s, whole_patch=True)
                 return None
         if np.hypot(*(z - self._anchor)) <= cfg.start_distance_mm:
             self._displaced = 0

@@ -73,42 +73,37 @@ def loads_strict(text: str | bytes) -> Any:
 
 def read_json(path: Path) -> dict[str, Any] | None:
     """A JSON object file, or None when it does not exist."""
-    try:
-        data = loads_strict(path.read_bytes())
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise AnalysisError(f"{path} is not readable: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise AnalysisError(f"{path} is not UTF-8 text (byte {exc.start})") from exc
-    except (RecursionError, ValueError) as exc:
-        raise AnalysisError(f"{path} is not readable JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise AnalysisError(f"{path} must hold one JSON object, got {type(data).__name__}")
-    return data
+    data = _read_bytes(path)
+    return None if data is None else _record(data, str(path))
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     """All records of a JSON-lines file ([] when it does not exist); each must be an object."""
-    try:
-        lines = path.read_bytes().splitlines()
-    except FileNotFoundError:
+    data = _read_bytes(path)
+    if data is None:
         return []
+    return [
+        _record(line, f"{path} line {number}")
+        for number, line in enumerate(data.splitlines(), start=1)
+        if line.strip()
+    ]
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
     except OSError as exc:
         raise AnalysisError(f"{path} is not readable: {exc.strerror}") from exc
-    records = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        records.append(_record(line, f"{path} line {number}"))
-    return records
 
 
-def _record(line: bytes, where: str) -> dict[str, Any]:
+def _record(data: bytes, where: str) -> dict[str, Any]:
+    """One JSON object: a whole file's or a line's (``where`` names it in errors)."""
     try:
-        record = loads_strict(line)
+        record = loads_strict(data)
     except UnicodeDecodeError as exc:
-        raise AnalysisError(f"{where} is not UTF-8 text") from exc
+        raise AnalysisError(f"{where} is not UTF-8 text (byte {exc.start})") from exc
     except (RecursionError, ValueError) as exc:
         raise AnalysisError(f"{where} is not JSON: {exc}") from exc
     if not isinstance(record, dict):
