@@ -36,11 +36,11 @@ import numpy as np
 
 from calibration.calibrate import calibrate, clean_view
 from calibration.tables import load_pitch
-from hardware.look import Look
-from hardware.render import Renderer
-from hardware.scene_camera import mild_camera
-from hardware.scene_library import build_scene
-from hardware.truth import frame_truth
+from simulator.look import Look
+from simulator.render import Renderer
+from simulator.scene_camera import mild_camera
+from simulator.scene_library import build_scene
+from simulator.truth import frame_truth
 from tablevar.driver import Driver
 from tablevar.pipeline import Pipeline
 from tablevar.rules_stage import FistfRules

@@ -39,9 +39,9 @@ import numpy as np  # noqa: E402
 
 from calibration.camera import CameraModel  # noqa: E402
 from calibration.tables import load_pitch  # noqa: E402
-from hardware.look import Look  # noqa: E402
-from hardware.render import Renderer  # noqa: E402
-from hardware.scene_library import build_scene  # noqa: E402
+from simulator.look import Look  # noqa: E402
+from simulator.render import Renderer  # noqa: E402
+from simulator.scene_library import build_scene  # noqa: E402
 from tablevar.pipeline import Pipeline  # noqa: E402
 from vision.model import learn_model  # noqa: E402
 

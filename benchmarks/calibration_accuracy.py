@@ -55,11 +55,11 @@ from calibration.calibrate import calibrate
 from calibration.calibration_file import CalibrationError
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
-from hardware.look import Look
-from hardware.render import Renderer
-from hardware.scene import Figures, SceneFrame
-from hardware.scene_camera import fits
 from rules.pitch import Pitch
+from simulator.look import Look
+from simulator.render import Renderer
+from simulator.scene import Figures, SceneFrame
+from simulator.scene_camera import fits
 
 SIZES = ((1280, 960), (2304, 1296))
 STRAIGHT_SIZES = ((1280, 960), (1640, 1232), (2304, 1296))

@@ -1,6 +1,6 @@
 """Call accuracy of the whole pipeline on simulated clips with ground truth (DESIGN.md section 5).
 
-Renders >= 60 clips of ``hardware.scene_margins`` (seeds from 1000 on, disjoint from the tests'
+Renders >= 60 clips of ``simulator.scene_margins`` (seeds from 1000 on, disjoint from the tests'
 21-25): balls at rest -8 to +8 mm from a touchline or goal line (half of them within 1.5 mm),
 shots from inside and outside the shooting zone, forward passes with and without an attacker
 offside, long rallies for the clock; varied cameras and looks, both table profiles. Each clip
@@ -44,11 +44,11 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 import tablevar.commands.analyze as analyze_cmd  # noqa: E402
-from hardware.scene_camera import clip_camera, clip_look  # noqa: E402
-from hardware.scene_margins import build_margin_scene  # noqa: E402
-from hardware.simulate import simulate  # noqa: E402
-from hardware.truth import contact_frame  # noqa: E402
 from rules.geometry import BOUNDARY_LINES, crossed_margin_mm  # noqa: E402
+from simulator.scene_camera import clip_camera, clip_look  # noqa: E402
+from simulator.scene_margins import build_margin_scene  # noqa: E402
+from simulator.simulate import simulate  # noqa: E402
+from simulator.truth import contact_frame  # noqa: E402
 from tablevar.cli import main  # noqa: E402
 from tablevar.rules_stage import FistfRules  # noqa: E402
 

@@ -6,7 +6,7 @@ writer) pushes into the ``MatchHub`` of the app, served by waitress on 127.0.0.1
 only). The event-stream clients run in a separate process, so their parsing does not compete
 with the pipeline for the GIL; the server threads that feed them do, which is the cost measured.
 
-The simulated match (a scene of ``hardware/scene_library.py``, at the size and rate of
+The simulated match (a scene of ``simulator/scene_library.py``, at the size and rate of
 ``tablevar live``'s simulator) is rendered once and calibrated once, then replayed from memory:
 
 1. throughput: the clip goes through the live runner unpaced (as fast as the pipeline takes
@@ -52,8 +52,8 @@ import numpy as np
 from calibration.calibrate import calibrate, clean_view
 from calibration.calibration_file import Calibration
 from calibration.tables import load_pitch
-from hardware.sim_source import SimSource
 from hardware.sources import Frame, SourceBase
+from simulator.sim_source import SimSource
 from tablevar.commands.live import SIM_FPS, SIM_SIZE_PX
 from tablevar.live import LiveOptions, LiveRunner
 from web.app import create_app, hub_of

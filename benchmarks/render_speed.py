@@ -25,10 +25,10 @@ import numpy as np
 
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
-from hardware.look import Look
-from hardware.render import Renderer
-from hardware.scene import AWAY, HOME, Figures, SceneFrame
 from hardware.video_writer import VideoWriter
+from simulator.look import Look
+from simulator.render import Renderer
+from simulator.scene import AWAY, HOME, Figures, SceneFrame
 
 SIZES = ((1280, 960), (2304, 1296))
 

@@ -1,7 +1,7 @@
 """Stress test: the whole product on simulated clips recorded far wider than a club table looks.
 
 A simulator drawn by the same hands as the detector shares its blind spots, so this renders
-clips under conditions varied well past the natural (``hardware.scene_stress``), one factor at
+clips under conditions varied well past the natural (``simulator.scene_stress``), one factor at
 a time from a plain base, plus a fully random mix of all of them, and runs each through the
 real ``tablevar analyze`` in a subprocess, as a user would. Factors (what each varies):
 
@@ -28,7 +28,7 @@ real ``tablevar analyze`` in a subprocess, as a user would. Factors (what each v
 - ``mid_play``: the clip starts inside a roll: the ball already moving, no kick-off seen;
 - ``random``: all of the above at once.
 
-Every clip is one of ``hardware.scene_margins``' ``line`` scenes: a kick-off, then a ball
+Every clip is one of ``simulator.scene_margins``' ``line`` scenes: a kick-off, then a ball
 played to rest -8 to +8 mm from a touchline or goal line (half of them within 1.5 mm), on
 either table profile. Seeds start at 70000 and are disjoint from the tests' and the other
 benchmarks'. Per factor it prints:
@@ -87,10 +87,10 @@ import numpy as np  # noqa: E402
 from calibration.camera import CameraModel  # noqa: E402
 from calibration.tables import load_pitch  # noqa: E402
 from hardware.recording import read_meta, read_truth  # noqa: E402
-from hardware.scene_margins import build_margin_scene  # noqa: E402
-from hardware.scene_stress import FACTORS, draw  # noqa: E402
-from hardware.simulate import mid_play_start_s, simulate  # noqa: E402
 from rules.geometry import BOUNDARY_LINES, crossed_margin_mm  # noqa: E402
+from simulator.scene_margins import build_margin_scene  # noqa: E402
+from simulator.scene_stress import FACTORS, draw  # noqa: E402
+from simulator.simulate import mid_play_start_s, simulate  # noqa: E402
 
 SEED0 = 70_000
 SIZES = {"small": 1, "medium": 3, "large": 8}  # clips per factor

@@ -2,7 +2,7 @@
 the ``SourceBase`` its implementations share and the errors they raise.
 
 The sources themselves live beside it (``hardware.sources``: video files and OpenCV cameras,
-``hardware.picamera_source``, ``hardware.sim_source``); this module imports none of them.
+``hardware.picamera_source``, ``simulator.sim_source``); this module imports none of them.
 """
 
 from __future__ import annotations

@@ -16,7 +16,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("tablevar", "web", "tracking", "vision", "hardware", "calibration", "rules")
+PACKAGES = (
+    "tablevar",
+    "web",
+    "tracking",
+    "vision",
+    "simulator",
+    "hardware",
+    "calibration",
+    "rules",
+)
 
 
 def module_files(root: Path, packages: Iterable[str]) -> dict[str, Path]:

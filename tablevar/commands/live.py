@@ -17,9 +17,9 @@ from pathlib import Path
 from calibration.calibration_file import read_calibration
 from calibration.tables import load_pitch
 from hardware.recording import check_writable
-from hardware.sim_source import is_sim_spec, open_sim
 from hardware.sources import SPEC_HELP, FrameSource, open_source
 from rules.clock import CLOCK_MODES
+from simulator.sim_source import is_sim_spec, open_sim
 from tablevar.commands.serve import add_server_options, check_server_options, start_server
 from tablevar.live import LiveOptions, LiveRunner
 from web.app import create_app, hub_of, set_ball_colour, set_recalibrate

@@ -6,10 +6,10 @@ import argparse
 import re
 
 from calibration.tables import load_profile
-from hardware.scene_library import scene_names
-from hardware.scene_stress import FACTORS
-from hardware.simulate import simulate_named
 from hardware.video_writer import CODECS
+from simulator.scene_library import scene_names
+from simulator.scene_stress import FACTORS
+from simulator.simulate import simulate_named
 
 SIZES = ("1280x960", "2304x1296")
 

@@ -13,11 +13,11 @@ import pytest
 
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
-from hardware.look import Look
-from hardware.render import Renderer
-from hardware.scene import Figures, SceneFrame
-from hardware.scene_camera import fits
 from rules.pitch import Pitch
+from simulator.look import Look
+from simulator.render import Renderer
+from simulator.scene import Figures, SceneFrame
+from simulator.scene_camera import fits
 
 
 @pytest.fixture(scope="session")

@@ -12,8 +12,8 @@ from calibration.calibrate import calibrate
 from calibration.calibration_file import CalibrationError
 from calibration.lines import clean_view
 from calibration.tables import load_pitch
-from hardware.look import Look
-from hardware.render import Renderer
+from simulator.look import Look
+from simulator.render import Renderer
 
 SIZE = (1280, 960)
 

@@ -11,8 +11,8 @@ import pytest
 from calibration.calibrate import calibrate
 from calibration.camera import matrix_from_rodrigues, rodrigues_from_matrix
 from calibration.drift import DriftMonitor
-from hardware.look import Look
-from hardware.render import Renderer
+from simulator.look import Look
+from simulator.render import Renderer
 
 SIZE = (1280, 960)
 VIEW = ("fistf", SIZE, (("k1", -0.15), ("tilt", (4.0, -3.0))), None, None, ())

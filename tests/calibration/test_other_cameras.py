@@ -12,10 +12,10 @@ from calibration.calibrate import calibrate, clean_view
 from calibration.camera import CameraModel
 from calibration.fit import K1_GRID, initial_camera, is_above_cloth, is_in_front
 from calibration.tables import load_pitch
-from hardware.look import Look
-from hardware.render import Renderer
-from hardware.scene import Finger
-from hardware.scene_camera import fits
+from simulator.look import Look
+from simulator.render import Renderer
+from simulator.scene import Finger
+from simulator.scene_camera import fits
 from tests.calibration.conftest import figures_on_lines, fitting_camera, goal_camera
 
 SIZE = (1280, 960)

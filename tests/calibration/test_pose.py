@@ -17,8 +17,8 @@ from calibration.calibrate import calibrate
 from calibration.camera import CameraModel
 from calibration.fit import initial_camera, is_above_cloth
 from calibration.tables import load_pitch
-from hardware.look import Look
-from hardware.render import Renderer
+from simulator.look import Look
+from simulator.render import Renderer
 from tests.calibration.conftest import goal_camera
 
 # (table, height mm, yaw degrees, goals in the picture). Yaw 0 is the view that went wrong.

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from hardware.recording import RecordingWriter
-from hardware.sim_source import SimSource
-from hardware.truth import truth_calls
+from simulator.sim_source import SimSource
+from simulator.truth import truth_calls
 from tablevar.rules_stage import FistfRules
 from tablevar.tracked import TrackedFrame, frame_from_record
 

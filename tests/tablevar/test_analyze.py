@@ -10,11 +10,11 @@ import pytest
 
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
-from hardware.look import Look
 from hardware.recording import RecordingWriter
-from hardware.render import Renderer
-from hardware.scene_library import build_scene
-from hardware.truth import frame_truth
+from simulator.look import Look
+from simulator.render import Renderer
+from simulator.scene_library import build_scene
+from simulator.truth import frame_truth
 from tablevar.cli import main
 
 SIZE = (800, 600)

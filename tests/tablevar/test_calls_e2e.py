@@ -1,9 +1,9 @@
 """Calls end to end: simulated clips against their truth calls, through the rules stage.
 
 Each clip starts like a match (a kick-off on the centre spot) and then plays one moment to
-judge (``hardware.scene_margins``).
+judge (``simulator.scene_margins``).
 
-- The exact per-frame truth (positions and contacts, ``hardware.truth.frame_truth``) fed
+- The exact per-frame truth (positions and contacts, ``simulator.truth.frame_truth``) fed
   through the pipeline's rules stage (``FistfRules``) must give the truth calls: kind, law,
   line, team, restart and reading (``fully_crossed``) equal, the decisive frame within 3
   frames, the margin the truth's. This holds truth and rules to one reading of DESIGN.md
@@ -33,11 +33,11 @@ import pytest
 
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
-from hardware.look import Look
-from hardware.scene_margins import build_margin_scene
-from hardware.simulate import simulate
-from hardware.truth import frame_truth, truth_calls
 from rules.observation import TEAM_NAMES
+from simulator.look import Look
+from simulator.scene_margins import build_margin_scene
+from simulator.simulate import simulate
+from simulator.truth import frame_truth, truth_calls
 from tablevar.cli import main
 from tablevar.rules_stage import FistfRules, ball_uncertainty_mm
 from tests.tablevar.conftest import judge, tracked

@@ -11,8 +11,8 @@ import pytest
 
 from calibration.calibration_file import read_calibration
 from hardware.recording import read_meta
-from hardware.sim_source import SimSource, open_sim
 from hardware.sources import SourceError, open_source
+from simulator.sim_source import SimSource, open_sim
 from tablevar import cli
 from tablevar.live import LiveOptions, LiveRunner
 from web.hub import MatchHub

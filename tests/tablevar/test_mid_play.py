@@ -1,7 +1,7 @@
 """A recording that starts in mid-play (DESIGN.md 4), through the pipeline's rules stage.
 
 Each simulator scene begins with a kick-off and ends with the moment to judge
-(``hardware.scene_margins``). Fed from its first frame, the rules see the kick-off set up
+(``simulator.scene_margins``). Fed from its first frame, the rules see the kick-off set up
 (FISTF 4.2) and take it; fed from a later frame, as a phone clip of the disputed moment would
 be, they start in open play:
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import pytest
 
-from hardware.scene_margins import build_margin_scene
-from hardware.truth import contact_frame, frame_truth, truth_calls
+from simulator.scene_margins import build_margin_scene
+from simulator.truth import contact_frame, frame_truth, truth_calls
 from tablevar.rules_stage import FistfRules
 from tests.tablevar.conftest import judge
 

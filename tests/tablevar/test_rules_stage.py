@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from calibration.tables import load_pitch
-from hardware.scene_margins import build_margin_scene
-from hardware.truth import frame_truth
+from simulator.scene_margins import build_margin_scene
+from simulator.truth import frame_truth
 from tablevar.rules_stage import FistfRules, ball_uncertainty_mm
 from tablevar.tracked import TrackedBall, TracksEncoder
 from tests.tablevar.conftest import judge, tracked

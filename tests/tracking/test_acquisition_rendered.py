@@ -11,10 +11,10 @@ import pytest
 
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
-from hardware.look import Look
-from hardware.render import Renderer
-from hardware.scene_library import Script
-from hardware.scenes import compile_scene
+from simulator.look import Look
+from simulator.render import Renderer
+from simulator.scene_library import Script
+from simulator.scenes import compile_scene
 from tablevar.pipeline import Pipeline, PipelineConfig
 from vision.config import VisionConfig
 from vision.model import learn_model

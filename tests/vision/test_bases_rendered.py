@@ -10,9 +10,9 @@ import pytest
 
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
-from hardware.look import Look
-from hardware.render import Renderer
-from hardware.scene import Figures, SceneFrame
+from simulator.look import Look
+from simulator.render import Renderer
+from simulator.scene import Figures, SceneFrame
 from vision.detector import Detector
 from vision.model import learn_model
 

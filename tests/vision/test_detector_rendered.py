@@ -1,4 +1,4 @@
-"""Detection on rendered frames against their exact geometry (``hardware/render.py``)."""
+"""Detection on rendered frames against their exact geometry (``simulator/render.py``)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import pytest
 
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
-from hardware.look import Look
-from hardware.render import Renderer
-from hardware.scene import Figures, Finger, SceneFrame
-from hardware.scene_camera import clip_camera, clip_look, mild_camera
-from hardware.scene_library import build_scene
-from hardware.scene_margins import build_margin_scene
+from simulator.look import Look
+from simulator.render import Renderer
+from simulator.scene import Figures, Finger, SceneFrame
+from simulator.scene_camera import clip_camera, clip_look, mild_camera
+from simulator.scene_library import build_scene
+from simulator.scene_margins import build_margin_scene
 from vision.config import VisionConfig
 from vision.detector import Detector
 from vision.model import learn_model

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from hardware.sim_source import SimSource
+from simulator.sim_source import SimSource
 from tablevar.live import LiveOptions, LiveRunner
 from web.app import create_app, hub_of, set_recalibrate
 from web.serving import make_server, run_in_thread, stop, url_of

@@ -11,8 +11,8 @@ import pytest
 from calibration.calibration_file import read_calibration
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
-from hardware.look import Look
-from hardware.render import Renderer
+from simulator.look import Look
+from simulator.render import Renderer
 from tablevar import cli
 
 

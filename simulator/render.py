@@ -25,14 +25,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import CameraModel
-from hardware.look import Look
-from hardware.render_goals import goal_layer
-from hardware.render_objects import Solid, ball_solid, figure_solid, finger_solid
-from hardware.render_shapes import Light, pixel_box
-from hardware.render_static import PixelMap, cloth_layer
-from hardware.render_window import Layers, Moving, Window, compose
-from hardware.scene import SceneFrame
 from rules.pitch import Pitch
+from simulator.look import Look
+from simulator.render_goals import goal_layer
+from simulator.render_objects import Solid, ball_solid, figure_solid, finger_solid
+from simulator.render_shapes import Light, pixel_box
+from simulator.render_static import PixelMap, cloth_layer
+from simulator.render_window import Layers, Moving, Window, compose
+from simulator.scene import SceneFrame
 
 _MAX_TIME_SAMPLES = 32
 _FIGURE_SAMPLES = 4

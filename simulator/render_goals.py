@@ -17,10 +17,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import CameraModel
-from hardware.look import Look
-from hardware.render_shapes import Light, pixel_box
-from hardware.render_static import PixelMap
 from rules.pitch import GoalMouth, Pitch
+from simulator.look import Look
+from simulator.render_shapes import Light, pixel_box
+from simulator.render_static import PixelMap
 
 _BAR_MM = 3.0  # thickness of the frame tubes along the back
 _STRING_MM = 0.6

@@ -14,15 +14,15 @@ import pytest
 from calibration.camera import CameraModel
 from calibration.lines import MIN_CLOTH_CHROMA
 from calibration.tables import load_pitch
-from hardware.look import Look
-from hardware.render import Renderer
-from hardware.scene import Figures, SceneFrame
-from hardware.scene_camera import fits
-from hardware.scene_margins import build_margin_scene
-from hardware.scene_stress import FACTORS, draw, lens_unfolded
 from hardware.sources import VideoFileSource
-from hardware.truth import clip_truth, frame_truth, truth_calls
 from hardware.video_writer import VideoWriter
+from simulator.look import Look
+from simulator.render import Renderer
+from simulator.scene import Figures, SceneFrame
+from simulator.scene_camera import fits
+from simulator.scene_margins import build_margin_scene
+from simulator.scene_stress import FACTORS, draw, lens_unfolded
+from simulator.truth import clip_truth, frame_truth, truth_calls
 
 PITCH = load_pitch("fistf")
 R_BALL = PITCH.profile.ball_radius_mm
@@ -243,7 +243,7 @@ def test_unknown_factor_names_the_factors():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_mid_play_starts_inside_a_roll_with_time_left(seed):
-    from hardware.simulate import mid_play_start_s
+    from simulator.simulate import mid_play_start_s
 
     scene = margin_scene()
     t = mid_play_start_s(scene, np.random.default_rng(seed))

@@ -13,8 +13,8 @@ from dataclasses import replace
 import numpy as np
 
 from calibration.camera import CameraModel
-from hardware.look import Look
 from rules.pitch import Pitch
+from simulator.look import Look
 
 MAX_TILT_DEG = 8.0
 MAX_YAW_DEG = 3.0

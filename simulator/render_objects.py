@@ -14,10 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from hardware.look import Look
-from hardware.render_shapes import Capsule, Cylinder, Pattern, Shape, Sphere
-from hardware.scene import HOME, Finger
 from rules.pitch import Pitch
+from simulator.look import Look
+from simulator.render_shapes import Capsule, Cylinder, Pattern, Shape, Sphere
+from simulator.scene import HOME, Finger
 
 # Figure body above the base top, mm.
 _TORSO_HALF_DEPTH_MM = 3.8

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from hardware.physics import (
+from simulator.physics import (
     BALL_DECEL_MM_S2,
     FIGURE_DECEL_MM_S2,
     Lift,

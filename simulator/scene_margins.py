@@ -1,6 +1,6 @@
 """Short refereeing scenes with a chosen margin: a real kick-off, then the moment to judge.
 
-The scenes of ``hardware.scene_library`` place the ball by hand before their decisive play, so
+The scenes of ``simulator.scene_library`` place the ball by hand before their decisive play, so
 a match-state referee first sees that play as the kick-off. These scenes start like a match:
 the ball on the centre spot, a home figure kicks off forward, then another figure plays the
 moment to judge:
@@ -12,7 +12,7 @@ moment to judge:
 - ``rally``: passes for ``seconds`` (the match clock over a long sequence).
 
 ``build_margin_scene(kind, seed, **params)`` compiles a draw and checks the declared call with
-``hardware.truth`` like ``build_scene``; a rejected draw is drawn again from the next sub-seed.
+``simulator.truth`` like ``build_scene``; a rejected draw is drawn again from the next sub-seed.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from collections.abc import Callable
 import numpy as np
 
 from calibration.tables import load_pitch
-from hardware.scene import HOME
-from hardware.scene_library import (
+from simulator.scene import HOME
+from simulator.scene_library import (
     ATTEMPTS,
     CHECK_FPS,
     Script,
@@ -32,8 +32,8 @@ from hardware.scene_library import (
     offside_pass,
     shot_at_goal,
 )
-from hardware.scenes import CompiledScene, SceneError, compile_scene
-from hardware.truth import CLOSE_MM, decide
+from simulator.scenes import CompiledScene, SceneError, compile_scene
+from simulator.truth import CLOSE_MM, decide
 
 KINDS = ("line", "shot", "offside", "rally")
 

@@ -10,9 +10,9 @@ import pytest
 
 from calibration.tables import load_pitch
 from hardware.recording import read_meta, read_truth
-from hardware.scene_library import UnknownSceneError, build_scene, lineup, scene_names
-from hardware.scenes import FigureSpec, Scene, SceneError, compile_scene, flick, move, place_ball
-from hardware.truth import frame_truth, truth_calls
+from simulator.scene_library import UnknownSceneError, build_scene, lineup, scene_names
+from simulator.scenes import FigureSpec, Scene, SceneError, compile_scene, flick, move, place_ball
+from simulator.truth import frame_truth, truth_calls
 from tablevar.cli import main
 from tablevar.rules_stage import FistfRules
 from tablevar.tracked import frame_from_record

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from calibration.tables import load_pitch
-from hardware.scene_library import build_scene, lineup
-from hardware.scenes import Scene, compile_scene, flick
-from hardware.truth import TruthError, frame_truth, truth_calls
+from simulator.scene_library import build_scene, lineup
+from simulator.scenes import Scene, compile_scene, flick
+from simulator.truth import TruthError, frame_truth, truth_calls
 
 PITCH = load_pitch("fistf")
 R_BALL = PITCH.profile.ball_radius_mm

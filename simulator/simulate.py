@@ -18,14 +18,14 @@ import numpy as np
 from tqdm import tqdm
 
 from calibration.camera import CameraModel
-from hardware.look import Look
 from hardware.recording import META_NAME, RecordingError, RecordingWriter, read_meta
-from hardware.render import Renderer
-from hardware.scene_camera import clip_camera, clip_look
-from hardware.scene_library import build_scene
-from hardware.scene_stress import Conditions, draw
-from hardware.scenes import CompiledScene
-from hardware.truth import clip_truth
+from simulator.look import Look
+from simulator.render import Renderer
+from simulator.scene_camera import clip_camera, clip_look
+from simulator.scene_library import build_scene
+from simulator.scene_stress import Conditions, draw
+from simulator.scenes import CompiledScene
+from simulator.truth import clip_truth
 
 STRAIGHT_SCENES = ("demo",)  # scenes drawn with a straight camera and the default look
 SIM_NAME = "sim.json"
@@ -62,7 +62,7 @@ def simulate_named(
     """Build the named scene for ``seed`` and render it into ``out`` (see ``simulate``).
 
     Without ``vary`` the clip is 1280x960 at 60 fps in H.264 unless given otherwise. With
-    ``vary`` (a factor of ``hardware.scene_stress.FACTORS``) the camera, look, size, frame
+    ``vary`` (a factor of ``simulator.scene_stress.FACTORS``) the camera, look, size, frame
     rate, codec, shutter and start are drawn from the seed as that factor says; the other
     arguments, when given, override the draw.
     """

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from hardware.look import Look
-from hardware.render_goals import GoalLayer
-from hardware.render_objects import Solid
-from hardware.render_shapes import Light, cast
-from hardware.render_static import PixelMap
+from simulator.look import Look
+from simulator.render_goals import GoalLayer
+from simulator.render_objects import Solid
+from simulator.render_shapes import Light, cast
+from simulator.render_static import PixelMap
 
 Window = tuple[int, int, int, int]  # x0, y0, x1, y1 (exclusive) in pixels
 

@@ -19,8 +19,8 @@ from scipy.ndimage import gaussian_filter
 from scipy.special import erf
 
 from calibration.camera import CameraModel
-from hardware.look import Look
 from rules.pitch import LineBand, Pitch
+from simulator.look import Look
 
 _SQRT2 = math.sqrt(2.0)
 # Pixel footprint as a Gaussian, in pixels: a little wider than a box pixel's 0.29 so that the

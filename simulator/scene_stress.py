@@ -16,9 +16,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from calibration.camera import CameraModel
-from hardware.look import BALL_PATTERNS, BGR, Look
-from hardware.scene_camera import STRAIGHT_HEIGHT_MM, fits
 from rules.pitch import Pitch
+from simulator.look import BALL_PATTERNS, BGR, Look
+from simulator.scene_camera import STRAIGHT_HEIGHT_MM, fits
 
 BASE_SIZE_PX = (1280, 960)
 BASE_FPS = 30.0

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from calibration.tables import load_pitch
-from hardware.scene_margins import build_margin_scene
-from hardware.scenes import SceneError
-from hardware.truth import decide
+from simulator.scene_margins import build_margin_scene
+from simulator.scenes import SceneError
+from simulator.truth import decide
 
 FPS = 30.0
 

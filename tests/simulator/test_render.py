@@ -12,9 +12,9 @@ import pytest
 
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
-from hardware.look import Look
-from hardware.render import Renderer
-from hardware.scene import AWAY, HOME, Figures, Finger, SceneFrame
+from simulator.look import Look
+from simulator.render import Renderer
+from simulator.scene import AWAY, HOME, Figures, Finger, SceneFrame
 
 SIZE = (1280, 960)
 CAMERAS = {

@@ -1,7 +1,7 @@
 """The state of a simulated table at one instant: what the renderer draws, exactly.
 
-Scenes (``hardware/scenes.py``) produce one ``SceneFrame`` per video frame; the renderer
-(``hardware/render.py``) turns it into pixels, and the ground truth is read off the same object,
+Scenes (``simulator/scenes.py``) produce one ``SceneFrame`` per video frame; the renderer
+(``simulator/render.py``) turns it into pixels, and the ground truth is read off the same object,
 so pixels and truth can never disagree. Positions are ground points in the pitch frame (mm):
 the point where the ball touches the cloth, the centre of a base's footprint.
 """

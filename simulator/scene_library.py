@@ -16,9 +16,11 @@ from collections.abc import Callable
 import numpy as np
 
 from calibration.tables import load_pitch
-from hardware.physics import BALL_DECEL_MM_S2, FIGURE_DECEL_MM_S2
-from hardware.scene import AWAY, HOME
-from hardware.scenes import (
+from rules.geometry import zone_overlap_margin_mm
+from rules.pitch import Pitch
+from simulator.physics import BALL_DECEL_MM_S2, FIGURE_DECEL_MM_S2
+from simulator.scene import AWAY, HOME
+from simulator.scenes import (
     MAX_RUN_UP_MM,
     RUN_UP_MM,
     Action,
@@ -31,9 +33,7 @@ from hardware.scenes import (
     move,
     place_ball,
 )
-from hardware.truth import decide
-from rules.geometry import zone_overlap_margin_mm
-from rules.pitch import Pitch
+from simulator.truth import decide
 
 ATTEMPTS = 40
 CHECK_FPS = 60.0

@@ -1,6 +1,6 @@
 """A frame source that renders a scripted simulated match as it happens.
 
-``SimSource`` compiles a named scene (``hardware/scene_library.py``), points a straight camera
+``SimSource`` compiles a named scene (``simulator/scene_library.py``), points a straight camera
 at the table and renders frame ``i`` of the scene at ``t = start_s + i / fps``, paced to the
 wall clock like a real camera: frame ``i`` is handed over no earlier than ``i / fps`` after the
 first. A consumer that falls behind misses frames, as it would with a camera (their timestamps
@@ -22,9 +22,9 @@ import numpy as np
 
 from calibration.tables import load_pitch
 from hardware.frame_source import Frame, SourceBase, SourceError
-from hardware.render import Renderer
-from hardware.scene_camera import clip_camera, clip_look
-from hardware.scene_library import build_scene, scene_names
+from simulator.render import Renderer
+from simulator.scene_camera import clip_camera, clip_look
+from simulator.scene_library import build_scene, scene_names
 
 SIM_SCHEME = "sim"
 DEFAULT_SCENE = "demo"

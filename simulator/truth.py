@@ -41,10 +41,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from hardware.scene import AWAY, HOME, TEAM_NAMES
-from hardware.scenes import CompiledScene, SceneError, Strike
 from rules.calls import Call, FigureRef
 from rules.geometry import shooting_margin_mm
+from simulator.scene import AWAY, HOME, TEAM_NAMES
+from simulator.scenes import CompiledScene, SceneError, Strike
 
 BOUNDARY = ("touchline_top", "touchline_bottom", "goal_line_left", "goal_line_right")
 CLOSE_MM = 3.0

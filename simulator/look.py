@@ -66,7 +66,7 @@ class Look:
         net_mesh_mm: spacing of the net strings.
         shadow: darkness of the soft contact shadow under objects (0 = none).
         ball_pattern: marks on the ball: ``plain``, ``two_tone``, ``band`` or ``spots``
-            (``hardware.render_shapes.Pattern``); they turn with the ball as it rolls.
+            (``simulator.render_shapes.Pattern``); they turn with the ball as it rolls.
         ball_mark_bgr: the colour of those marks.
         ball_specular: strength of the ball's highlight (None: ``specular``).
         ball_gloss: exponent of the ball's highlight: ~5 a broad sheen, ~40 a plastic ball,

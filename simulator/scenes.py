@@ -13,7 +13,7 @@ defends the left goal, x < 0), where the ball starts, and actions in time order:
 - ``finger(at_s, until_s, tip)``: a finger hovering over the table.
 
 An action may say which call it should cause (``expect="ball_out"``, ``"goal"``,
-``"goal_disallowed"``, ``"offside"``, ``"close_call"``); ``hardware/truth.py`` turns that intent
+``"goal_disallowed"``, ``"offside"``, ``"close_call"``); ``simulator/truth.py`` turns that intent
 plus the exact trajectory into the call a referee should make, and checks the two agree.
 
 ``compile_scene`` turns a scene into a ``CompiledScene``: one analytic ``Path`` per object, so
@@ -31,7 +31,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from numpy.typing import NDArray
 
-from hardware.physics import (
+from rules.pitch import Pitch
+from simulator.physics import (
     BALL_DECEL_MM_S2,
     FIGURE_CONTACT_SPEED_RATIO,
     FIGURE_DECEL_MM_S2,
@@ -42,8 +43,7 @@ from hardware.physics import (
     Slide,
     launch_speed_mm_s,
 )
-from hardware.scene import AWAY, HOME, Figures, Finger, SceneFrame
-from rules.pitch import Pitch
+from simulator.scene import AWAY, HOME, Figures, Finger, SceneFrame
 
 EXPECTS = ("ball_out", "goal", "goal_disallowed", "offside", "close_call")
 RUN_UP_MM = 35.0  # gap between a repositioned figure's base and the ball before a flick
