@@ -1,0 +1,316 @@
+"""The whole live loop over a simulated match, on one core, against the camera's frame rate.
+
+What ``tablevar live`` runs, end to end: a camera hands frames over at its own rate (here the
+frames of the demo match, rendered beforehand into buffers, so rendering is not counted), the
+frame is copied out of the camera's buffer and converted (``hardware.picamera_source.to_bgr``,
+``--format``), then the live runner (``tablevar.live.LiveRunner``) does detection, tracking,
+rules, the evidence ring, evidence pictures, replays and the page update, with the app served
+by the production server and one page connected: a separate process reading the event stream,
+as a phone would (it stands in for the phone, so it is kept off the loop's core).
+
+Everything of the loop runs on one core (``os.sched_setaffinity``; ``cv2.setNumThreads(1)``,
+one BLAS/OpenMP thread). Printed per frame size:
+
+- ms per frame: the capture thread's copy and conversion plus the worker's whole step, as the
+  CPU time of those threads (``time.thread_time``: another user of this shared machine does not
+  count) and as wall time; mean, p99 and worst. Also the whole process's CPU time per frame
+  (server threads, replay writer, everything on the core);
+- the reference: ``cv2.cvtColor`` to grey and a 5x5 ``GaussianBlur`` of the same frame, timed
+  on every ``--ref-every``-th frame in the same run, in the worker, after the frame's work: the
+  loop's time is also given as a multiple of it (the machine is shared and noisy; the ratio is
+  what compares from run to run);
+- frames dropped (the hand-over between camera and worker holds a few frames and drops the
+  oldest) and the latency from a call's decisive frame (its capture) to the call's arrival on
+  the page. The pipeline holds frames back ``PipelineConfig.revise_s`` to date the ball's stops,
+  so that much of the latency is by design.
+
+The demo match lasts 76 s; a 2304x1296 frame takes 9 MB, so the whole match does not fit in
+memory here: ``--segments`` picks stretches of it (scene seconds ``FROM:TO``), each played as a
+live run of its own (calibrated once per size from the line-up, as ``tablevar live
+--calibration`` starts). The default three hold the kick-off and its pass, a pass that goes out
+over the touchline and the ball fetched for the throw-in, and a shot that scores. ``--cache DIR`` keeps the rendered frames on disk
+for the next run.
+
+Usage: ``.venv/bin/python benchmarks/live_loop.py [--sizes 2304x1296,1456x1088] [--fps 56]
+[--segments 1.5:4,8.5:12,40.5:43.5] [--format RGB888|YUV420] [--cache DIR]``
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from calibration.calibrate import calibrate  # noqa: E402
+from calibration.calibration_file import Calibration, CalibrationError  # noqa: E402
+from calibration.tables import load_pitch  # noqa: E402
+from hardware.frame_source import Frame, SourceBase  # noqa: E402
+from hardware.picamera_source import to_bgr  # noqa: E402
+from simulator.render import Renderer  # noqa: E402
+from simulator.scene_camera import clip_camera, clip_look  # noqa: E402
+from simulator.scene_library import build_scene  # noqa: E402
+from tablevar.live import LiveOptions, LiveRunner  # noqa: E402
+from web.app import create_app, hub_of  # noqa: E402
+from web.serving import make_server, run_in_thread, stop, url_of  # noqa: E402
+
+SCENE, SEED, TABLE = "demo", 1, "fistf"
+BUDGET_MS = {(2304, 1296): 4.0}
+
+# The page: a separate process reading the event stream, printing each event's arrival.
+CLIENT = r"""
+import json, sys, time, urllib.request
+with urllib.request.urlopen(sys.argv[1] + "events", timeout=60) as r:
+    kind = None
+    for raw in r:
+        line = raw.decode().rstrip("\n")
+        if line.startswith("event: "):
+            kind = line[7:]
+        elif line.startswith("data: ") and kind in ("call", "state"):
+            data = json.loads(line[6:])
+            if kind == "state":
+                print("ready", flush=True)
+            else:
+                print(json.dumps([time.monotonic(), data.get("kind"), data.get("t_s")]), flush=True)
+"""
+
+
+class BufferCamera(SourceBase):
+    """A camera whose frames are pre-rendered buffers, handed over at ``fps``.
+
+    Frame 0 comes at once (the runner learns the table from it); the others follow at the
+    camera's rate once ``ready()`` says the runner has started, each copied out of its buffer
+    and converted as the Pi source does (``to_bgr``). A camera never waits for its consumer.
+    """
+
+    lossy = False
+    paced = True
+    replayable = False
+    end_message = "the benchmark's frames have ended"
+
+    def __init__(self, buffers, fmt: str, size_px, fps: float, ready) -> None:
+        self._buffers, self._fmt, self._size, self._fps = buffers, fmt, size_px, fps
+        self.lossy = fmt == "YUV420"  # chroma at half resolution
+        self._ready = ready
+        self.captured_at: dict[int, float] = {}  # frame index -> monotonic time it was due
+        self.capture_cpu_s: dict[int, float] = {}  # ... and the CPU its copy + conversion took
+
+    @property
+    def size_px(self):
+        return self._size
+
+    @property
+    def fps(self) -> float:
+        return self._fps
+
+    def frames(self) -> Iterator[Frame]:
+        t0 = None
+        for i, buffer in enumerate(self._buffers):
+            if i == 1:
+                while not self._ready():
+                    time.sleep(0.01)
+                t0 = time.monotonic() - 1.0 / self._fps
+            if t0 is not None:
+                due = t0 + i / self._fps
+                time.sleep(max(0.0, due - time.monotonic()))
+                self.captured_at[i] = due
+            cpu = time.thread_time()
+            image = to_bgr(buffer.copy(), self._fmt, self._size)  # make_array copies too
+            self.capture_cpu_s[i] = time.thread_time() - cpu
+            yield Frame(i, round(i * 1e9 / self._fps), image)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def render_segment(size, fps, start_s, end_s, fmt, cache: Path | None):
+    """The frames of scene seconds ``start_s``-``end_s`` as camera buffers (list of arrays)."""
+    name = f"{SCENE}-{size[0]}x{size[1]}-{fps:g}-{start_s:g}-{end_s:g}-{fmt}.npy"
+    if cache is not None and (cache / name).exists():
+        return list(np.load(cache / name, mmap_mode="r"))
+    pitch = load_pitch(TABLE)
+    scene = build_scene(SCENE, SEED, TABLE)
+    rng = np.random.default_rng([SEED, 7])
+    camera = clip_camera(rng, pitch, size, straight=True)
+    renderer = Renderer(camera, pitch, clip_look(rng, default=True), seed=SEED)
+    n = int(round((end_s - start_s) * fps))
+    w, h = size
+    shape = (n, h * 3 // 2, w) if fmt == "YUV420" else (n, h, w, 3)
+    frames = np.empty(shape, np.uint8)
+    for i in range(n):
+        image = renderer.render(scene.frame(start_s + i / fps))
+        frames[i] = cv2.cvtColor(image, cv2.COLOR_BGR2YUV_I420) if fmt == "YUV420" else image
+        if (i + 1) % 56 == 0 or i + 1 == n:
+            print(f"  rendering {start_s:g}-{end_s:g} s: {i + 1}/{n}", file=sys.stderr)
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        np.save(cache / name, frames)
+    return list(frames)
+
+
+def calibration_for(size) -> Calibration:
+    """Calibrated as the live runner does, from the line-up before the kick-off; where that
+    fails, the simulator's own camera with the nominal line edges (said so: the figures then
+    time the loop, not the calibration)."""
+    pitch = load_pitch(TABLE)
+    rng = np.random.default_rng([SEED, 7])
+    camera = clip_camera(rng, pitch, size, straight=True)
+    renderer = Renderer(camera, pitch, clip_look(rng, default=True), seed=SEED)
+    try:
+        return calibrate(renderer.render(build_scene(SCENE, SEED, TABLE).frame(0.0)), pitch)
+    except CalibrationError as exc:
+        print(f"  calibration failed ({str(exc)[:60]}...): using the simulator's camera")
+    used = ("goal_line_left", "goal_line_right", "touchline_top", "touchline_bottom")
+    return Calibration(
+        table=TABLE,
+        image_size_px=camera.size_px,
+        camera=camera,
+        home="left",
+        line_edges_mm={},
+        rms_px=0.0,
+        rms_mm=0.0,
+        per_line_px=dict.fromkeys(used, 0.0),
+        per_line_mm=dict.fromkeys(used, 0.0),
+        lines_used=used,
+    )
+
+
+def run_segment(buffers, fmt, size, fps, cal, ref_every):
+    """One live run over ``buffers``: per-frame records, drops, call latencies."""
+    out = Path(tempfile.mkdtemp(prefix="tablevar-live-loop-"))
+    app = create_app({"OUTPUT_DIR": out, "PIN": "1234", "TABLE": TABLE})
+    server = make_server(app, "127.0.0.1", 0)
+    run_in_thread(server)
+    url = url_of(server)
+    others = sorted(set(range(os.cpu_count() or 1)) - os.sched_getaffinity(0))
+    client = subprocess.Popen(
+        [sys.executable, "-c", CLIENT, url],
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=(lambda: os.sched_setaffinity(0, others)) if others else None,
+    )
+    assert client.stdout is not None
+    if client.stdout.readline().strip() != "ready":
+        raise SystemExit("the page did not connect")
+    hub_of(app).control("start")  # the referee starts the match
+    runner: LiveRunner | None = None
+    camera = BufferCamera(buffers, fmt, size, fps, lambda: runner is not None and runner._driver)
+    runner = LiveRunner(
+        lambda: camera, hub_of(app), out, calibration=cal, options=LiveOptions(table=TABLE)
+    )
+    records, refs = [], []
+    receive = runner._receive
+
+    def timed(frame, first, source):  # the worker's whole step on one frame
+        cpu, wall = time.thread_time(), time.perf_counter()
+        receive(frame, first, source)
+        records.append((frame.index, time.thread_time() - cpu, time.perf_counter() - wall))
+        if frame.index % ref_every == 0:
+            cpu, wall = time.thread_time(), time.perf_counter()
+            grey = cv2.cvtColor(frame.image_bgr, cv2.COLOR_BGR2GRAY)
+            cv2.GaussianBlur(grey, ksize=(5, 5), sigmaX=0)
+            refs.append((time.thread_time() - cpu, time.perf_counter() - wall))
+
+    runner._receive = timed
+    cpu0 = time.process_time()
+    runner.start()
+    while not runner.ended and runner.error is None:
+        time.sleep(0.05)
+    process_cpu_s = time.process_time() - cpu0
+    runner.stop()
+    time.sleep(0.3)  # the last events reach the page
+    stop(server, app)
+    client.terminate()
+    lines = client.communicate(timeout=10)[0].splitlines()
+    calls = [json.loads(line) for line in lines if line.startswith("[")]
+    if runner.error is not None:
+        raise SystemExit(f"the live loop failed: {runner.error}")
+    dropped = len(buffers) - 1 - sum(1 for r in records if r[0] > 0)
+    latency = [
+        t - camera.captured_at[round(t_s * fps)]
+        for t, _, t_s in calls
+        if t_s is not None and round(t_s * fps) in camera.captured_at
+    ]
+    capture = camera.capture_cpu_s
+    rows = [(capture.get(i, 0.0) + c, capture.get(i, 0.0) + w) for i, c, w in records if i > 0]
+    return rows, refs, dropped, [c[1] for c in calls], latency, process_cpu_s
+
+
+def summary(label, ms) -> str:
+    return (
+        f"{label} mean {np.mean(ms):6.2f}  p99 {np.percentile(ms, 99):6.2f}  "
+        f"worst {np.max(ms):6.2f} ms"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="2304x1296,1456x1088")
+    parser.add_argument("--fps", type=float, default=56.0, help="the camera's frame rate")
+    parser.add_argument("--segments", default="1.5:4,8.5:12,40.5:43.5", help="scene seconds FROM:TO,...")
+    parser.add_argument("--format", default="RGB888", choices=("RGB888", "YUV420"))
+    parser.add_argument("--core", type=int, default=None, help="the core (default: the last)")
+    parser.add_argument("--ref-every", type=int, default=8)
+    parser.add_argument("--cache", type=Path, default=None, help="keep rendered frames here")
+    args = parser.parse_args()
+    core = args.core if args.core is not None else max(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {core})
+    cv2.setNumThreads(1)
+    segments = [tuple(float(x) for x in s.split(":")) for s in args.segments.split(",")]
+    for text in args.sizes.split(","):
+        size = tuple(int(x) for x in text.split("x"))
+        cal = calibration_for(size)
+        rows, refs, dropped, kinds, latency, cpu_s = [], [], 0, [], [], 0.0
+        for start_s, end_s in segments:
+            buffers = render_segment(size, args.fps, start_s, end_s, args.format, args.cache)
+            r, f, d, k, lat, c = run_segment(buffers, args.format, size, args.fps, cal, args.ref_every)
+            rows += r
+            refs += f
+            dropped += d
+            kinds += k
+            latency += lat
+            cpu_s += c
+            del buffers
+        ms = 1000 * np.array(rows)
+        ref = 1000 * np.array(refs)
+        n = len(rows) + dropped
+        budget = BUDGET_MS.get(size)
+        print(
+            f"\n{size[0]}x{size[1]} at {args.fps:g} fps, {args.format}, core {core}: {n} frames "
+            f"of scenes {args.segments} s"
+            + (f"  (budget {budget:g} ms a frame)" if budget else "")
+        )
+        print("  loop, CPU  " + summary("", ms[:, 0]))
+        print("  loop, wall " + summary("", ms[:, 1]))
+        print(f"  whole process CPU per frame {1000 * cpu_s / max(n, 1):6.2f} ms")
+        print(
+            f"  reference (grey + 5x5 blur of the frame) CPU {np.mean(ref[:, 0]):5.2f} ms, "
+            f"wall {np.mean(ref[:, 1]):5.2f} ms: loop = {np.mean(ms[:, 0]) / np.mean(ref[:, 0]):4.2f}"
+            f" x reference (CPU mean), p99 {np.percentile(ms[:, 0], 99) / np.mean(ref[:, 0]):4.2f} x"
+        )
+        print(f"  frames dropped {dropped} of {n} ({100 * dropped / max(n, 1):.1f} %)")
+        if latency:
+            lat = 1000 * np.array(latency)
+            print(
+                f"  calls on the page: {', '.join(kinds)}; frame -> page latency "
+                f"mean {np.mean(lat):5.0f} ms, worst {np.max(lat):5.0f} ms"
+            )
+        else:
+            print(f"  calls on the page: {', '.join(kinds) or 'none'}")
+
+
+if __name__ == "__main__":
+    main()
