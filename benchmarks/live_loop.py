@@ -28,8 +28,8 @@ The demo match lasts 76 s; a 2304x1296 frame takes 9 MB, so the whole match does
 memory here: ``--segments`` picks stretches of it (scene seconds ``FROM:TO``), each played as a
 live run of its own (calibrated once per size from the line-up, as ``tablevar live
 --calibration`` starts). The default three hold the kick-off and its pass, a pass that goes out
-over the touchline and the ball fetched for the throw-in, and a shot that scores. ``--cache DIR`` keeps the rendered frames on disk
-for the next run.
+over the touchline and the ball fetched for the throw-in, and a shot that scores. ``--cache
+DIR`` keeps the rendered frames on disk for the next run.
 
 Usage: ``.venv/bin/python benchmarks/live_loop.py [--sizes 2304x1296,1456x1088] [--fps 56]
 [--segments 1.5:4,8.5:12,40.5:43.5] [--format RGB888|YUV420] [--cache DIR]``
@@ -47,7 +47,6 @@ import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
-import threading  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -146,7 +145,7 @@ def render_segment(size, fps, start_s, end_s, fmt, cache: Path | None):
     rng = np.random.default_rng([SEED, 7])
     camera = clip_camera(rng, pitch, size, straight=True)
     renderer = Renderer(camera, pitch, clip_look(rng, default=True), seed=SEED)
-    n = int(round((end_s - start_s) * fps))
+    n = round((end_s - start_s) * fps)
     w, h = size
     shape = (n, h * 3 // 2, w) if fmt == "YUV420" else (n, h, w, 3)
     frames = np.empty(shape, np.uint8)
@@ -238,7 +237,8 @@ def run_segment(buffers, fmt, size, fps, cal, ref_every):
     calls = [json.loads(line) for line in lines if line.startswith("[")]
     if runner.error is not None:
         raise SystemExit(f"the live loop failed: {runner.error}")
-    dropped = len(buffers) - 1 - sum(1 for r in records if r[0] > 0)
+    dropped = runner.dropped
+    assert dropped == len(buffers) - len(records), (dropped, len(buffers), len(records))
     latency = [
         t - camera.captured_at[round(t_s * fps)]
         for t, _, t_s in calls
@@ -260,7 +260,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="2304x1296,1456x1088")
     parser.add_argument("--fps", type=float, default=56.0, help="the camera's frame rate")
-    parser.add_argument("--segments", default="1.5:4,8.5:12,40.5:43.5", help="scene seconds FROM:TO,...")
+    parser.add_argument(
+        "--segments", default="1.5:4,8.5:12,40.5:43.5", help="scene seconds FROM:TO,..."
+    )
     parser.add_argument("--format", default="RGB888", choices=("RGB888", "YUV420"))
     parser.add_argument("--core", type=int, default=None, help="the core (default: the last)")
     parser.add_argument("--ref-every", type=int, default=8)
@@ -276,7 +278,9 @@ def main() -> None:
         rows, refs, dropped, kinds, latency, cpu_s = [], [], 0, [], [], 0.0
         for start_s, end_s in segments:
             buffers = render_segment(size, args.fps, start_s, end_s, args.format, args.cache)
-            r, f, d, k, lat, c = run_segment(buffers, args.format, size, args.fps, cal, args.ref_every)
+            r, f, d, k, lat, c = run_segment(
+                buffers, args.format, size, args.fps, cal, args.ref_every
+            )
             rows += r
             refs += f
             dropped += d
@@ -290,16 +294,16 @@ def main() -> None:
         budget = BUDGET_MS.get(size)
         print(
             f"\n{size[0]}x{size[1]} at {args.fps:g} fps, {args.format}, core {core}: {n} frames "
-            f"of scenes {args.segments} s"
-            + (f"  (budget {budget:g} ms a frame)" if budget else "")
+            f"of scenes {args.segments} s" + (f"  (budget {budget:g} ms a frame)" if budget else "")
         )
         print("  loop, CPU  " + summary("", ms[:, 0]))
         print("  loop, wall " + summary("", ms[:, 1]))
         print(f"  whole process CPU per frame {1000 * cpu_s / max(n, 1):6.2f} ms")
+        ref_ms = np.mean(ref[:, 0])
         print(
-            f"  reference (grey + 5x5 blur of the frame) CPU {np.mean(ref[:, 0]):5.2f} ms, "
-            f"wall {np.mean(ref[:, 1]):5.2f} ms: loop = {np.mean(ms[:, 0]) / np.mean(ref[:, 0]):4.2f}"
-            f" x reference (CPU mean), p99 {np.percentile(ms[:, 0], 99) / np.mean(ref[:, 0]):4.2f} x"
+            f"  reference (grey + 5x5 blur of the frame) CPU {ref_ms:5.2f} ms, "
+            f"wall {np.mean(ref[:, 1]):5.2f} ms: loop = {np.mean(ms[:, 0]) / ref_ms:4.2f} x "
+            f"reference (CPU mean), p99 {np.percentile(ms[:, 0], 99) / ref_ms:4.2f} x"
         )
         print(f"  frames dropped {dropped} of {n} ({100 * dropped / max(n, 1):.1f} %)")
         if latency:

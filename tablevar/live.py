@@ -43,6 +43,7 @@ import numpy as np
 
 from calibration.calibration_file import Calibration
 from calibration.tables import load_pitch
+from hardware.frame_queue import QueuedSource
 from hardware.frame_source import Frame, FrameSource
 from tablevar.driver import Driver, Judged, play
 from tablevar.live_calibration import OVERLAY_NAME, LiveCalibration
@@ -102,6 +103,7 @@ class LiveRunner:
         self._numbering = LiveNumbering(hub.resume_point)
         self._delivered = 0  # frames from this process's sources (a replayable one resumes there)
         self.refereed = 0  # frames the driver went through without an error
+        self.dropped = 0  # camera frames dropped because the worker fell behind
         self._fps = 30.0  # the source's nominal rate
         self._lossy = True  # ... and whether its frames are (FrameSource.lossy)
         self._watch = SourceWatch(hub, opts.stall_s)
@@ -213,6 +215,12 @@ class LiveRunner:
 
     def _play(self, source: FrameSource) -> None:
         first = [True]
+        # A camera delivers at its own rate: its frames wait in a bounded queue that drops
+        # the oldest when the worker falls behind. Files and the simulator wait for us.
+        queued = None
+        if source.paced and not source.replayable:
+            queued = QueuedSource(source, self.options.queue_frames)
+        dropped_before = self.dropped
 
         def receive(frame: Frame) -> None:
             try:
@@ -221,15 +229,22 @@ class LiveRunner:
                 message = " ".join(str(exc).split()) or type(exc).__name__
                 raise _ProcessingError(message) from exc
             first[0] = False
+            if queued is not None and dropped_before + queued.dropped != self.dropped:
+                self.dropped = dropped_before + queued.dropped
+                self.hub.set_dropped(self.dropped)
 
-        play(
-            source,
-            receive,
-            resume_at=self._delivered,
-            pace=self.options.pace_files,
-            stop=self._stop,
-            waiting=self._watch.waiting,
-        )
+        try:
+            play(
+                source if queued is None else queued,
+                receive,
+                resume_at=self._delivered,
+                pace=self.options.pace_files,
+                stop=self._stop,
+                waiting=self._watch.waiting,
+            )
+        finally:
+            if queued is not None:
+                queued.stop()
 
     def _receive(self, frame: Frame, first: bool, source: FrameSource) -> None:
         index, t_s = self._numbering.next(frame.t_s, first, source.fps)

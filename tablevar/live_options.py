@@ -29,6 +29,8 @@ class LiveOptions:
         replay: the replay clips of calls (their length, size and memory).
         max_failures: failures of our own (not the source's) in a row, without a frame
             refereed in between, after which the worker stops instead of retrying for ever.
+        queue_frames: a camera's frames that may wait for the worker; when it falls
+            further behind, the oldest is dropped and counted (``hardware.frame_queue``).
     """
 
     table: str = "fistf"
@@ -42,4 +44,5 @@ class LiveOptions:
     pace_files: bool = True
     recalibrate_timeout_s: float = 30.0
     max_failures: int = 3
+    queue_frames: int = 2
     replay: ReplayConfig = field(default_factory=ReplayConfig)

@@ -224,6 +224,7 @@ class MatchHub:
         self._frame: Mapping[str, Any] | None = None
         self._source = {"ok": True, "message": ""}
         self._recording: dict[str, Any] | None = None  # None: not recording
+        self._dropped = 0  # camera frames dropped because refereeing fell behind
         self._listeners: list[ControlListener] = []
         self._board = self._scoreboard()
 
@@ -277,6 +278,14 @@ class MatchHub:
         with self._lock:
             self._source = {"ok": bool(ok), "message": message}
             self._send_scoreboard()
+
+    def set_dropped(self, frames: int) -> None:
+        """How many camera frames were dropped so far because refereeing fell behind (the
+        page shows the count; it rides with the next scoreboard, never urgently)."""
+        with self._lock:
+            if int(frames) != self._dropped:
+                self._dropped = int(frames)
+                self._send_scoreboard()
 
     def set_recording(self, ok: bool, message: str = "") -> None:
         """Whether ``--record`` is writing (False: it stopped, e.g. the disk is full)."""
@@ -376,6 +385,7 @@ class MatchHub:
             **self._match.view(self._source["ok"]),
             "source": dict(self._source),
             "recording": None if self._recording is None else dict(self._recording),
+            "dropped_frames": self._dropped,
         }
 
     def _send_scoreboard(self) -> None:
@@ -383,7 +393,8 @@ class MatchHub:
         changed (the clock stopping, a goal, the camera dropping out)."""
         board = self._scoreboard()
         old = self._board
-        urgent = {**board, "clock": None} != {**old, "clock": None} or (
+        same = {"clock": None, "dropped_frames": None}  # these ride with the next publication
+        urgent = {**board, **same} != {**old, **same} or (
             board["clock"]["status"],
             board["clock"]["half"],
         ) != (old["clock"]["status"], old["clock"]["half"])

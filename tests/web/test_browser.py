@@ -260,3 +260,15 @@ def test_the_match_resumes_after_a_restart(serve, page: Page, sample):
     expect(page.locator("#clock")).to_have_text(f"00:{int(clock_s):02d}")
     expect(page.locator("#clock-status")).to_have_text("Stopped · ball at rest")  # a kick-off
     expect(page.locator("#feed li .kind")).to_have_text(["Goal for Home · kick-off Away"])
+
+
+def test_the_live_page_counts_the_camera_frames_dropped(serve, page: Page):
+    running = serve()
+    page.goto(running.url)
+    expect(page.locator("#conn")).to_have_text("● live")
+    wait_for_subscriber(running)
+    dropped = page.locator("#dropped")
+    expect(dropped).to_be_hidden()  # none dropped: nothing to say
+    running.hub.set_dropped(7)
+    running.hub.set_source(True, "")  # the next scoreboard carries the count
+    expect(dropped).to_have_text("7 frames dropped")

@@ -348,3 +348,17 @@ def test_a_too_close_offside_is_offered_to_the_referee(hub, play, action, restar
     assert not entry["awaiting_referee"]
     got = state["restart"] and (state["restart"]["kind"], state["restart"]["team"])
     assert got == restart
+
+
+def test_dropped_frames_ride_with_the_next_scoreboard_never_urgently(tmp_path):
+    hub = MatchHub(MatchLog(tmp_path / "m.sqlite"), max_rate_hz=0.5)  # every 2 s
+    sub = hub.subscribe()
+    sub.take(0.01)
+    hub.set_source(True, "camera open")  # published at once: the interval starts
+    sub.take(0.1)
+    hub.set_dropped(3)
+    assert sub.take(0.1) == []  # a count is no reason to wake every page
+    hub.set_source(False, "cable")  # an urgent change publishes, the count with it
+    boards = [d for k, d in parse(sub.take(0.1)) if k == "scoreboard"]
+    hub.close()
+    assert boards[-1]["dropped_frames"] == 3

@@ -34,6 +34,9 @@
     warning.hidden = board.source.ok;
     warning.textContent = `Camera: ${board.source.message || "no frames"} — the clock is paused meanwhile.`;
     showRecording(board.recording);
+    const dropped = $("dropped");
+    dropped.hidden = !board.dropped_frames;
+    dropped.textContent = `${board.dropped_frames} frames dropped`;
   }
 
   /* "● REC" while --record writes; a banner once it stopped (refereeing goes on). */
