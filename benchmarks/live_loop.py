@@ -13,16 +13,26 @@ one BLAS/OpenMP thread). Printed per frame size:
 
 - ms per frame: the capture thread's copy and conversion plus the worker's whole step, as the
   CPU time of those threads (``time.thread_time``: another user of this shared machine does not
-  count) and as wall time; mean, p99 and worst. Also the whole process's CPU time per frame
-  (server threads, replay writer, everything on the core);
+  count) and as wall time; mean, p99 and worst, over every frame after each run's first (where
+  the table is learnt). Also the whole process's CPU time per frame refereed (server threads,
+  replay writer, everything on the core);
 - the reference: ``cv2.cvtColor`` to grey and a 5x5 ``GaussianBlur`` of the same frame, timed
   on every ``--ref-every``-th frame in the same run, in the worker, after the frame's work: the
   loop's time is also given as a multiple of it (the machine is shared and noisy; the ratio is
   what compares from run to run);
 - frames dropped (the hand-over between camera and worker holds a few frames and drops the
-  oldest) and the latency from a call's decisive frame (its capture) to the call's arrival on
-  the page. The pipeline holds frames back ``PipelineConfig.revise_s`` to date the ball's stops,
-  so that much of the latency is by design.
+  oldest: ``hardware.frame_queue``) and the latency of each call from its decisive frame's
+  capture to its arrival on the page; the pipeline holds frames back
+  ``PipelineConfig.revise_s`` to date the ball's stops, and a goal is called once the ball is
+  seen in the net, so much of that is by design. Also from the capture of the frame whose step
+  released the call: what the loop itself adds.
+
+On a busy shared machine a real-time feed drops frames the loop would keep up with alone, and
+dropped frames change the calls; ``--every-frame`` lets the camera wait for the worker (never
+earlier than its rate), so that every frame's cost and every call compare between two runs.
+Each run also starts the live runner once per segment: until the ball has rolled every
+ball-coloured candidate on the cloth is fitted, so short segments weigh the start-up more
+than a whole match does.
 
 The demo match lasts 76 s; a 2304x1296 frame takes 9 MB, so the whole match does not fit in
 memory here: ``--segments`` picks stretches of it (scene seconds ``FROM:TO``), each played as a
@@ -32,7 +42,7 @@ over the touchline and the ball fetched for the throw-in, and a shot that scores
 DIR`` keeps the rendered frames on disk for the next run.
 
 Usage: ``.venv/bin/python benchmarks/live_loop.py [--sizes 2304x1296,1456x1088] [--fps 56]
-[--segments 1.5:4,8.5:12,40.5:43.5] [--format RGB888|YUV420] [--cache DIR]``
+[--segments 1.5:4,8.5:12,40.5:43.5] [--format RGB888|YUV420] [--cache DIR] [--every-frame]``
 """
 
 from __future__ import annotations
