@@ -25,6 +25,7 @@ import numpy as np
 
 from calibration.calibration_file import Calibration, read_calibration
 from hardware.recording import META_NAME, VIDEO_NAME
+from web.playback import VideoInfo, browser_video, probe
 
 CALIBRATION_NAME = "calibration.json"
 TRACKS_NAME = "tracks.jsonl"
@@ -278,6 +279,14 @@ class Analysis:
     @property
     def video_path(self) -> Path:
         return self.folder / VIDEO_NAME
+
+    def video_info(self) -> VideoInfo:
+        """The video's codec and each frame's presentation time (kept until the video changes)."""
+        return self.cached("video_info", VIDEO_NAME, lambda: probe(self.video_path))
+
+    def browser_video(self) -> Path:
+        """The file a browser plays: the video itself, or its proxy (made on first use)."""
+        return browser_video(self.video_path)
 
     def frames(self) -> FrameReader:
         with self._lock:

@@ -12,11 +12,14 @@ from flask import (
     current_app,
     jsonify,
     render_template,
+    send_file,
+    url_for,
 )
 
 from calibration.calibration_file import CalibrationFileError
 from rules.profile import ProfileError
 from web.auth import json_body
+from web.decisions import goal_end, offside_shapes, shot_frame, shot_shapes
 from web.extensions import RECORDINGS
 from web.geometry import (
     QuestionError,
@@ -29,6 +32,7 @@ from web.geometry import (
     project_mm,
 )
 from web.guard import send_evidence
+from web.playback import PlaybackError
 from web.recordings import Analysis, AnalysisError, FrameOutOfRange, UnknownRecording
 
 bp = Blueprint("review", __name__)
@@ -57,7 +61,7 @@ def _read(fn, *args):
     """Run a reader; a broken analysis file is the server's data, reported as 422 with its name."""
     try:
         return fn(*args)
-    except (AnalysisError, ProfileError, CalibrationFileError) as exc:
+    except (AnalysisError, ProfileError, CalibrationFileError, PlaybackError) as exc:
         abort(422, description=str(exc))
 
 
@@ -97,6 +101,7 @@ def recording(name: str):
     frames = _read(analysis.frames)
     pitch, camera = _geometry(analysis)
     summary = _read(analysis.summary) or {}
+    video = _read(analysis.video_info)
     return jsonify(
         {
             "name": analysis.name,
@@ -104,11 +109,28 @@ def recording(name: str):
             "frames": frames.frame_count,
             "fps": summary.get("fps") or frames.fps,
             "size_px": frames.size_px,
-            "calls": _read(analysis.calls),
+            "video": {
+                "url": url_for("review.video", name=analysis.name),
+                "codec": video.codec,
+                "playable": video.playable,
+                "frame_times_s": [round(t, 6) for t in video.frame_times_s],
+            },
+            "calls": [_with_position_px(c, camera) for c in _read(analysis.calls)],
             "pitch": pitch_json(pitch),
             "lines_px": lines_px(pitch, camera) if camera else None,
         }
     )
+
+
+def _with_position_px(call: dict[str, Any], camera) -> dict[str, Any]:
+    """The call with ``position_px``: where it happened in the picture (the spot to zoom on)."""
+    position = call.get("position")
+    xy = None
+    if camera is not None and isinstance(position, dict):
+        x, y = position.get("x_mm"), position.get("y_mm")
+        if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+            xy = project_mm(camera, np.array([[float(x), float(y)]]))[0]
+    return {**call, "position_px": xy}
 
 
 @bp.get("/api/recordings/<name>/frames/<int:index>.jpg")
@@ -119,6 +141,14 @@ def frame(name: str, index: int):
     except FrameOutOfRange as exc:
         abort(404, description=str(exc))
     return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "max-age=3600"})
+
+
+@bp.get("/api/recordings/<name>/video")
+def video(name: str):
+    """The video for the page's ``<video>`` element, with range requests (seeking streams only
+    what it needs). A video browsers cannot play is served as its proxy, made on first use."""
+    path = _read(_analysis(name).browser_video)
+    return send_file(path, mimetype="video/mp4", conditional=True, max_age=3600)
 
 
 @bp.get("/api/recordings/<name>/evidence/<path:path>")
@@ -154,8 +184,9 @@ def tracks(name: str, index: int):
             }
             for f in record.get("figures") or []
         ]
-    for call in _read(analysis.calls):
-        if call.get("frame") == index and call.get("line") and ball:
+    calls = [c for c in _read(analysis.calls) if c.get("frame") == index]
+    for call in calls:
+        if call.get("line") and ball:
             geo = _read(line_margin, pitch, call["line"], (ball["x_mm"], ball["y_mm"]))
             if camera is not None:
                 ends = project_mm(camera, np.array([geo["from_mm"], geo["to_mm"]]))
@@ -163,7 +194,70 @@ def tracks(name: str, index: int):
             out["margins"].append(
                 {**geo, "call": call["index"], "call_margin_mm": call.get("margin_mm")}
             )
+    if camera is not None:
+        out.update(_decisions(analysis, pitch, camera, record, calls))
     return jsonify(out)
+
+
+SHOT_LOOKBACK_S = 10.0  # how far before a goal its shot is looked for
+
+
+def _decisions(analysis, pitch, camera, record, calls) -> dict[str, Any]:
+    """The decisive shapes of the frame's calls in pixels (``web.decisions``): the ball's
+    footprint widened by the call's uncertainty, offside lines and figures, shot positions."""
+    p = pitch.profile
+    calibration = _read(analysis.calibration)
+    home_end = calibration.home if calibration and calibration.home in ("left", "right") else "left"
+    ball = record.get("ball")
+    out: dict[str, Any] = {"ball_margin_px": None, "offside": [], "shots": []}
+    for call in calls:
+        unc = call.get("uncertainty_mm")
+        if ball and isinstance(unc, (int, float)) and 0 < unc < p.length_mm:
+            ring = circle_mm((ball["x_mm"], ball["y_mm"]), p.ball_radius_mm + unc)
+            out["ball_margin_px"] = project_mm(camera, ring)
+        if call.get("kind") == "offside" and isinstance(call.get("figure"), dict):
+            shapes = offside_shapes(pitch, record, call["figure"], home_end)
+            if shapes is not None:
+                out["offside"].append(_offside_px(camera, p.base_radius_mm, shapes, call))
+        end = goal_end(call) if call.get("kind") in ("goal", "goal_disallowed") else None
+        if end is not None:
+            fps = _read(analysis.summary) or {}
+            back = int(SHOT_LOOKBACK_S * float(fps.get("fps") or 60.0))
+            frames = range(call["frame"], max(-1, call["frame"] - back), -1)
+            shot = shot_frame(_read(analysis.tracks.get, i) for i in frames)
+            if shot is not None:
+                shapes = shot_shapes(pitch, end, (shot["ball"]["x_mm"], shot["ball"]["y_mm"]))
+                out["shots"].append(
+                    {
+                        **{k: shapes[k] for k in ("end", "line", "inside", "margin_mm")},
+                        "call": call["index"],
+                        "frame": shot["frame"],
+                        "line_px": project_mm(camera, shapes["line_mm"]),
+                        "ball_px": project_mm(
+                            camera, circle_mm(shapes["ball_mm"], p.ball_radius_mm)
+                        ),
+                    }
+                )
+    return out
+
+
+def _offside_px(camera, radius_mm: float, shapes: dict[str, Any], call) -> dict[str, Any]:
+    compared = []
+    for fig in shapes["compared"]:
+        xy = (fig["x_mm"], fig["y_mm"])
+        compared.append(
+            {
+                **fig,
+                "outline": project_mm(camera, circle_mm(xy, radius_mm + 2.0)),
+                "label_px": project_mm(camera, np.array([xy]))[0],
+            }
+        )
+    return {
+        "call": call["index"],
+        "end": shapes["end"],
+        "line_px": project_mm(camera, shapes["line_mm"]),
+        "compared": compared,
+    }
 
 
 @bp.post("/api/recordings/<name>/ask")
