@@ -148,7 +148,8 @@ def video(name: str):
     """The video for the page's ``<video>`` element, with range requests (seeking streams only
     what it needs). A video browsers cannot play is served as its proxy, made on first use."""
     path = _read(_analysis(name).browser_video)
-    return send_file(path, mimetype="video/mp4", conditional=True, max_age=3600)
+    # Absolute: Flask would read a relative path against the app, not the working folder.
+    return send_file(path.absolute(), mimetype="video/mp4", conditional=True, max_age=3600)
 
 
 @bp.get("/api/recordings/<name>/evidence/<path:path>")
@@ -185,9 +186,14 @@ def tracks(name: str, index: int):
             for f in record.get("figures") or []
         ]
     calls = [c for c in _read(analysis.calls) if c.get("frame") == index]
+    shots = {c["index"]: _shot_of(analysis, c) for c in calls}
     for call in calls:
-        if call.get("line") and ball:
-            geo = _read(line_margin, pitch, call["line"], (ball["x_mm"], ball["y_mm"]))
+        # A goal decided on the shooting line is measured where the shot was taken, not where
+        # the ball lies now (in the net, far past the shooting line).
+        shot = shots[call["index"]] if call.get("line") == "shooting_line" else None
+        at = shot["ball"] if shot is not None else ball
+        if call.get("line") and at:
+            geo = _read(line_margin, pitch, call["line"], (at["x_mm"], at["y_mm"]))
             if camera is not None:
                 ends = project_mm(camera, np.array([geo["from_mm"], geo["to_mm"]]))
                 geo["from_px"], geo["to_px"] = ends
@@ -195,14 +201,23 @@ def tracks(name: str, index: int):
                 {**geo, "call": call["index"], "call_margin_mm": call.get("margin_mm")}
             )
     if camera is not None:
-        out.update(_decisions(analysis, pitch, camera, record, calls))
+        out.update(_decisions(analysis, pitch, camera, record, calls, shots))
     return jsonify(out)
 
 
 SHOT_LOOKBACK_S = 10.0  # how far before a goal its shot is looked for
 
 
-def _decisions(analysis, pitch, camera, record, calls) -> dict[str, Any]:
+def _shot_of(analysis: Analysis, call: dict[str, Any]) -> dict[str, Any] | None:
+    """The tracks record a goal call's shot was taken from (``web.decisions.shot_frame``)."""
+    if call.get("kind") not in ("goal", "goal_disallowed") or goal_end(call) is None:
+        return None
+    fps = float((_read(analysis.summary) or {}).get("fps") or 60.0)
+    frames = range(call["frame"], max(-1, call["frame"] - int(SHOT_LOOKBACK_S * fps)), -1)
+    return shot_frame(_read(analysis.tracks.get, i) for i in frames)
+
+
+def _decisions(analysis, pitch, camera, record, calls, shots) -> dict[str, Any]:
     """The decisive shapes of the frame's calls in pixels (``web.decisions``): the ball's
     footprint widened by the call's uncertainty, offside lines and figures, shot positions."""
     p = pitch.profile
@@ -219,25 +234,20 @@ def _decisions(analysis, pitch, camera, record, calls) -> dict[str, Any]:
             shapes = offside_shapes(pitch, record, call["figure"], home_end)
             if shapes is not None:
                 out["offside"].append(_offside_px(camera, p.base_radius_mm, shapes, call))
-        end = goal_end(call) if call.get("kind") in ("goal", "goal_disallowed") else None
-        if end is not None:
-            fps = _read(analysis.summary) or {}
-            back = int(SHOT_LOOKBACK_S * float(fps.get("fps") or 60.0))
-            frames = range(call["frame"], max(-1, call["frame"] - back), -1)
-            shot = shot_frame(_read(analysis.tracks.get, i) for i in frames)
-            if shot is not None:
-                shapes = shot_shapes(pitch, end, (shot["ball"]["x_mm"], shot["ball"]["y_mm"]))
-                out["shots"].append(
-                    {
-                        **{k: shapes[k] for k in ("end", "line", "inside", "margin_mm")},
-                        "call": call["index"],
-                        "frame": shot["frame"],
-                        "line_px": project_mm(camera, shapes["line_mm"]),
-                        "ball_px": project_mm(
-                            camera, circle_mm(shapes["ball_mm"], p.ball_radius_mm)
-                        ),
-                    }
-                )
+        shot = shots.get(call["index"])
+        if shot is not None:
+            shapes = shot_shapes(
+                pitch, goal_end(call), (shot["ball"]["x_mm"], shot["ball"]["y_mm"])
+            )
+            out["shots"].append(
+                {
+                    **{k: shapes[k] for k in ("end", "line", "inside", "margin_mm")},
+                    "call": call["index"],
+                    "frame": shot["frame"],
+                    "line_px": project_mm(camera, shapes["line_mm"]),
+                    "ball_px": project_mm(camera, circle_mm(shapes["ball_mm"], p.ball_radius_mm)),
+                }
+            )
     return out
 
 

@@ -99,7 +99,7 @@
     for (const s of data.shots || []) {
       layers.shot.append(TV.svg("polyline", { points: pts(s.line_px), class: "shooting-line" }));
       layers.shot.append(TV.svg("polygon", { points: pts(s.ball_px), class: `shot ${s.inside ? "inside" : "outside"}` }));
-      label(layers.shot, [s.ball_px[0][0] + 12, s.ball_px[0][1] - 12], `shot ${s.inside ? "inside" : "outside"} ${TV.fmtMm(s.margin_mm)}`, "shot-label");
+      label(layers.shot, [s.ball_px[0][0] + 12, s.ball_px[0][1] - 12], `shot at frame ${s.frame}: ${s.inside ? "inside" : "outside"} ${TV.fmtMm(s.margin_mm)}`, "shot-label");
     }
     if (radarObjects) TV.drawObjects(radarObjects, data.record, info.pitch);
   }
