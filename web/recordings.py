@@ -16,7 +16,7 @@ import math
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -175,6 +175,16 @@ class TracksIndex:
 
     def __len__(self) -> int:
         return len(self._index()) if self.path.is_file() else 0
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """Every record in file order, read line by line (none when there is no file)."""
+        if not self.path.is_file():
+            return
+        with self.path.open("rb") as f:
+            for number, line in enumerate(f, start=1):
+                if line.strip():
+                    where = f"{self.path} line {number}"
+                    yield check_tracks_record(_record(line, where), where)
 
     def get(self, frame: int) -> dict[str, Any] | None:
         """The record of ``frame``, or None when the tracks hold no such frame."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,7 @@ from flask import (
     current_app,
     jsonify,
     render_template,
+    request,
     send_file,
     url_for,
 )
@@ -20,7 +22,7 @@ from calibration.calibration_file import CalibrationFileError
 from rules.profile import ProfileError
 from web.auth import json_body
 from web.decisions import goal_end, offside_shapes, shot_frame, shot_shapes
-from web.extensions import RECORDINGS
+from web.extensions import RECORDINGS, hub_of
 from web.geometry import (
     QuestionError,
     ask,
@@ -67,7 +69,48 @@ def _read(fn, *args):
 
 @bp.get("/review")
 def index():
-    return render_template("review_index.html", recordings=_listing())
+    """Past matches, recorded and live, newest first; ``?q=`` keeps those whose name, table or
+    score contains it (case-insensitive)."""
+    query = (request.args.get("q") or "").strip()[:100]
+    recorded = [r for r in _listing() if _matches(query, r["name"], r["summary"].get("score"))]
+    live = [m for m in _live_matches() if _matches(query, m["name"], m["score"], m["table"])]
+    return render_template(
+        "review_index.html", recordings=recorded[::-1], live=live[::-1], query=query
+    )
+
+
+def _matches(query: str, *fields: Any) -> bool:
+    if not query:
+        return True
+    text = " ".join(_field_text(f) for f in fields).lower()
+    return all(word in text for word in query.lower().split())
+
+
+def _field_text(value: Any) -> str:
+    if isinstance(value, dict) and "home" in value:
+        return f"{value.get('home')}-{value.get('away')} {value.get('home')}:{value.get('away')}"
+    return "" if value is None else str(value)
+
+
+def _live_matches() -> list[dict[str, Any]]:
+    """The matches of the live match log, with their score and calls."""
+    log = hub_of(current_app).log
+    out = []
+    for info in log.matches():
+        snapshot = log.snapshot(info.id)
+        score = (snapshot.state.get("score") if snapshot else None) or [0, 0]
+        started = datetime.fromtimestamp(info.started_at, tz=UTC)
+        out.append(
+            {
+                "id": info.id,
+                "name": f"Live match {info.id}",
+                "table": info.table,
+                "started": started.strftime("%Y-%m-%d %H:%M UTC"),
+                "score": {"home": score[0], "away": score[1]},
+                "calls": len(log.events(info.id, kind="call")),
+            }
+        )
+    return out
 
 
 @bp.get("/review/<name>")

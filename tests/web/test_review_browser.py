@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
 from hardware.video_writer import VideoWriter
@@ -179,4 +180,29 @@ def test_on_a_phone_a_tapped_call_brings_its_frame_into_view_and_targets_are_44p
         .filter((r) => r.height < 44 || r.width < 44).map((r) => [r.width, r.height])"""
     )
     assert small == []
+    context.close()
+
+
+@pytest.mark.parametrize(
+    "viewport", [{"width": 1280, "height": 900}, PHONE], ids=["desktop", "phone"]
+)
+def test_the_review_pages_have_no_serious_accessibility_violations(serve, browser, viewport):
+    """axe-core (the engine browsers' own audits use) on the recordings list, the review page
+    with a call selected, and an error page: no serious or critical violation (WCAG 2 AA:
+    contrast >= 4.5:1, names and labels, landmarks)."""
+    axe = Axe()
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    running = serve()
+    found = {}
+    for path in ("review", "review/match1", "review/nope"):
+        page.goto(f"{running.url}{path}")
+        if path == "review/match1":
+            page.locator('#review-calls li[data-index="0"] button.show-call').click()
+            expect(page.locator("#overlay .footprint")).to_have_count(1)
+        violations = axe.run(page).response["violations"]
+        found[path] = [v["id"] for v in violations if v["impact"] in ("serious", "critical")]
+        assert page.locator("h1").count() == 1
+    assert found == {"review": [], "review/match1": [], "review/nope": []}
     context.close()
