@@ -91,7 +91,9 @@ def match_report(
     prev_moving = False
     first_t = None
     for record in records:
-        t = float(record.get("t_s") or 0.0)
+        t = _number(record.get("t_s"))
+        if t is None:
+            continue  # a record without a time has no place on the clock
         first_t = t if first_t is None else first_t
         if prev_t is not None and prev_moving:
             clock += max(0.0, t - prev_t)
@@ -134,6 +136,13 @@ def match_report(
     )
 
 
+def _number(value: Any) -> float | None:
+    """``value`` as a finite float, or None (analysis files are read, not trusted)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if np.isfinite(value) else None
+
+
 def _nearest_team(figures: list[Mapping[str, Any]], ball: Mapping[str, Any]) -> str | None:
     if not figures:
         return None
@@ -148,7 +157,14 @@ def _calls_by_half(calls, clock_at):
     by_half = [{"half": 1, "home": 0, "away": 0}]
     out = []
     for call in calls:
-        out.append({**call, "clock_s": clock_at.get(int(call["frame"])), "half": half})
+        out.append(
+            {
+                **call,
+                "t_s": _number(call.get("t_s")),
+                "clock_s": clock_at.get(int(call["frame"])),
+                "half": half,
+            }
+        )
         if call.get("kind") == "goal" and call.get("team") in score:
             score[call["team"]] += 1
             by_half[-1][call["team"]] += 1

@@ -187,16 +187,17 @@ def test_on_a_phone_a_tapped_call_brings_its_frame_into_view_and_targets_are_44p
     "viewport", [{"width": 1280, "height": 900}, PHONE], ids=["desktop", "phone"]
 )
 def test_the_review_pages_have_no_serious_accessibility_violations(serve, browser, viewport):
-    """axe-core (the engine browsers' own audits use) on the recordings list, the review page
-    with a call selected, and an error page: no serious or critical violation (WCAG 2 AA:
-    contrast >= 4.5:1, names and labels, landmarks)."""
+    """axe-core (the engine browsers' own audits use) on the list of matches, the review page
+    with a call selected, the match report and an error page, none wider than the screen: no
+    serious or critical violation (WCAG 2 AA: contrast >= 4.5:1, names and labels, landmarks)."""
     axe = Axe()
     context = browser.new_context(viewport=viewport)
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     running = serve()
     found = {}
-    for path in ("review", "review/match1", "review/nope"):
+    paths = ("review", "review/match1", "review/match1/report", "review/nope")
+    for path in paths:
         page.goto(f"{running.url}{path}")
         if path == "review/match1":
             page.locator('#review-calls li[data-index="0"] button.show-call').click()
@@ -204,5 +205,6 @@ def test_the_review_pages_have_no_serious_accessibility_violations(serve, browse
         violations = axe.run(page).response["violations"]
         found[path] = [v["id"] for v in violations if v["impact"] in ("serious", "critical")]
         assert page.locator("h1").count() == 1
-    assert found == {"review": [], "review/match1": [], "review/nope": []}
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= viewport["width"]
+    assert found == {path: [] for path in paths}
     context.close()
