@@ -163,8 +163,16 @@
     stopReplay();
     tracksFrame = -1;
     show(call.frame);
-    // On a phone the list is below the video: bring the frame into view.
-    if (scroll) $("viewer").scrollIntoView({ behavior: "instant", block: "nearest" });
+    // On a phone the list is below the video: bring the frame into view, below the sticky bar.
+    if (scroll) bringIntoView($("viewer"));
+  }
+
+  function bringIntoView(el) {
+    const bar = document.querySelector(".topbar");
+    const top = bar ? bar.getBoundingClientRect().bottom : 0;
+    const box = el.getBoundingClientRect();
+    if (box.top >= top && box.bottom <= window.innerHeight) return;
+    window.scrollTo({ top: window.scrollY + box.top - top - 8, behavior: "instant" });
   }
 
   function startReplay(index) {
