@@ -188,17 +188,18 @@ def test_on_a_phone_a_tapped_call_brings_its_frame_into_view_and_targets_are_44p
 @pytest.mark.parametrize(
     "viewport", [{"width": 1280, "height": 900}, PHONE], ids=["desktop", "phone"]
 )
-def test_the_review_pages_have_no_serious_accessibility_violations(serve, browser, viewport):
-    """axe-core (the engine browsers' own audits use) on the list of matches, the review page
-    with a call selected, the match report and an error page, none wider than the screen: no
-    serious or critical violation (WCAG 2 AA: contrast >= 4.5:1, names and labels, landmarks)."""
+def test_the_pages_have_no_serious_accessibility_violations(serve, browser, viewport):
+    """axe-core (the engine browsers' own audits use) on the live page, the list of matches,
+    the review page with a call selected, the match report and an error page, none wider than
+    the screen: no serious or critical violation (WCAG 2 AA: contrast >= 4.5:1, names and
+    labels, landmarks)."""
     axe = Axe()
     context = browser.new_context(viewport=viewport)
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     running = serve()
     found = {}
-    paths = ("review", "review/match1", "review/match1/report", "review/nope")
+    paths = ("", "review", "review/match1", "review/match1/report", "review/nope")
     for path in paths:
         page.goto(f"{running.url}{path}")
         if path == "review/match1":

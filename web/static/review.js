@@ -362,6 +362,7 @@
     });
     v.addEventListener("ended", () => { $("play").textContent = "▶ Play"; });
     v.requestVideoFrameCallback(onVideoFrame);
+    v.addEventListener("error", () => TV.toast("This browser cannot play the recording's video.", "error"));
     v.src = info.video.url;
     $("speed").addEventListener("change", () => { v.playbackRate = Number($("speed").value); });
     $("scrub").addEventListener("input", () => { stopReplay(); show(Number($("scrub").value)); });
