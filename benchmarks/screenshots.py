@@ -36,6 +36,10 @@ PIN = "2468"
 RECORDING = Path("recordings/demo")
 ANALYSIS = Path("out/demo")
 LINE_KINDS = ("ball_out", "goal", "goal_disallowed", "close_call")
+# The review page's video shows the frame it was asked for.
+VIDEO_SETTLED = (
+    "() => { const v = document.getElementById('video'); return v.readyState >= 2 && !v.seeking; }"
+)
 
 
 def feed_live(app, recording: Path, out: Path, calls: int, timeout_s: float = 600.0) -> None:
@@ -137,8 +141,8 @@ def shoot(url: str, out: Path, name: str, index: int) -> None:
                 context.close()
                 continue
             page.goto(f"{url}review/{name}")
-            page.locator(f'#review-calls li[data-index="{index}"]').click()
-            page.wait_for_function("document.getElementById('frame').complete")
+            page.locator(f'#review-calls li[data-index="{index}"] button.show-call').click()
+            page.wait_for_function(VIDEO_SETTLED)
             page.evaluate("window.scrollTo(0, 0)")  # the sticky header at the top, not mid-page
             time.sleep(0.3)
             page.screenshot(path=out / "screenshot-review.png", full_page=True)
@@ -184,8 +188,6 @@ def shoot_review(url: str, out: Path, folder: Path) -> None:
         "review-offside": _call_index(folder, ("offside",)),
         "review-shot": _call_index(folder, ("goal_disallowed", "goal")),
     }
-    settled = "() => { const v = document.getElementById('video');"
-    settled += " return v.readyState >= 2 && !v.seeking; }"
     with sync_playwright() as p:
         browser = launch_chromium(p)
         for suffix, viewport in (
@@ -199,7 +201,7 @@ def shoot_review(url: str, out: Path, folder: Path) -> None:
                 if index is None:
                     continue
                 page.locator(f'#review-calls li[data-index="{index}"] button.show-call').click()
-                page.wait_for_function(settled)
+                page.wait_for_function(VIDEO_SETTLED)
                 time.sleep(1.0)  # the overlays of the frame
                 page.screenshot(path=out / f"screenshot-{name}{suffix}.png")
             page.locator(
