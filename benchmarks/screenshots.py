@@ -186,7 +186,7 @@ def shoot_review(url: str, out: Path, folder: Path) -> None:
     shots = {
         "review": review_index(folder),
         "review-offside": _call_index(folder, ("offside",)),
-        "review-shot": _call_index(folder, ("goal_disallowed", "goal")),
+        "review-shot": _call_index(folder, ("goal_disallowed",)) or _call_index(folder, ("goal",)),
     }
     with sync_playwright() as p:
         browser = launch_chromium(p)
