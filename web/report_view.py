@@ -12,7 +12,7 @@ from flask import Blueprint, Response, current_app, jsonify, render_template
 from web.geometry import pitch_json
 from web.recordings import Analysis
 from web.report import HEAT_BINS, MatchReport, match_report
-from web.review import _analysis, _geometry, _read
+from web.review import analysis_named, geometry_of, read_or_422
 
 bp = Blueprint("report", __name__)
 
@@ -40,21 +40,21 @@ def _report(analysis: Analysis) -> MatchReport:
     """The report, kept until ``tracks.jsonl`` changes (one pass over every record)."""
 
     def build() -> MatchReport:
-        pitch, _ = _geometry(analysis)
-        summary = _read(analysis.summary) or {}
+        pitch, _ = geometry_of(analysis)
+        summary = read_or_422(analysis.summary) or {}
         fps = float(summary.get("fps") or 60.0)
         return match_report(
-            pitch, analysis.tracks.records(), _read(analysis.calls), analysis.tracks.get, fps
+            pitch, analysis.tracks.records(), read_or_422(analysis.calls), analysis.tracks.get, fps
         )
 
-    return _read(analysis.cached, "report", "tracks.jsonl", build)
+    return read_or_422(analysis.cached, "report", "tracks.jsonl", build)
 
 
 def _context(name: str) -> dict[str, Any]:
-    analysis = _analysis(name)
-    pitch, _ = _geometry(analysis)
+    analysis = analysis_named(name)
+    pitch, _ = geometry_of(analysis)
     report = _report(analysis)
-    summary = _read(analysis.summary) or {}
+    summary = read_or_422(analysis.summary) or {}
     return {
         "name": analysis.name,
         "summary": summary,
@@ -84,10 +84,12 @@ def file(name: str):
 @bp.get("/api/recordings/<name>/export.json")
 def export_json(name: str):
     """The recording's summary and calls, as the analysis wrote them."""
-    analysis = _analysis(name)
-    calls = [{k: v for k, v in c.items() if k != "evidence_rel"} for c in _read(analysis.calls)]
+    analysis = analysis_named(name)
+    calls = [
+        {k: v for k, v in c.items() if k != "evidence_rel"} for c in read_or_422(analysis.calls)
+    ]
     response = jsonify(
-        {"recording": analysis.name, "summary": _read(analysis.summary), "calls": calls}
+        {"recording": analysis.name, "summary": read_or_422(analysis.summary), "calls": calls}
     )
     response.headers["Content-Disposition"] = f'attachment; filename="tablevar-{name}-calls.json"'
     return response
@@ -99,7 +101,7 @@ def export_csv(name: str):
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for c in _read(_analysis(name).calls):
+    for c in read_or_422(analysis_named(name).calls):
         position = c.get("position") if isinstance(c.get("position"), dict) else {}
         figure = c.get("figure") if isinstance(c.get("figure"), dict) else {}
         row = [c.get(k) for k in CSV_COLUMNS[:11]]

@@ -40,7 +40,7 @@ from web.recordings import Analysis, AnalysisError, FrameOutOfRange, UnknownReco
 bp = Blueprint("review", __name__)
 
 
-def _geometry(analysis: Analysis):
+def geometry_of(analysis: Analysis):
     """(pitch with measured edges, camera or None) of a recording, rebuilt when its
     calibration.json changes."""
 
@@ -49,17 +49,17 @@ def _geometry(analysis: Analysis):
         camera = calibration.camera if calibration is not None else None
         return pitch_for(analysis.table(), calibration), camera
 
-    return _read(analysis.cached, "geometry", "calibration.json", build)
+    return read_or_422(analysis.cached, "geometry", "calibration.json", build)
 
 
-def _analysis(name: str) -> Analysis:
+def analysis_named(name: str) -> Analysis:
     try:
         return current_app.extensions[RECORDINGS].get(name)
     except UnknownRecording as exc:
         abort(404, description=str(exc))
 
 
-def _read(fn, *args):
+def read_or_422(fn, *args):
     """Run a reader; a broken analysis file is the server's data, reported as 422 with its name."""
     try:
         return fn(*args)
@@ -115,7 +115,7 @@ def _live_matches() -> list[dict[str, Any]]:
 
 @bp.get("/review/<name>")
 def page(name: str):
-    analysis = _analysis(name)
+    analysis = analysis_named(name)
     return render_template("review.html", name=analysis.name)
 
 
@@ -140,11 +140,11 @@ def _listing() -> list[dict[str, Any]]:
 @bp.get("/api/recordings/<name>")
 def recording(name: str):
     """Everything the review page needs once: calls, counts, pitch in mm, lines in pixels."""
-    analysis = _analysis(name)
-    frames = _read(analysis.frames)
-    pitch, camera = _geometry(analysis)
-    summary = _read(analysis.summary) or {}
-    video = _read(analysis.video_info)
+    analysis = analysis_named(name)
+    frames = read_or_422(analysis.frames)
+    pitch, camera = geometry_of(analysis)
+    summary = read_or_422(analysis.summary) or {}
+    video = read_or_422(analysis.video_info)
     return jsonify(
         {
             "name": analysis.name,
@@ -158,7 +158,7 @@ def recording(name: str):
                 "playable": video.playable,
                 "frame_times_s": [round(t, 6) for t in video.frame_times_s],
             },
-            "calls": [_with_position_px(c, camera) for c in _read(analysis.calls)],
+            "calls": [_with_position_px(c, camera) for c in read_or_422(analysis.calls)],
             "pitch": pitch_json(pitch),
             "lines_px": lines_px(pitch, camera) if camera else None,
         }
@@ -178,7 +178,7 @@ def _with_position_px(call: dict[str, Any], camera) -> dict[str, Any]:
 
 @bp.get("/api/recordings/<name>/frames/<int:index>.jpg")
 def frame(name: str, index: int):
-    reader = _read(_analysis(name).frames)
+    reader = read_or_422(analysis_named(name).frames)
     try:
         data = reader.jpeg(index)
     except FrameOutOfRange as exc:
@@ -190,14 +190,14 @@ def frame(name: str, index: int):
 def video(name: str):
     """The video for the page's ``<video>`` element, with range requests (seeking streams only
     what it needs). A video browsers cannot play is served as its proxy, made on first use."""
-    path = _read(_analysis(name).browser_video)
+    path = read_or_422(analysis_named(name).browser_video)
     # Absolute: Flask would read a relative path against the app, not the working folder.
     return send_file(path.absolute(), mimetype="video/mp4", conditional=True, max_age=3600)
 
 
 @bp.get("/api/recordings/<name>/evidence/<path:path>")
 def evidence(name: str, path: str):
-    return send_evidence(_analysis(name).folder, path)
+    return send_evidence(analysis_named(name).folder, path)
 
 
 @bp.get("/api/recordings/<name>/tracks/<int:index>")
@@ -207,11 +207,11 @@ def tracks(name: str, index: int):
     A call decided on this frame adds ``margins``: the ball's nearest point and its foot on the
     line's far edge, in mm and pixels, with the call's margin.
     """
-    analysis = _analysis(name)
-    record = _read(analysis.tracks.get, index)
+    analysis = analysis_named(name)
+    record = read_or_422(analysis.tracks.get, index)
     if record is None:
         abort(404, description=f"no tracks record for frame {index} of {name}")
-    pitch, camera = _geometry(analysis)
+    pitch, camera = geometry_of(analysis)
     p = pitch.profile
     out: dict[str, Any] = {"record": record, "ball_px": None, "figures_px": [], "margins": []}
     ball = record.get("ball")
@@ -228,7 +228,7 @@ def tracks(name: str, index: int):
             }
             for f in record.get("figures") or []
         ]
-    calls = [c for c in _read(analysis.calls) if c.get("frame") == index]
+    calls = [c for c in read_or_422(analysis.calls) if c.get("frame") == index]
     shots = {c["index"]: _shot_of(analysis, c) for c in calls}
     for call in calls:
         # A goal decided on the shooting line is measured where the shot was taken, not where
@@ -236,7 +236,7 @@ def tracks(name: str, index: int):
         shot = shots[call["index"]] if call.get("line") == "shooting_line" else None
         at = shot["ball"] if shot is not None else ball
         if call.get("line") and at:
-            geo = _read(line_margin, pitch, call["line"], (at["x_mm"], at["y_mm"]))
+            geo = read_or_422(line_margin, pitch, call["line"], (at["x_mm"], at["y_mm"]))
             if camera is not None:
                 ends = project_mm(camera, np.array([geo["from_mm"], geo["to_mm"]]))
                 geo["from_px"], geo["to_px"] = ends
@@ -255,16 +255,16 @@ def _shot_of(analysis: Analysis, call: dict[str, Any]) -> dict[str, Any] | None:
     """The tracks record a goal call's shot was taken from (``web.decisions.shot_frame``)."""
     if call.get("kind") not in ("goal", "goal_disallowed") or goal_end(call) is None:
         return None
-    fps = float((_read(analysis.summary) or {}).get("fps") or 60.0)
+    fps = float((read_or_422(analysis.summary) or {}).get("fps") or 60.0)
     frames = range(call["frame"], max(-1, call["frame"] - int(SHOT_LOOKBACK_S * fps)), -1)
-    return shot_frame(_read(analysis.tracks.get, i) for i in frames)
+    return shot_frame(read_or_422(analysis.tracks.get, i) for i in frames)
 
 
 def _decisions(analysis, pitch, camera, record, calls, shots) -> dict[str, Any]:
     """The decisive shapes of the frame's calls in pixels (``web.decisions``): the ball's
     footprint widened by the call's uncertainty, offside lines and figures, shot positions."""
     p = pitch.profile
-    calibration = _read(analysis.calibration)
+    calibration = read_or_422(analysis.calibration)
     home_end = calibration.home if calibration and calibration.home in ("left", "right") else "left"
     ball = record.get("ball")
     out: dict[str, Any] = {"ball_margin_px": None, "offside": [], "shots": []}
@@ -325,12 +325,12 @@ def ask_rules(name: str):
         abort(400, description=f"'frame' must be a frame index >= 0, got {index!r}")
     if "question" not in body:
         abort(400, description="'question' is missing: ask 'fully_over' or 'offside'")
-    analysis = _analysis(name)
-    record = _read(analysis.tracks.get, index)
+    analysis = analysis_named(name)
+    record = read_or_422(analysis.tracks.get, index)
     if record is None:
         abort(404, description=f"no tracks record for frame {index} of {name}")
-    pitch, _ = _geometry(analysis)
-    calibration = _read(analysis.calibration)
+    pitch, _ = geometry_of(analysis)
+    calibration = read_or_422(analysis.calibration)
     if calibration is not None and calibration.home in ("left", "right"):
         body = {"home_end": calibration.home, **body}  # which goal home defends, unless asked
     try:
