@@ -27,11 +27,16 @@ whose bases are exactly those of the last frame (the detector gave its fits agai
 the image showed nothing new) adds nothing when every base and track matched then and nothing
 moves: the tracks stand. Ids are owned by the instance and never
 reused.
+
+No figure stands on a goal post: a base fit centred within a base radius of a post (the disc
+would overlap the solid post by more than its width) is the post's top or its shadow read as a
+base, and is no base at all. Left in, it stood for seconds as a figure where there was none
+(two such ghosts on the demo recording, 370 frames, each also giving a false placement call).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -42,6 +47,20 @@ from vision.detections import Detections
 from vision.model import KEEPER_REACH_MM
 
 _END_OF_TEAM = ("left", "right")  # home defends the left goal (DESIGN.md section 3)
+
+
+def _post_centres_mm(pitch: Pitch | None) -> NDArray[np.float64]:
+    """The centres of the four goal posts, (4, 2) mm: beside each goal mouth, on the goal
+    line's outer half (the posts stand on the line, DESIGN.md section 3); (0, 2) unknown."""
+    if pitch is None:
+        return np.zeros((0, 2))
+    half_post = 0.5 * pitch.profile.goal_post_width_mm
+    posts = []
+    for goal in pitch.goals:
+        sx = 1.0 if goal.end == "right" else -1.0
+        x = goal.x_line_mm - sx * half_post
+        posts += [(x, goal.y_min_mm - half_post), (x, goal.y_max_mm + half_post)]
+    return np.array(posts, dtype=np.float64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +165,7 @@ class FigureTracker:
     def __init__(self, config: FigureTrackerConfig | None = None, pitch: Pitch | None = None):
         self.config = config or FigureTrackerConfig()
         self._pitch = pitch
+        self._posts_xy = _post_centres_mm(pitch)
         self._next_id = 0
         self._t_s: float | None = None
         self._id = np.zeros(0, np.int64)
@@ -172,6 +192,7 @@ class FigureTracker:
             raise ValueError(f"frame timestamps went backwards: {t_s} s after {self._t_s} s")
         dt = 0.0 if self._t_s is None else t_s - self._t_s
         self._t_s = t_s
+        detections = self._off_posts(detections)
         last = self._last
         if (
             not detections.bases_searched
@@ -233,6 +254,22 @@ class FigureTracker:
         )
         self._steady = (z.copy(), detections.base_team.copy()) if steady else None
         return self._last
+
+    def _off_posts(self, det: Detections) -> Detections:
+        """``det`` without the bases no figure can be: those standing on a goal post."""
+        if det.n_bases == 0 or len(self._posts_xy) == 0:
+            return det
+        gap = np.linalg.norm(det.base_xy_mm[:, None, :] - self._posts_xy[None, :, :], axis=2)
+        keep = gap.min(axis=1) >= self._pitch.profile.base_radius_mm
+        if keep.all():
+            return det
+        return replace(
+            det,
+            base_xy_px=det.base_xy_px[keep],
+            base_r_px=det.base_r_px[keep],
+            base_team=det.base_team[keep],
+            base_xy_mm=det.base_xy_mm[keep],
+        )
 
     def _repeats(self, det: Detections) -> bool:
         """The bases are exactly the last searched frame's, which left the tracks steady."""

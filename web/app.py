@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, current_app, jsonify
+from flask import Flask, current_app, jsonify, make_response, render_template, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException
 
@@ -152,9 +152,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.before_request(same_origin)
     app.after_request(security_headers)
 
-    from web import calibration_view, controls, live, review
+    from web import calibration_view, controls, live, report_view, review
 
-    for module in (live, controls, review, calibration_view):
+    for module in (live, controls, review, report_view, calibration_view):
         app.register_blueprint(module.bp)
     app.register_error_handler(HTTPException, _json_error)
     return app
@@ -194,10 +194,23 @@ def shutdown(app: Flask) -> None:
     app.extensions[HUB].log.close()
 
 
+def _wants_html() -> bool:
+    """A browser opening a page (not the API, not a script asking for JSON)."""
+    if request.path.startswith("/api/"):
+        return False
+    best = request.accept_mimetypes.best_match(["application/json", "text/html"])
+    return best == "text/html"
+
+
 def _json_error(exc: HTTPException):
-    """Every HTTP error as JSON: ``{"error": name, "status": code, "message": what was wrong}``."""
+    """Every HTTP error as JSON, ``{"error": name, "status": code, "message": what was wrong}``;
+    a page a browser opened gets the same as an HTML page with a way back."""
     message = public_message(current_app, exc.description or "")
-    response = jsonify({"error": exc.name, "status": exc.code, "message": message})
+    if _wants_html():
+        html = render_template("error.html", name=exc.name, status=exc.code, message=message)
+        response = make_response(html, exc.code or 500)
+    else:
+        response = jsonify({"error": exc.name, "status": exc.code, "message": message})
     response.status_code = exc.code or 500
     retry_after = getattr(exc, "retry_after", None)
     if retry_after is not None:

@@ -16,7 +16,7 @@ import math
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ import numpy as np
 
 from calibration.calibration_file import Calibration, read_calibration
 from hardware.recording import META_NAME, VIDEO_NAME
+from web.playback import VideoInfo, browser_video, probe
 
 CALIBRATION_NAME = "calibration.json"
 TRACKS_NAME = "tracks.jsonl"
@@ -175,6 +176,16 @@ class TracksIndex:
     def __len__(self) -> int:
         return len(self._index()) if self.path.is_file() else 0
 
+    def records(self) -> Iterator[dict[str, Any]]:
+        """Every record in file order, read line by line (none when there is no file)."""
+        if not self.path.is_file():
+            return
+        with self.path.open("rb") as f:
+            for number, line in enumerate(f, start=1):
+                if line.strip():
+                    where = f"{self.path} line {number}"
+                    yield check_tracks_record(_record(line, where), where)
+
     def get(self, frame: int) -> dict[str, Any] | None:
         """The record of ``frame``, or None when the tracks hold no such frame."""
         if not self.path.is_file():
@@ -278,6 +289,14 @@ class Analysis:
     @property
     def video_path(self) -> Path:
         return self.folder / VIDEO_NAME
+
+    def video_info(self) -> VideoInfo:
+        """The video's codec and each frame's presentation time (kept until the video changes)."""
+        return self.cached("video_info", VIDEO_NAME, lambda: probe(self.video_path))
+
+    def browser_video(self) -> Path:
+        """The file a browser plays: the video itself, or its proxy (made on first use)."""
+        return browser_video(self.video_path)
 
     def frames(self) -> FrameReader:
         with self._lock:

@@ -24,6 +24,7 @@ from hardware.recording import META_NAME, VIDEO_NAME
 from tablevar.commands import analyze
 from tablevar.commands.serve import add_server_options, check_server_options, start_server
 from web.app import create_app
+from web.playback import PlaybackError, browser_video, probe
 
 OUTPUT_NAMES = ("calibration.json", "tracks.jsonl", "calls.jsonl", "summary.json")
 DEFAULT_OUT = Path("out/review")
@@ -199,9 +200,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablevar: warning: {_one_line(exc)}; reviewing the analysis there is", flush=True)
     else:
         warn_incomplete(folder)
+    prepare_playback(folder)
     if args.no_serve:
         return 0
     return serve_review(folder, args, table=args.table)
+
+
+def prepare_playback(folder: Path, out: TextIO | None = None) -> None:
+    """Make the browser-playable copy of a video browsers cannot play now, once, rather than
+    while the page waits for it (``web.playback``)."""
+    out = out or sys.stdout
+    video = folder / VIDEO_NAME
+    try:
+        if not probe(video).playable:
+            print(f"tablevar: {video} plays in the page as {browser_video(video)}", file=out)
+    except (PlaybackError, OSError) as exc:
+        print(f"tablevar: warning: {_one_line(exc)}; the review page cannot play it", file=out)
 
 
 def warn_incomplete(folder: Path, out: TextIO | None = None) -> None:

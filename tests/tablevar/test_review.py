@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -10,12 +11,21 @@ import sys
 import time
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from calibration.calibration_file import Calibration, write_calibration
 from calibration.camera import CameraModel
 from tablevar import cli
-from tablevar.commands.review import OUTPUT_NAMES, review_app, review_folder, stale_reason
+from tablevar.commands.review import (
+    OUTPUT_NAMES,
+    prepare_playback,
+    review_app,
+    review_folder,
+    stale_reason,
+)
+from web.playback import PROXY_NAME, probe
 
 
 def mtimes(folder: Path) -> dict[str, int]:
@@ -189,3 +199,16 @@ def test_read_only_recordings_are_served_with_a_match_log_elsewhere(tmp_path):
     assert done.returncode == 0, done.stderr
     log = Path(done.stdout.strip())
     assert not log.is_relative_to(ro) and "read-only" in done.stderr
+
+
+def test_a_video_browsers_cannot_play_gets_its_playable_copy_before_the_page_opens(tmp_path):
+    writer = cv2.VideoWriter(
+        str(tmp_path / "video.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), 25.0, (64, 48)
+    )
+    for i in range(5):
+        writer.write(np.full((48, 64, 3), 40 * i, np.uint8))
+    writer.release()
+    out = io.StringIO()
+    prepare_playback(tmp_path, out)
+    assert f"plays in the page as {tmp_path / PROXY_NAME}" in out.getvalue()
+    assert probe(tmp_path / PROXY_NAME).playable

@@ -313,3 +313,22 @@ def test_a_track_takes_the_team_most_of_its_resting_sightings_read(reads, team):
     for i, r in enumerate(reads * 2):
         tracks = tracker.update(Detections.build(base_xy_mm=[[0.0, 0.0]], base_team=[int(r)]), i)
     assert tracks.team.tolist() == [team]
+
+
+@pytest.mark.parametrize(
+    ("xy_mm", "tracked"),
+    [
+        ((593.2, -76.6), False),  # on the right goal's lower post: its top read as a base
+        ((-594.0, 78.0), False),  # on the left goal's upper post
+        ((585.0, -92.0), True),  # a figure touching the post from outside stands there
+        ((585.0, 0.0), True),  # a goalkeeper in the goal mouth
+    ],
+)
+def test_no_figure_is_tracked_on_a_goal_post(xy_mm, tracked):
+    """The posts stand on the goal line beside the mouth (fistf: mouth 150 mm, posts 5 mm);
+    a base overlapping one by more than half its own radius cannot be a figure."""
+    tracker = FigureTracker(pitch=load_pitch("fistf"))
+    seq = [(np.array([xy_mm, (0.0, 0.0)]), np.array([1, 0]), None)] * 10
+    tracks = run(seq, tracker)[-1]
+    assert len(tracks) == (2 if tracked else 1)
+    assert tracked == bool((np.linalg.norm(tracks.xy_mm - xy_mm, axis=1) < 1.0).any())

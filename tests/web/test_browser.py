@@ -96,55 +96,6 @@ def test_live_page_shows_a_call_pushed_over_sse_with_its_evidence_picture(
     expect(page.locator("#radar circle.figure")).to_have_count(4)
 
 
-def test_review_jumps_to_a_call_and_steps_frames_with_the_arrow_keys(serve, page: Page, sample):
-    running = serve()
-    page.goto(f"{running.url}review/match1")
-    number = page.locator("#frame-number")
-    expect(number).to_have_attribute("data-frame", "0")
-
-    page.locator('#review-calls li[data-index="1"]').click()  # the goal, frame 18
-    expect(number).to_have_attribute("data-frame", str(sample.GOAL_FRAME))
-    grey_at_call = shown_grey(page)
-    assert abs(grey_at_call - sample.GREY_STEP * sample.GOAL_FRAME) < sample.GREY_STEP / 2
-    expect(page.locator("#overlay line.margin")).to_have_count(1)
-    expect(page.locator("#overlay .footprint")).to_have_count(1)
-
-    page.keyboard.press("ArrowRight")
-    expect(number).to_have_attribute("data-frame", str(sample.GOAL_FRAME + 1))
-    assert abs(shown_grey(page) - sample.GREY_STEP * (sample.GOAL_FRAME + 1)) < sample.GREY_STEP / 2
-    page.keyboard.press("ArrowLeft")
-    page.keyboard.press("ArrowLeft")
-    expect(number).to_have_attribute("data-frame", str(sample.GOAL_FRAME - 1))
-    assert abs(shown_grey(page) - sample.GREY_STEP * (sample.GOAL_FRAME - 1)) < sample.GREY_STEP / 2
-    # The decisive frame's margin is drawn only on the call's own frame.
-    expect(page.locator("#overlay line.margin")).to_have_count(0)
-
-    page.locator("#show-ball").uncheck()
-    assert page.locator("#overlay .layer-ball").evaluate("g => g.style.display") == "none"
-
-
-def shown_grey(page: Page) -> float:
-    """Mean grey of the frame image the page shows, once it has loaded the current frame."""
-    page.wait_for_function(
-        "() => { const img = document.getElementById('frame');"
-        " return img.complete && img.naturalWidth > 0 &&"
-        " img.src.endsWith(`/${document.getElementById('frame-number').dataset.frame}.jpg`); }"
-    )
-    return page.evaluate(
-        """() => {
-        const img = document.getElementById('frame');
-        const c = document.createElement('canvas');
-        c.width = img.naturalWidth; c.height = img.naturalHeight;
-        const ctx = c.getContext('2d');
-        ctx.drawImage(img, 0, 0);
-        const d = ctx.getImageData(0, 0, c.width, c.height).data;
-        let sum = 0;
-        for (let i = 0; i < d.length; i += 4) sum += d[i + 1];
-        return sum / (d.length / 4);
-    }"""
-    )
-
-
 def test_controls_are_refused_without_the_pin_and_work_with_it(serve, page: Page):
     running = serve()
     page.goto(running.url)

@@ -127,6 +127,10 @@ def test_any_analysis_file_gives_answers_below_500(client, fuzz_folder, sample, 
             "/review",
             "/api/recordings/match1",
             "/api/recordings/match1/tracks/3",
+            "/api/recordings/match1/tracks/18",  # a goal's frame: its shot is looked for
+            "/review/match1/report",
+            "/api/recordings/match1/export.csv",
+            "/api/recordings/match1/export.json",
             "/api/calibration?recording=match1",
             "/api/calibration/overlay.png?recording=match1",
         ):

@@ -1,4 +1,8 @@
-/* The review page: frames from the server, overlays drawn here from the JSON. */
+/* The review page: the recording in a <video> element, overlays drawn here from the JSON.
+
+   Frame numbers come from the video's own frame times (info.video.frame_times_s): a step seeks
+   inside frame i's display interval, and requestVideoFrameCallback reports which frame is on
+   screen while playing. */
 "use strict";
 
 (() => {
@@ -6,48 +10,75 @@
   const root = $("review");
   const name = root.dataset.recording;
   const base = `/api/recordings/${encodeURIComponent(name)}`;
+  const LAYERS = ["lines", "figures", "ball", "margin", "offside", "shot"];
+  const REPLAY_BEFORE_S = 2;
+  const REPLAY_AFTER_S = 1;
+  const REPLAY_RATE = 0.25;
+  const ZOOM_ON_SPOT = 3;
   let info = null;
+  let times = [];
   let frame = 0;
   let selected = null; // index of the selected call
-  let playing = false;
-  let playTimer = null;
-  let loading = false;
+  let replay = null; // {start, end, call} while a call's replay loops
   let tracksRequest = null;
+  let tracksFrame = -1;
   let radarObjects = null;
   const layers = {};
+  const view = { zoom: 1, x: 0, y: 0 };
+  const video = () => $("video");
 
-  const clamp = (i) => Math.max(0, Math.min(info.frames - 1, i));
+  const count = () => times.length;
+  const clamp = (i) => Math.max(0, Math.min(count() - 1, i));
   const pts = (list) => list.map((p) => p.join(",")).join(" ");
+
+  /* The index of the frame shown at media time t: the last frame starting at or before t. */
+  function frameAt(t) {
+    let lo = 0;
+    let hi = count() - 1;
+    const tol = 1e-4; // media times are rounded to microseconds on the way
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (times[mid] <= t + tol) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /* A time inside frame i's display interval (its middle), so a seek lands on it. */
+  function timeOf(i) {
+    const next = i + 1 < count() ? times[i + 1] : times[i] + 1 / info.fps;
+    return (times[i] + next) / 2;
+  }
 
   function buildOverlay() {
     const overlay = $("overlay");
     overlay.setAttribute("viewBox", `0 0 ${info.size_px[0]} ${info.size_px[1]}`);
-    for (const name of ["lines", "figures", "ball", "margin"]) {
-      layers[name] = TV.svg("g", { class: `layer-${name}` });
-      overlay.append(layers[name]);
+    for (const layer of LAYERS) {
+      layers[layer] = TV.svg("g", { class: `layer-${layer}` });
+      overlay.append(layers[layer]);
+      $(`show-${layer}`).addEventListener("change", applyToggles);
     }
     for (const line of info.lines_px || []) {
       layers.lines.append(TV.svg("polyline", { points: pts(line.inner), class: "edge" }));
       layers.lines.append(TV.svg("polyline", { points: pts(line.outer), class: "edge" }));
     }
-    for (const id of ["show-ball", "show-figures", "show-lines", "show-margin"]) {
-      $(id).addEventListener("change", applyToggles);
-    }
     applyToggles();
   }
 
   function applyToggles() {
-    layers.ball.style.display = $("show-ball").checked ? "" : "none";
-    layers.figures.style.display = $("show-figures").checked ? "" : "none";
-    layers.lines.style.display = $("show-lines").checked ? "" : "none";
-    layers.margin.style.display = $("show-margin").checked ? "" : "none";
+    for (const layer of LAYERS) layers[layer].style.display = $(`show-${layer}`).checked ? "" : "none";
+  }
+
+  function label(layer, xy, text, cls) {
+    const t = TV.svg("text", { x: xy[0], y: xy[1], class: cls });
+    t.textContent = text;
+    layer.append(t);
   }
 
   function drawTracks(data) {
-    layers.ball.replaceChildren();
-    layers.figures.replaceChildren();
-    layers.margin.replaceChildren();
+    for (const layer of ["ball", "figures", "margin", "offside", "shot"]) layers[layer].replaceChildren();
     if (data.ball_px) layers.ball.append(TV.svg("polygon", { points: pts(data.ball_px), class: "footprint" }));
+    if (data.ball_margin_px) layers.ball.append(TV.svg("polygon", { points: pts(data.ball_margin_px), class: "footprint-margin" }));
     for (const fig of data.figures_px) {
       layers.figures.append(TV.svg("polygon", { points: pts(fig.outline), class: `base ${fig.team}` }));
     }
@@ -56,46 +87,171 @@
       if (!m.from_px) continue;
       const [a, b] = [m.from_px, m.to_px];
       layers.margin.append(TV.svg("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], class: "margin" }));
-      const label = TV.svg("text", { x: (a[0] + b[0]) / 2, y: Math.min(a[1], b[1]) - 8, class: "margin-label" });
-      label.textContent = TV.fmtMm(m.call_margin_mm ?? m.margin_mm);
-      layers.margin.append(label);
+      label(layers.margin, [(a[0] + b[0]) / 2, Math.min(a[1], b[1]) - 8], TV.fmtMm(m.call_margin_mm ?? m.margin_mm), "margin-label");
+    }
+    for (const o of data.offside || []) {
+      layers.offside.append(TV.svg("polyline", { points: pts(o.line_px), class: "offside-line" }));
+      for (const fig of o.compared) {
+        layers.offside.append(TV.svg("polygon", { points: pts(fig.outline), class: `compared ${fig.role}` }));
+        label(layers.offside, [fig.label_px[0] + 10, fig.label_px[1] - 10], `${fig.role === "attacker" ? "" : "D "}#${fig.id}`, `compared-label ${fig.role}`);
+      }
+    }
+    for (const s of data.shots || []) {
+      layers.shot.append(TV.svg("polyline", { points: pts(s.line_px), class: "shooting-line" }));
+      layers.shot.append(TV.svg("polygon", { points: pts(s.ball_px), class: `shot ${s.inside ? "inside" : "outside"}` }));
+      label(layers.shot, [s.ball_px[0][0] + 12, s.ball_px[0][1] - 12], `shot at frame ${s.frame}: ${s.inside ? "inside" : "outside"} ${TV.fmtMm(s.margin_mm)}`, "shot-label");
     }
     if (radarObjects) TV.drawObjects(radarObjects, data.record, info.pitch);
   }
 
   async function loadTracks(index) {
+    if (index === tracksFrame) return;
     if (tracksRequest) tracksRequest.abort();
+    tracksFrame = index;
     tracksRequest = new AbortController();
     try {
       const response = await fetch(`${base}/tracks/${index}`, { signal: tracksRequest.signal });
       if (response.ok) drawTracks(await response.json());
       else drawTracks({ ball_px: null, figures_px: [], margins: [], record: null });
+      tracksRequest = null;
     } catch (err) {
       if (err.name !== "AbortError") throw err;
     }
   }
 
-  function show(index) {
-    frame = clamp(index);
-    loading = true;
-    $("frame").src = `${base}/frames/${frame}.jpg`;
+  /* The page's idea of the frame on screen: number, scrubber, calls at it, overlays. */
+  function setFrame(index, { fetchTracks = true } = {}) {
+    frame = index;
     const number = $("frame-number");
     number.textContent = frame;
     number.dataset.frame = frame;
     $("scrub").value = frame;
-    $("frame-time").textContent = `${(frame / info.fps).toFixed(3)} s`;
+    $("frame-time").textContent = `${times[frame].toFixed(3)} s`;
     for (const item of document.querySelectorAll("#review-calls li")) {
       item.classList.toggle("at-frame", Number(item.dataset.frame) === frame);
     }
-    loadTracks(frame);
+    // While playing, a request in flight is left to finish rather than aborted every frame.
+    if (fetchTracks && (video().paused || !tracksRequest)) loadTracks(frame);
   }
 
-  function selectCall(index) {
+  function show(index) {
+    const v = video();
+    if (!v.paused) v.pause();
+    const i = clamp(index);
+    v.currentTime = timeOf(i);
+    setFrame(i);
+  }
+
+  function onVideoFrame(_now, meta) {
+    root.dataset.presented = Number(root.dataset.presented || 0) + 1;
+    const i = frameAt(meta.mediaTime);
+    if (replay && meta.mediaTime >= replay.end) {
+      video().currentTime = replay.start;
+    } else if (!video().paused && i !== frame) {
+      setFrame(i);
+    }
+    video().requestVideoFrameCallback(onVideoFrame);
+  }
+
+  function selectCall(index, { scroll = true } = {}) {
     selected = index;
     for (const item of document.querySelectorAll("#review-calls li, #timeline .mark")) {
       item.classList.toggle("selected", Number(item.dataset.index) === index);
     }
-    show(info.calls[index].frame);
+    const call = info.calls[index];
+    $("status").textContent = `Call ${index + 1}: ${TV.callWords(call)}, frame ${call.frame}`;
+    stopReplay();
+    tracksFrame = -1;
+    show(call.frame);
+    // On a phone the list is below the video: bring the frame into view, below the sticky bar.
+    if (scroll) bringIntoView($("viewer"));
+  }
+
+  function bringIntoView(el) {
+    const bar = document.querySelector(".topbar");
+    const top = bar ? bar.getBoundingClientRect().bottom : 0;
+    const box = el.getBoundingClientRect();
+    if (box.top >= top && box.bottom <= window.innerHeight) return;
+    window.scrollTo({ top: window.scrollY + box.top - top - 8, behavior: "instant" });
+  }
+
+  function startReplay(index) {
+    selectCall(index);
+    const call = info.calls[index];
+    const t = times[clamp(call.frame)];
+    replay = { call: index, start: Math.max(0, t - REPLAY_BEFORE_S), end: Math.min(times[count() - 1], t + REPLAY_AFTER_S) };
+    const v = video();
+    $("speed").value = String(REPLAY_RATE);
+    v.playbackRate = REPLAY_RATE;
+    v.currentTime = replay.start;
+    zoomOn(call);
+    $("replay-text").textContent = `Replay of call ${index + 1}: ${REPLAY_BEFORE_S} s before to ${REPLAY_AFTER_S} s after, ${REPLAY_RATE}×, looping`;
+    $("replay-bar").hidden = false;
+    root.dataset.replay = String(index);
+    v.play();
+  }
+
+  function stopReplay() {
+    if (!replay) return;
+    replay = null;
+    $("replay-bar").hidden = true;
+    delete root.dataset.replay;
+    video().pause();
+  }
+
+  /* Zoom and pan: one CSS transform on the stage that holds the video and its overlay. */
+  function applyView() {
+    const stage = $("stage");
+    const w = stage.clientWidth;
+    const h = stage.clientHeight;
+    view.zoom = Math.max(1, Math.min(8, view.zoom));
+    view.x = Math.min(0, Math.max(w - w * view.zoom, view.x));
+    view.y = Math.min(0, Math.max(h - h * view.zoom, view.y));
+    stage.style.transform = `translate(${view.x}px, ${view.y}px) scale(${view.zoom})`;
+    $("zoom-level").textContent = `${view.zoom.toFixed(1)}×`;
+  }
+
+  function zoomAt(zoom, cx, cy) {
+    const stage = $("stage");
+    const w = stage.clientWidth;
+    const h = stage.clientHeight;
+    view.zoom = zoom;
+    view.x = w / 2 - cx * zoom;
+    view.y = h / 2 - cy * zoom;
+    applyView();
+  }
+
+  /* Centre the decisive spot of a call (its position, else the ball's) at ZOOM_ON_SPOT. */
+  function zoomOn(call) {
+    const spot = call.position_px;
+    if (!spot) return;
+    const stage = $("stage");
+    const scale = stage.clientWidth / info.size_px[0];
+    zoomAt(ZOOM_ON_SPOT, spot[0] * scale, spot[1] * scale);
+  }
+
+  function buildZoom() {
+    const stage = $("stage");
+    const centre = () => [(stage.clientWidth / 2 - view.x) / view.zoom, (stage.clientHeight / 2 - view.y) / view.zoom];
+    $("zoom-in").addEventListener("click", () => zoomAt(view.zoom * 1.5, ...centre()));
+    $("zoom-out").addEventListener("click", () => zoomAt(view.zoom / 1.5, ...centre()));
+    $("zoom-fit").addEventListener("click", () => { view.zoom = 1; view.x = 0; view.y = 0; applyView(); });
+    $("zoom-spot").addEventListener("click", () => { if (selected !== null) zoomOn(info.calls[selected]); });
+    let drag = null;
+    const viewer = $("viewer");
+    viewer.addEventListener("pointerdown", (e) => {
+      if (view.zoom <= 1) return;
+      drag = { x: e.clientX - view.x, y: e.clientY - view.y };
+      viewer.setPointerCapture(e.pointerId);
+    });
+    viewer.addEventListener("pointermove", (e) => {
+      if (!drag) return;
+      view.x = e.clientX - drag.x;
+      view.y = e.clientY - drag.y;
+      applyView();
+    });
+    viewer.addEventListener("pointerup", () => { drag = null; });
+    window.addEventListener("resize", applyView);
   }
 
   function buildCalls() {
@@ -103,14 +259,14 @@
     $("review-calls-count").textContent = `${info.calls.length} in this recording`;
     const timeline = $("timeline");
     for (const call of info.calls) {
-      const item = TV.el("li", {
-        class: `call kind-${call.kind}`, "data-index": call.index, "data-frame": call.frame,
-        tabindex: 0, onclick: () => selectCall(call.index),
-      },
-      TV.el("div", { class: "call-main" },
-        TV.el("div", { class: "call-head" }, TV.el("span", { class: "kind", text: TV.kindLabel(call.kind) }), ...TV.callBadges(call)),
-        TV.el("div", { class: "call-facts", text: TV.callFacts(call) }),
-        TV.el("div", { class: "call-time muted", text: `frame ${call.frame} · ${Number(call.t_s || 0).toFixed(2)} s` })));
+      const item = TV.el("li", { class: `call kind-${call.kind}`, "data-index": call.index, "data-frame": call.frame },
+        TV.el("div", { class: "call-main" },
+          TV.el("div", { class: "call-head" }, TV.el("span", { class: "kind", text: TV.callWords(call) }), ...TV.callBadges(call)),
+          TV.el("div", { class: "call-facts", text: TV.callFacts(call) }),
+          TV.el("div", { class: "call-time muted", text: `frame ${call.frame} · ${Number(call.t_s || 0).toFixed(2)} s` }),
+          TV.el("div", { class: "call-actions" },
+            TV.el("button", { type: "button", class: "show-call", text: "Show frame", "aria-label": `Show the frame of call ${call.index + 1}`, onclick: () => selectCall(call.index) }),
+            TV.el("button", { type: "button", class: "replay-call", text: "Replay", "aria-label": `Replay call ${call.index + 1} slowed, looping`, onclick: () => startReplay(call.index) }))));
       if (call.evidence_rel) {
         item.append(TV.el("img", {
           class: "evidence", alt: `Evidence, frame ${call.frame}`, loading: "lazy",
@@ -118,30 +274,14 @@
         }));
       }
       list.append(item);
-      const left = info.frames > 1 ? (100 * call.frame) / (info.frames - 1) : 0;
+      const left = count() > 1 ? (100 * call.frame) / (count() - 1) : 0;
       timeline.append(TV.el("button", {
-        class: `mark kind-${call.kind}`, style: `left:${left}%`, "data-index": call.index,
-        title: `${TV.kindLabel(call.kind)} · frame ${call.frame}`, onclick: () => selectCall(call.index),
+        type: "button", class: `mark kind-${call.kind}`, style: `left:${left}%`, "data-index": call.index,
+        title: `${TV.callWords(call)} · frame ${call.frame}`, "aria-label": `Call ${call.index + 1}: ${TV.callWords(call)}`,
+        onclick: () => selectCall(call.index),
       }));
     }
     if (!info.calls.length) list.append(TV.el("li", { class: "empty", text: "No calls in this recording." }));
-  }
-
-  function setPlaying(on) {
-    playing = on;
-    $("play").textContent = on ? "⏸ Pause" : "▶ Play";
-    clearTimeout(playTimer);
-    if (on) tick();
-  }
-
-  function tick() {
-    if (!playing) return;
-    const interval = 1000 / (info.fps * Number($("speed").value));
-    if (!loading) {
-      if (frame >= info.frames - 1) { setPlaying(false); return; }
-      show(frame + 1);
-    }
-    playTimer = setTimeout(tick, interval);
   }
 
   function buildAsk() {
@@ -151,8 +291,8 @@
     for (const line of info.pitch.lines) select.append(TV.el("option", { value: line.name, text: line.name.replace(/_/g, " ") }));
     $("ask-question").addEventListener("change", () => {
       const offside = $("ask-question").value === "offside";
-      $("ask-line").hidden = offside;
-      $("ask-team").hidden = !offside;
+      $("ask-line-label").hidden = offside;
+      $("ask-team-label").hidden = !offside;
     });
     $("ask-form").addEventListener("submit", async (event) => {
       event.preventDefault();
@@ -174,14 +314,26 @@
     });
   }
 
+  function togglePlay() {
+    const v = video();
+    if (v.paused) {
+      if (frame >= count() - 1) show(0);
+      v.playbackRate = Number($("speed").value);
+      v.play();
+    } else {
+      stopReplay();
+      v.pause();
+    }
+  }
+
   function onKey(event) {
     if (event.target.closest("input[type=text], input[type=password], select, textarea")) return;
     const step = event.shiftKey ? 10 : 1;
-    if (event.key === "ArrowRight") { setPlaying(false); show(frame + step); }
-    else if (event.key === "ArrowLeft") { setPlaying(false); show(frame - step); }
-    else if (event.key === " " && !event.target.closest("button")) setPlaying(!playing);
+    if (event.key === "ArrowRight") { stopReplay(); show(frame + step); }
+    else if (event.key === "ArrowLeft") { stopReplay(); show(frame - step); }
+    else if (event.key === " " && !event.target.closest("button")) togglePlay();
     else if (event.key === "Home") show(0);
-    else if (event.key === "End") show(info.frames - 1);
+    else if (event.key === "End") show(count() - 1);
     else return;
     event.preventDefault();
   }
@@ -193,22 +345,35 @@
       TV.toast(err.message, "error");
       return;
     }
+    times = info.video.frame_times_s;
     const summary = info.summary || {};
     $("rec-info").textContent = [
-      `${info.frames} frames`, `${Number(info.fps).toFixed(1)} fps`,
+      `${count()} frames`, `${Number(info.fps).toFixed(1)} fps`,
       summary.score ? `score ${summary.score.home}–${summary.score.away}` : null,
     ].filter(Boolean).join(" · ");
-    $("frame-count").textContent = info.frames - 1;
-    $("scrub").max = info.frames - 1;
-    $("scrub").addEventListener("input", () => { setPlaying(false); show(Number($("scrub").value)); });
-    $("frame").addEventListener("load", () => { loading = false; });
-    $("frame").addEventListener("error", () => { loading = false; });
-    $("prev").addEventListener("click", () => { setPlaying(false); show(frame - 1); });
-    $("next").addEventListener("click", () => { setPlaying(false); show(frame + 1); });
-    $("play").addEventListener("click", () => setPlaying(!playing));
+    $("frame-count").textContent = count() - 1;
+    $("scrub").max = count() - 1;
+    const v = video();
+    v.addEventListener("play", () => { $("play").textContent = "⏸ Pause"; root.dataset.playing = "1"; });
+    v.addEventListener("pause", () => {
+      $("play").textContent = "▶ Play";
+      delete root.dataset.playing;
+      setFrame(frameAt(v.currentTime));
+    });
+    v.addEventListener("ended", () => { $("play").textContent = "▶ Play"; });
+    v.requestVideoFrameCallback(onVideoFrame);
+    v.addEventListener("error", () => TV.toast("This browser cannot play the recording's video.", "error"));
+    v.src = info.video.url;
+    $("speed").addEventListener("change", () => { v.playbackRate = Number($("speed").value); });
+    $("scrub").addEventListener("input", () => { stopReplay(); show(Number($("scrub").value)); });
+    $("prev").addEventListener("click", () => { stopReplay(); show(frame - 1); });
+    $("next").addEventListener("click", () => { stopReplay(); show(frame + 1); });
+    $("play").addEventListener("click", togglePlay);
+    $("replay-stop").addEventListener("click", stopReplay);
     document.addEventListener("keydown", onKey);
     radarObjects = TV.drawPitch($("review-radar"), info.pitch);
     buildOverlay();
+    buildZoom();
     buildCalls();
     buildAsk();
     show(0);

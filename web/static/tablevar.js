@@ -166,7 +166,12 @@ const TV = (() => {
 
   function callBadges(call) {
     const badges = [];
-    if (call.team) badges.push(el("span", { class: `team-tag ${call.team}`, text: call.team }));
+    // call.team is the scorer of a goal but the team restarting after any other call: the tag
+    // says which, so "Away" on an offside is never read as the offender.
+    if (call.team) {
+      const text = call.kind === "goal" ? `${teamName(call.team)} scores` : `${teamName(call.team)} restarts`;
+      badges.push(el("span", { class: `team-tag ${call.team}`, text }));
+    }
     if (tooCloseCall(call)) badges.push(el("span", { class: "badge close", text: "too close to call" }));
     if (call.status === "overruled") badges.push(el("span", { class: "badge overruled", text: "overruled" }));
     return badges;
