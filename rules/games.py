@@ -22,7 +22,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules import fistf
+from rules import button_football, fistf
+from rules.button_state import ButtonConfig, ButtonState
 from rules.calls import Call
 from rules.clock import CLOCK_MODES
 from rules.pitch import Pitch
@@ -114,7 +115,30 @@ FISTF = Game(
     labels={"piece": "figure", "pieces": "figures", "keeper": "goalkeeper"},
 )
 
-GAMES: dict[str, Game] = {g.name: g for g in (FISTF,)}
+
+def _button_match(pitch: Pitch, **options: Any) -> ButtonState:
+    return ButtonState.new(ButtonConfig(pitch, **options))
+
+
+# Buttons are flat discs (their disc stands for a figure's base); a keeper is a block.
+BUTTON_PIECES: dict[str, dict[str, str]] = {
+    "button": {"diameter_mm": "base_diameter_mm", "height_mm": "base_height_mm"},
+    "keeper": {"width_mm": "width_mm", "depth_mm": "depth_mm", "height_mm": "height_mm"},
+}
+
+BUTTON_FOOTBALL = Game(
+    name="button-football",
+    title="Button football",
+    law_prefix="BF",
+    pieces=BUTTON_PIECES,
+    objects=("ball", "buttons", "keeper_blocks"),
+    clock=GameClock("ball-moving", ButtonConfig.__dataclass_fields__["half_length_s"].default),
+    new_match=_button_match,
+    step=button_football.step,
+    labels={"piece": "button", "pieces": "buttons", "keeper": "keeper"},
+)
+
+GAMES: dict[str, Game] = {g.name: g for g in (FISTF, BUTTON_FOOTBALL)}
 
 
 def game(name: str) -> Game:
