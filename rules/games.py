@@ -120,10 +120,11 @@ def _button_match(pitch: Pitch, **options: Any) -> ButtonState:
     return ButtonState.new(ButtonConfig(pitch, **options))
 
 
-# Buttons are flat discs (their disc stands for a figure's base); a keeper is a block.
+# Buttons are flat discs (their disc stands for a figure's base); a keeper is a block, its sizes
+# kept as ``keeper.width_mm`` ... (``TableProfile.size_mm``).
 BUTTON_PIECES: dict[str, dict[str, str]] = {
     "button": {"diameter_mm": "base_diameter_mm", "height_mm": "base_height_mm"},
-    "keeper": {"width_mm": "width_mm", "depth_mm": "depth_mm", "height_mm": "height_mm"},
+    "keeper": {"width_mm": "size", "depth_mm": "size", "height_mm": "size"},
 }
 
 BUTTON_FOOTBALL = Game(

@@ -75,9 +75,9 @@ class TableProfile:
 
         Args:
             data: the parsed TOML.
-            pieces: the sections describing the game's pieces, each key mapped to a field
-                (``base_diameter_mm``, ``base_height_mm``) or, when no field has its name, to
-                ``sizes_mm`` under ``section.key``; FISTF's figure bases by default.
+            pieces: the sections describing the game's pieces, each key mapped to one of
+                ``PIECE_FIELDS`` or, mapped to anything else, kept in ``sizes_mm`` under
+                ``section.key``; FISTF's figure bases by default.
         """
         flat: dict[str, Any] = {}
         pieces = FIGURE_BASES if pieces is None else pieces
@@ -87,7 +87,6 @@ class TableProfile:
             raise ProfileError(f"unknown key {key!r}; expected one of {sorted(known)}")
         flat["game"] = _text("game", data.get("game", "fistf"))
         sizes: list[tuple[str, float]] = []
-        field_names = {f.name for f in fields(cls)}
         for section, keys in schema.items():
             if section not in data:
                 raise ProfileError(f"missing key {section!r}")
@@ -103,7 +102,7 @@ class TableProfile:
                 if key not in table:
                     raise ProfileError(f"missing key '{section}.{key}'")
                 value = _length(f"{section}.{key}", table[key])
-                if field_name in field_names:
+                if section in _SCHEMA or field_name in PIECE_FIELDS:
                     flat[field_name] = value
                 else:
                     sizes.append((f"{section}.{key}", value))
@@ -164,6 +163,8 @@ _SCHEMA: dict[str, dict[str, str] | None] = {
     },
     "ball": {"diameter_mm": "ball_diameter_mm"},
 }
+# What a game's piece sections may fill: the footprint disc every game's pieces stand on.
+PIECE_FIELDS = ("base_diameter_mm", "base_height_mm")
 # FISTF's pieces: figures on round bases (the default, so older profiles read unchanged).
 FIGURE_BASES: dict[str, dict[str, str]] = {
     "base": {"diameter_mm": "base_diameter_mm", "height_mm": "base_height_mm"}

@@ -45,7 +45,7 @@ from tablevar.commands.options import seconds
 from tablevar.driver import Driver, Judged, play
 from tablevar.evidence import EvidenceWriter
 from tablevar.pipeline import Pipeline, PipelineConfig
-from tablevar.rules_stage import FistfRules
+from tablevar.rules_stage import FistfRules, refereed_from_video
 from tablevar.tracked import TrackedFrame, TracksEncoder
 from vision.colour import USUAL_BALLS_BGR, parse_colour
 from vision.config import VisionConfig
@@ -95,7 +95,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    pitch = load_pitch(args.table)
+    pitch = refereed_from_video(load_pitch(args.table))
     with VideoFileSource(args.video) as video:
         if args.calibration is not None:
             cal = read_calibration(args.calibration)

@@ -67,3 +67,20 @@ def test_fistf_plug_in_is_the_fistf_reducer():
     assert (g.clock.mode, g.clock.half_length_s) == (state.clock.mode, state.clock.length_s)
     obs = parse_observation("ball 0,0 rest; home 7 -23,0", t_s=0.0, frame=0)
     assert g.step(state, obs) == fistf.step(state, obs)
+
+
+def test_the_button_football_table():
+    p = load_profile("button-football")
+    assert (p.game, p.length_mm, p.width_mm, p.ball_diameter_mm) == (
+        "button-football",
+        1200,
+        750,
+        21,
+    )
+    assert (p.base_diameter_mm, p.base_height_mm) == (32, 5)  # the buttons
+    sizes = [p.size_mm(f"keeper.{k}_mm") for k in ("width", "depth", "height")]
+    assert sizes == [60, 20, 25]
+    with pytest.raises(GameError, match="no 'base' section"):
+        load_profile("button-football", "fistf")
+    with pytest.raises(GameError, match="no 'button', 'keeper' section"):
+        load_profile("fistf", "button-football")
