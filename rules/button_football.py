@@ -124,8 +124,8 @@ def _take_restart(state: ButtonState, obs: Observation) -> tuple[ButtonState, li
     assert r is not None
     taker: Toucher | None = None
     flick = None
-    if r.by_keeper:
-        if not (obs.ball_seen and obs.ball_moving):
+    if r.by_keeper:  # the kick sets a ball at rest rolling (not one still rolling on)
+        if not (obs.ball_seen and obs.ball_moving and not state.ball_moving):
             return state, []
     else:
         flick = next((c for c in obs.contacts if c.kind == "flick" and c.on_ball), None)
