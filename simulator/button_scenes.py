@@ -15,23 +15,32 @@ players make (``ShotCall``: a team and the instant it called). Its truth:
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from calibration.camera import CameraModel
 from calibration.tables import load_pitch
+from hardware.recording import RecordingWriter
 from rules.button_football import step
 from rules.button_state import ButtonConfig, ButtonState, ShotCall
 from rules.calls import Call
 from rules.observation import HOME, Contact, Figures, Observation
+from simulator.look import Look
+from simulator.render import Renderer
+from simulator.scene import TEAM_NAMES
 from simulator.scene_library import ATTEMPTS, Script, touchline_out
 from simulator.scenes import CompiledScene, SceneError, compile_scene
+from simulator.simulate import EXPOSURE_S
 from simulator.truth import frame_truth
 
 TABLE = "button-football"
+SHOT_CALLS_NAME = "shot_calls.jsonl"  # read back by tablevar.button_stage.read_shot_calls
 CALL_AFTER_REST_S = 0.3  # a shot is called this long after the ball came to rest
 
 
@@ -145,8 +154,8 @@ def exact_observations(clip: ButtonClip, fps: float) -> list[Observation | ShotC
     out: list[Observation | ShotCall] = []
     for rec in frame_truth(clip.compiled, fps):
         while calls and calls[0][1] <= rec["t_s"] + 1e-9:
-            team, _ = calls.pop(0)
-            out.append(ShotCall(team, rec["frame"], rec["t_s"]))
+            team, t_s = calls.pop(0)
+            out.append(ShotCall(team, rec["frame"], t_s))
         figs = rec["figures"]
         figures = Figures.build(
             [f["id"] for f in figs],
@@ -181,3 +190,39 @@ def button_truth_calls(clip: ButtonClip, fps: float, **config: Any) -> list[Call
         state, new = step(state, item)
         calls += new
     return calls
+
+
+def simulate_button(
+    clip: ButtonClip,
+    out: str | Path,
+    *,
+    camera: CameraModel,
+    look: Look,
+    fps: float = 50.0,
+    seed: int = 0,
+    lossless: bool = False,
+) -> int:
+    """Render ``clip`` into the recording folder ``out`` with its truth: ``truth.jsonl`` (the
+    exact frames), ``truth_calls.jsonl`` (``button_truth_calls``) and ``shot_calls.jsonl``
+    (the players' calls, which ``analyze`` reads back). Returns the number of frames."""
+    c = clip.compiled
+    renderer = Renderer(camera, c.pitch, look, seed=seed, exposure_s=EXPOSURE_S)
+    truth = frame_truth(c, fps)
+    calls = [call.to_record() for call in button_truth_calls(clip, fps)]
+    with RecordingWriter(
+        out,
+        fps=fps,
+        size_px=camera.size_px,
+        table=c.pitch.profile.name,
+        source=f"sim:{c.scene.name}",
+        camera=camera,
+        overwrite=True,
+        repeatable=True,
+        lossless=lossless,
+    ) as writer:
+        for i, rec in enumerate(truth):
+            writer.write(renderer.render(c.frame(i / fps)), round(i * 1e9 / fps), rec)
+        writer.write_truth_calls(calls)
+    lines = [json.dumps({"team": TEAM_NAMES[t], "t_s": t_s}) for t, t_s in clip.shot_calls]
+    (Path(out) / SHOT_CALLS_NAME).write_text("".join(f"{x}\n" for x in lines), "utf-8")
+    return len(truth)

@@ -57,8 +57,9 @@ FIGURE_UNCERTAINTY_MM = 1.0  # the rules' own bound of a base's position (Observ
 Parallax = Callable[[NDArray[np.float64], float], NDArray[np.float64]]
 
 
-def refereed_from_video(pitch: Pitch) -> Pitch:
-    """``pitch``, when the pipeline can referee its game from video (FISTF so far).
+def refereed_live(pitch: Pitch) -> Pitch:
+    """``pitch``, when the live match can referee its game (FISTF so far; ``analyze``
+    referees every game).
 
     Raises:
         rules.games.GameError: the table is for another game (one line).
@@ -66,8 +67,8 @@ def refereed_from_video(pitch: Pitch) -> Pitch:
     if pitch.profile.game != "fistf":
         title = game(pitch.profile.game).title
         raise GameError(
-            f"table {pitch.profile.name!r} is for {title}, which tablevar referees from its "
-            "rules (rules.button_football) but not yet from video; use a FISTF table"
+            f"table {pitch.profile.name!r} is for {title}, which the live page does not "
+            "referee yet (analyze a recording of it instead); use a FISTF table"
         )
     return pitch
 
@@ -113,7 +114,7 @@ class FistfRules:
             parallax: the calibration's error of the parallax correction at a place
                 (``Calibration.parallax_sigma_mm``); None: none (a camera of known height).
         """
-        refereed_from_video(pitch)
+        refereed_live(pitch)
         if not line_sigma_mm >= 0:
             raise ValueError(f"line_sigma_mm must be >= 0 mm, got {line_sigma_mm}")
         config = MatchConfig(
