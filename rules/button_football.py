@@ -191,7 +191,8 @@ def _ball_contact(state: ButtonState, obs: Observation, who: Toucher, key: tuple
         return dead_ball(state, obs, restart), [call]
     if state.turn != who.team:  # the turn begins (or was not seen to pass)
         state = replace(state, turn=who.team, contacts=0, flicks=frozenset())
-    state = replace(state, contacts=state.contacts + 1, flicks=state.flicks | {key})
+    # A new flick ends a called shot under way (a team-mate's deflection is no flick).
+    state = replace(state, contacts=state.contacts + 1, flicks=state.flicks | {key}, shot=None)
     if state.called == who.team:
         state = replace(state, called=None, shot=(who.team, who.figure_id))
     return state, []

@@ -189,6 +189,15 @@ def test_only_called_shots_score(feed, ball, call, expected):
     assert f.state.score == ((1, 0) if expected[0] == "goal" else (0, 0))
 
 
+def test_a_called_shot_covers_one_flick(feed):
+    """BF Angesagte Schüsse: the call is for the shot that follows it, not for later flicks."""
+    f = feed()
+    f("ball 300,0 rest", "CALL home")
+    f("ball 300,0 moving; flick 3", "ball 310,0 moving")  # the called shot, still rolling
+    calls = f.roll((320, 0), (660, 0), n=14, first="flick 2")  # a second flick scores
+    assert kinds(calls) == [("goal_disallowed", AWAY, "goal_kick")]
+
+
 def test_a_shot_call_out_of_turn_is_refused(feed):
     """BF Angesagte Schüsse: the call is the shooting team's, in its turn."""
     f = feed()
