@@ -96,11 +96,10 @@ def _judge(state: ButtonState, obs: Observation) -> tuple[ButtonState, list[Call
         if state.restart is not None:
             state = replace(state, clock=clk.stop(state.clock))
     if obs.ball_seen:
+        state = replace(state, ball_moving=obs.ball_moving)
+    if obs.ball_seen and obs.ball_uncertainty_mm <= obs.ball_radius_mm:
         state = replace(
-            state,
-            ball_xy_mm=obs.ball_xy_mm,
-            ball_moving=obs.ball_moving,
-            ball_unc_mm=obs.ball_uncertainty_mm,
+            state, ball_xy_mm=obs.ball_xy_mm, ball_t_s=obs.t_s, ball_unc_mm=obs.ball_uncertainty_mm
         )
     state, new = _half_end(state, obs)
     return state, calls + new

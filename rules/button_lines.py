@@ -12,9 +12,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from rules import clock as clk
 from rules.button_state import LAWS, ButtonState, Restart, Spots, dead_ball, kick_off
 from rules.calls import Call, is_too_close
-from rules.geometry import BOUNDARY_LINES, boundary_margins_mm, goal_margin_mm, is_between_posts
+from rules.geometry import (
+    BOUNDARY_LINES,
+    boundary_margins_mm,
+    crossed_margin_mm,
+    goal_margin_mm,
+    is_between_posts,
+)
 from rules.observation import HOME, Observation, other_team
 
 CLOSE_BAND_MM = 3.0  # DESIGN.md 4: a ball at rest within 3 mm of a boundary line
@@ -29,12 +36,38 @@ def lines(state: ButtonState, obs: Observation) -> tuple[ButtonState, list[Call]
     for end in ("left", "right"):
         margin = float(goal_margin_mm(state.pitch, end, xy, r)[0])
         if margin > unc and bool(is_between_posts(state.pitch, end, xy)[0]):
-            return _goal(state, obs, end, margin, unc)
+            back_s = _since_crossing_s(state, obs, f"goal_line_{end}", margin)
+            return _stopped(*_goal(state, obs, end, margin, unc), back_s)
     margins = boundary_margins_mm(state.pitch, xy, r)
     line = max(BOUNDARY_LINES, key=margins.__getitem__)
     if margins[line] > unc or (margins[line] > 0 and not obs.ball_moving):
-        return _out(state, obs, line, margins[line], unc)
+        back_s = _since_crossing_s(state, obs, line, margins[line])
+        return _stopped(*_out(state, obs, line, margins[line], unc), back_s)
     return state, []
+
+
+def _since_crossing_s(state: ButtonState, obs: Observation, line: str, margin_mm: float) -> float:
+    """How long ago the ball crossed ``line`` wholly: back along its straight roll from the
+    last sure sighting to where the margin was 0 (play stopped then: BF Das Spiel, the clock
+    runs only while the ball rolls in play). A ball decided late, once it was seen again after
+    a crossbar hid it, so costs the clock nothing."""
+    if state.ball_xy_mm is None or state.ball_t_s is None:
+        return 0.0
+    dt = obs.t_s - state.ball_t_s
+    before = float(
+        crossed_margin_mm(state.pitch.line(line), state.ball_xy_mm, obs.ball_radius_mm)[0]
+    )
+    if dt <= 0 or before >= 0 or margin_mm <= 0:
+        return 0.0
+    return dt * margin_mm / (margin_mm - before)
+
+
+def _stopped(
+    state: ButtonState, calls: list[Call], back_s: float
+) -> tuple[ButtonState, list[Call]]:
+    """The clock stopped ``back_s`` before this frame, when the ball crossed."""
+    clock = clk.stop(state.clock, state.clock.elapsed_s - back_s)
+    return replace(state, clock=clock), calls
 
 
 def _goal(state: ButtonState, obs: Observation, end: str, margin: float, unc: float):

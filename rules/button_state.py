@@ -170,7 +170,9 @@ class ButtonState:
         set_piece: the ball comes directly from this set piece.
         taker: ``(figure id, team, "mate" | "keeper")``: the set-piece taker who may not touch
             the ball again until a team-mate (after a penalty: the keeper) has.
-        ball_xy_mm, ball_moving, ball_unc_mm: the last seen ball.
+        ball_xy_mm, ball_t_s, ball_unc_mm: the last sure sighting of the ball (placed to
+            within its radius: not a prediction through an occlusion such as a crossbar).
+        ball_moving: whether the ball rolled at its last sighting.
         ball_went_out: the ball left play at this input (ends a half once time is up).
         first_kick_off: the team that kicked off the first half.
         shoot_out: the shoot-out, once full time found a draw.
@@ -194,6 +196,7 @@ class ButtonState:
     set_piece: SetPiece | None = None
     taker: tuple[int, int, str] | None = None
     ball_xy_mm: tuple[float, float] | None = None
+    ball_t_s: float | None = None
     ball_moving: bool = False
     ball_unc_mm: float = 0.5
     ball_went_out: bool = False

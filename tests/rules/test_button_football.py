@@ -92,6 +92,18 @@ def test_half_ends_at_the_next_ball_out_once_time_is_up(feed):
     assert f.state.clock.period == 2 and f.state.restart.kind == "kick_off"
 
 
+def test_the_clock_stops_when_the_ball_crossed_not_at_the_frame(feed):
+    """BF Das Spiel: the clock runs while the ball rolls in play; play stopped the moment the
+    ball was wholly over the line, between two frames."""
+    f = feed()
+    f("ball 0,300 rest", "ball 0,300 moving; flick 3")
+    f(*[f"ball 0,{y} moving" for y in range(310, 390, 10)])  # last: 380, 5.5 mm short
+    before = f.state.clock.elapsed_s
+    calls = f("ball 0,390 moving")  # 4.5 mm over: it crossed 0.45 of the frame ago
+    assert kinds(calls) == [("ball_out", AWAY, "throw_in")]
+    assert f.state.clock.elapsed_s - before == pytest.approx(0.02 * 5.5 / 10, abs=1e-9)
+
+
 # --- BF Anstoß -----------------------------------------------------------------------------
 
 
