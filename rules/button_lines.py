@@ -46,17 +46,24 @@ def lines(state: ButtonState, obs: Observation) -> tuple[ButtonState, list[Call]
     return state, []
 
 
+def surely_inside(state: ButtonState, obs: Observation) -> bool:
+    """Whether the ball is inside every boundary line by more than its uncertainty."""
+    assert obs.ball_xy_mm is not None
+    unc = state.line_uncertainty(obs.ball_uncertainty_mm)
+    margins = boundary_margins_mm(state.pitch, obs.ball_xy_mm, obs.ball_radius_mm)
+    return max(margins.values()) < -unc
+
+
 def _since_crossing_s(state: ButtonState, obs: Observation, line: str, margin_mm: float) -> float:
     """How long ago the ball crossed ``line`` wholly: back along its straight roll from the
-    last sure sighting to where the margin was 0 (play stopped then: BF Das Spiel, the clock
-    runs only while the ball rolls in play). A ball decided late, once it was seen again after
-    a crossbar hid it, so costs the clock nothing."""
-    if state.ball_xy_mm is None or state.ball_t_s is None:
+    last sighting surely inside to where the margin was 0 (play stopped then: BF Das Spiel,
+    the clock runs only while the ball rolls in play). A ball decided late, once its margin
+    outgrew an uncertainty swollen under a crossbar, so costs the clock nothing."""
+    if state.ball_inside is None:
         return 0.0
-    dt = obs.t_s - state.ball_t_s
-    before = float(
-        crossed_margin_mm(state.pitch.line(line), state.ball_xy_mm, obs.ball_radius_mm)[0]
-    )
+    x, y, t_s = state.ball_inside
+    dt = obs.t_s - t_s
+    before = float(crossed_margin_mm(state.pitch.line(line), (x, y), obs.ball_radius_mm)[0])
     if dt <= 0 or before >= 0 or margin_mm <= 0:
         return 0.0
     return dt * margin_mm / (margin_mm - before)
