@@ -22,4 +22,8 @@ Public API (see docs/rules.md for the laws and how each is decided):
 - ``rules.referee``: ``apply(state, action)``, the referee's word; ``awaiting_decision(state)``:
   the too-close calls the referee may uphold or reject now.
 - ``rules.notation``: ``parse_observation`` / ``format_observation``, one frame as one line.
+- ``rules.games``: the games as plug-ins (profile sections, objects, reducer, clock, labels);
+  ``game(name)``.
+- ``rules.button_football``: button football (docs/button-football.md), ``ButtonState``,
+  ``ShotCall``, ``step(state, input) -> (state, calls)``.
 """

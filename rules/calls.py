@@ -27,6 +27,8 @@ CALL_KINDS = (
     "set_piece_fault",  # a restart taken wrongly: retake (kick-off 4.2, goal kick 15.2, ...)
     "distance",  # a defender nearer the ball than the set-piece distance (general guidelines)
     "figure_placement",  # a figure the referee must put back (2.1)
+    "turnover",  # the turn passes to the other side, the ball where it lies (button football)
+    "shot_called",  # a called shot, accepted or refused where the ball lies (button football)
 )
 RESTARTS = ("throw_in", "corner", "goal_kick", "kick_off", "free_kick", "penalty")
 RECORD_KEYS = (

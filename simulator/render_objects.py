@@ -1,5 +1,5 @@
 """The solids of the moving things on a table: ball, figures (base and body), rod goalkeepers
-(no base), fingers.
+(no base), fingers; for button football, buttons (flat discs) and keeper blocks.
 
 Each object becomes a few shapes from ``render_shapes`` plus a soft contact shadow on the
 cloth. Sizes of the ball and bases come from the table profile; the figure bodies are
@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from rules.pitch import Pitch
 from simulator.look import Look
-from simulator.render_shapes import Capsule, Cylinder, Pattern, Shape, Sphere
+from simulator.render_shapes import Box, Capsule, Cylinder, Pattern, Shape, Sphere
 from simulator.scene import HOME, Finger
 
 # Figure body above the base top, mm.
@@ -138,7 +138,10 @@ def figure_solid(
     xy_mm: NDArray, team: int, goalkeeper: bool, fig_id: int, pitch: Pitch, look: Look
 ) -> Solid:
     """A figure on its base, facing the goal it attacks (a little turned, by its id); a
-    goalkeeper is a rod keeper (``_rod_keeper``)."""
+    goalkeeper is a rod keeper (``_rod_keeper``). On a button-football table a figure is a
+    button, a goalkeeper a keeper block (``button_solid``)."""
+    if pitch.profile.game == "button-football":
+        return button_solid(xy_mm, team, goalkeeper, pitch, look)
     if goalkeeper:
         return _rod_keeper(float(xy_mm[0]), float(xy_mm[1]), team, pitch, look)
     p = pitch.profile
@@ -177,6 +180,23 @@ def _rod_keeper(x: float, y: float, team: int, pitch: Pitch, look: Look) -> Soli
     rod = Capsule((x, y, z), (behind, y, z), _ROD_RADIUS_MM, _f(look.rod_bgr), True)
     shadow = cast_shadow(look, (x, y), 0.5 * _KEEPER_HEIGHT_MM, a, 2.0)  # a thin plate's
     return Solid((legs, body, head, rod), shadow)
+
+
+def button_solid(xy_mm: NDArray, team: int, keeper: bool, pitch: Pitch, look: Look) -> Solid:
+    """A button: a flat disc of the profile's size in the team's base colour with its shirt
+    colour printed on the middle of its top; a keeper: a block in the keeper's shirt colour,
+    its width across the goal mouth (sizes from the profile's ``[keeper]``)."""
+    p = pitch.profile
+    x, y = float(xy_mm[0]), float(xy_mm[1])
+    if keeper:
+        hw, hd = 0.5 * p.size_mm("keeper.width_mm"), 0.5 * p.size_mm("keeper.depth_mm")
+        h = p.size_mm("keeper.height_mm")
+        block = Box((x - hd, y - hw, 0.0), (x + hd, y + hw, h), _f(look.shirt_bgr(team, True)))
+        return Solid((block,), cast_shadow(look, (x, y), 0.5 * h, hd, 2.0))
+    r, h = p.base_radius_mm, p.base_height_mm
+    disc = Cylinder((x, y), r, r, 0.0, 0.0, h, _f(look.base_bgr(team)))
+    label = Cylinder((x, y), 0.55 * r, 0.55 * r, 0.0, h, h + 0.2, _f(look.shirt_bgr(team, False)))
+    return Solid((disc, label), cast_shadow(look, (x, y), h, r, 2.0))
 
 
 def finger_solid(finger: Finger, look: Look) -> Solid:

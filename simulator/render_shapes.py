@@ -1,4 +1,5 @@
-"""Ray casting of the simple solids the simulator draws: spheres, upright cylinders, capsules.
+"""Ray casting of the simple solids the simulator draws: spheres, upright cylinders, capsules,
+upright boxes.
 
 Every shape answers two vectorised questions for rays from one origin: how far along each unit
 ray it is hit (``hit``: inf where missed), and its outward normal at given surface points
@@ -181,7 +182,41 @@ class Capsule:
         return np.minimum(pa, pb) - self.radius_mm, np.maximum(pa, pb) + self.radius_mm
 
 
-Shape = Sphere | Cylinder | Capsule
+@dataclass(frozen=True, slots=True)
+class Box:
+    """An axis-aligned box from ``lo_mm`` to ``hi_mm`` (x, y, z): a button-football keeper block."""
+
+    lo_mm: tuple[float, float, float]
+    hi_mm: tuple[float, float, float]
+    colour: tuple[float, float, float]
+    shiny: bool = False
+
+    def hit(self, origin: Vec | Rays, dirs: Rays) -> NDArray[np.float64]:
+        """The slab test: the ray is inside all three slabs between ``t_near`` and ``t_far``."""
+        lo, hi = np.asarray(self.lo_mm), np.asarray(self.hi_mm)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            inv = 1.0 / dirs
+            t1, t2 = (lo - origin) * inv, (hi - origin) * inv
+        t1, t2 = np.nan_to_num(t1, nan=-np.inf), np.nan_to_num(t2, nan=np.inf)
+        near = np.minimum(t1, t2).max(axis=1)
+        far = np.maximum(t1, t2).min(axis=1)
+        return np.where((near <= far) & (near > 0), near, np.inf)
+
+    def normal(self, points: Rays) -> Rays:
+        """The outward normal of the face each point lies on (the nearest face)."""
+        lo, hi = np.asarray(self.lo_mm), np.asarray(self.hi_mm)
+        centre, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
+        rel = (points - centre) / half
+        axis = np.argmax(np.abs(rel), axis=1)
+        n = np.zeros_like(points)
+        n[np.arange(len(points)), axis] = np.sign(rel[np.arange(len(points)), axis])
+        return n
+
+    def bounds_mm(self) -> tuple[Vec, Vec]:
+        return np.asarray(self.lo_mm, np.float64), np.asarray(self.hi_mm, np.float64)
+
+
+Shape = Sphere | Cylinder | Capsule | Box
 
 
 def _sphere_t(oc: Vec | Rays, dirs: Rays, r2: float) -> NDArray[np.float64]:

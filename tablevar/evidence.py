@@ -63,6 +63,8 @@ TITLES = {
     "set_piece_fault": "RETAKE",
     "distance": "DISTANCE",
     "figure_placement": "FIGURE PLACEMENT",
+    "turnover": "TURN OVER",
+    "shot_called": "SHOT CALLED",
 }
 _SHIFT = 4  # sub-pixel bits for OpenCV drawing
 _BOUNDARY = ("touchline", "goal_line")

@@ -43,6 +43,7 @@ from numpy.typing import NDArray
 from rules.calls import Call
 from rules.fistf import MatchConfig, MatchState, step
 from rules.fistf_ends import named
+from rules.games import GameError, game
 from rules.keepers import rod_goalkeepers
 from rules.observation import Figures, Observation
 from rules.pitch import Pitch
@@ -54,6 +55,22 @@ FIGURE_UNCERTAINTY_MM = 1.0  # the rules' own bound of a base's position (Observ
 # ``parallax(xy_mm (n, 2), z_mm) -> (n,)``: standard uncertainty, mm, of ground points of
 # objects seen z_mm above the cloth, from the camera alone (``Calibration.parallax_sigma_mm``).
 Parallax = Callable[[NDArray[np.float64], float], NDArray[np.float64]]
+
+
+def refereed_live(pitch: Pitch) -> Pitch:
+    """``pitch``, when the live match can referee its game (FISTF so far; ``analyze``
+    referees every game).
+
+    Raises:
+        rules.games.GameError: the table is for another game (one line).
+    """
+    if pitch.profile.game != "fistf":
+        title = game(pitch.profile.game).title
+        raise GameError(
+            f"table {pitch.profile.name!r} is for {title}, which the live page does not "
+            "referee yet (analyze a recording of it instead); use a FISTF table"
+        )
+    return pitch
 
 
 def ball_uncertainty_mm(
@@ -97,6 +114,7 @@ class FistfRules:
             parallax: the calibration's error of the parallax correction at a place
                 (``Calibration.parallax_sigma_mm``); None: none (a camera of known height).
         """
+        refereed_live(pitch)
         if not line_sigma_mm >= 0:
             raise ValueError(f"line_sigma_mm must be >= 0 mm, got {line_sigma_mm}")
         config = MatchConfig(

@@ -40,7 +40,9 @@ from calibration.calibrate import calibrate, clean_view
 from calibration.calibration_file import Calibration, read_calibration, write_calibration
 from calibration.tables import load_pitch
 from hardware.sources import Frame, SourceError, VideoFileSource, native_path
+from rules.games import GAMES
 from rules.observation import Figures
+from tablevar.button_stage import ButtonRules, read_shot_calls
 from tablevar.commands.options import seconds
 from tablevar.driver import Driver, Judged, play
 from tablevar.evidence import EvidenceWriter
@@ -70,7 +72,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "analyze",
         help="track ball and figures in a video and referee it",
         description="Calibrate (or read a calibration), detect and track the ball and the "
-        "figures in every frame, apply the FISTF rules, and write calibration.json, "
+        "figures (or buttons) in every frame, apply the rules of the table's game (FISTF, "
+        "button football), and write calibration.json, "
         "tracks.jsonl, calls.jsonl, summary.json and an evidence picture per call (evidence/) "
         "into the output folder.",
     )
@@ -78,6 +81,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="output folder")
     parser.add_argument("--calibration", type=Path, metavar="FILE", help="calibration.json")
     parser.add_argument("--table", default="fistf", help="table profile name or .toml path")
+    parser.add_argument(
+        "--game",
+        choices=list(GAMES),
+        default=None,
+        help="the game to referee (default: the one the table profile names)",
+    )
     parser.add_argument(
         "--seconds",
         type=seconds,
@@ -95,7 +104,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    pitch = load_pitch(args.table)
+    pitch = load_pitch(args.table, args.game)
+    # The players' shot calls (button football) travel with a recording folder.
+    shot_calls = read_shot_calls(args.video) if args.video.is_dir() else ()
     with VideoFileSource(args.video) as video:
         if args.calibration is not None:
             cal = read_calibration(args.calibration)
@@ -116,7 +127,9 @@ def run(args: argparse.Namespace) -> int:
         staging = Path(tempfile.mkdtemp(prefix=".analyze-", dir=args.out))
         try:
             write_calibration(staging / "calibration.json", cal)
-            return analyze(video, cal, pitch, staging, progress=not args.no_progress)
+            return analyze(
+                video, cal, pitch, staging, progress=not args.no_progress, shot_calls=shot_calls
+            )
         finally:
             publish(staging, args.out)
 
@@ -166,10 +179,18 @@ def _empty_view(video: VideoFileSource, seconds: float) -> np.ndarray:
     return clean_view(frames)
 
 
-def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progress: bool) -> int:
+def analyze(
+    video: VideoFileSource,
+    cal: Calibration,
+    pitch,
+    out: Path,
+    *,
+    progress: bool,
+    shot_calls: tuple[tuple[int, float], ...] = (),
+) -> int:
     """Run the driver over ``video`` and write the outputs; returns the exit status."""
     pitch = cal.measured_pitch(pitch)
-    rules = FistfRules(pitch, line_sigma_mm=cal.line_sigma_mm, parallax=cal.parallax_sigma_mm)
+    rules = rules_for(pitch, cal, shot_calls)
     summary: dict[str, Any] = {
         "frames": 0,
         "fps": video.fps,
@@ -208,7 +229,17 @@ def analyze(video: VideoFileSource, cal: Calibration, pitch, out: Path, *, progr
     return 0
 
 
-def _name_in_hindsight(path: Path, rules: FistfRules) -> None:
+def rules_for(
+    pitch, cal: Calibration, shot_calls: tuple[tuple[int, float], ...] = ()
+) -> FistfRules | ButtonRules:
+    """The rules stage of the table's game (``rules.games``)."""
+    sigma, parallax = cal.line_sigma_mm, cal.parallax_sigma_mm
+    if pitch.profile.game == "button-football":
+        return ButtonRules(pitch, line_sigma_mm=sigma, parallax=parallax, shot_calls=shot_calls)
+    return FistfRules(pitch, line_sigma_mm=sigma, parallax=parallax)
+
+
+def _name_in_hindsight(path: Path, rules: FistfRules | ButtonRules) -> None:
     """Name the teams of every written record by the ends the whole recording showed
     (``FistfRules.in_hindsight``); the file is replaced whole, never left half rewritten."""
     tmp = path.with_suffix(".jsonl.tmp")
@@ -282,7 +313,7 @@ def _learn(frame, cal: Calibration, pitch, fps: float, config: VisionConfig):
         raise
 
 
-def _summary(driver: Driver, rules: FistfRules, fps: float) -> dict[str, Any]:
+def _summary(driver: Driver, rules: FistfRules | ButtonRules, fps: float) -> dict[str, Any]:
     home, away = rules.score
     return {
         "frames": driver.frames,

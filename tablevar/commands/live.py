@@ -22,6 +22,7 @@ from rules.clock import CLOCK_MODES
 from simulator.sim_source import is_sim_spec, open_sim
 from tablevar.commands.serve import add_server_options, check_server_options, start_server
 from tablevar.live import LiveOptions, LiveRunner
+from tablevar.rules_stage import refereed_live
 from web.app import create_app, hub_of, set_ball_colour, set_recalibrate
 
 DEFAULT_OUT = Path("out/live")
@@ -102,7 +103,7 @@ def _first_then(source: FrameSource, reopen):
 
 def run(args: argparse.Namespace) -> int:
     check_server_options(args)
-    load_pitch(args.table)  # a wrong profile fails here, naming the shipped ones
+    refereed_live(load_pitch(args.table))  # a wrong profile fails here, in one line
     calibration = read_calibration(args.calibration) if args.calibration else None
     if args.record is not None:
         check_writable(args.record)  # a folder that cannot be written fails now, in one line

@@ -14,8 +14,8 @@ def _fistf_mapping() -> dict:
     return tomllib.loads((TABLES_DIR / "fistf.toml").read_text())
 
 
-def test_both_profiles_ship():
-    assert shipped_tables() == ["fistf", "subbuteo-classic"]
+def test_the_profiles_ship():
+    assert shipped_tables() == ["button-football", "fistf", "subbuteo-classic"]
 
 
 @pytest.mark.parametrize(
@@ -56,7 +56,7 @@ def test_loader_names_the_file(tmp_path):
 
 
 def test_unknown_profile_lists_the_shipped_ones():
-    with pytest.raises(ProfileError, match="fistf, subbuteo-classic"):
+    with pytest.raises(ProfileError, match="button-football, fistf, subbuteo-classic"):
         load_profile("snooker")
 
 

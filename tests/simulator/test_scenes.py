@@ -120,7 +120,10 @@ def test_simulate_command_writes_a_readable_recording(tmp_path, capsys):
     [
         (["simulate", "nope", "--out", "x"], "scenes: demo, goal_inside_zone"),
         (["simulate", "demo", "--out", "x", "--size", "big"], "1280x960 or 2304x1296"),
-        (["simulate", "demo", "--out", "x", "--table", "nope"], "shipped profiles: fistf"),
+        (
+            ["simulate", "demo", "--out", "x", "--table", "nope"],
+            "shipped profiles: button-football, fistf",
+        ),
     ],
 )
 def test_simulate_command_bad_input_is_one_line(argv, message, capsys):

@@ -1,0 +1,228 @@
+"""Button-football clips with exact ground truth: scripted scenes, their shot calls, their calls.
+
+A button scene is an ordinary ``Scene`` on a button-football table (``Script`` writes it; buttons
+move and strike the ball exactly as figures do, the keepers are blocks) plus the shot calls the
+players make (``ShotCall``: a team and the instant it called). Its truth:
+
+- per frame, ``simulator.truth.frame_truth``: the exact ball, buttons, keepers and contacts
+  (every strike is a flick that reached the ball);
+- the calls, ``button_truth_calls``: the reducer ``rules.button_football.step`` fed with the
+  *exact* frames (positions to the micrometre, contacts on their frames, no uncertainty) and the
+  shot calls on the frames they were made. The rules themselves are checked case by case
+  (tests/rules/test_button_football.py); these calls are the ones a perfect camera would get,
+  which is what a clip's camera-made calls are judged against.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from calibration.camera import CameraModel
+from calibration.tables import load_pitch
+from hardware.recording import RecordingWriter
+from rules.button_football import step
+from rules.button_state import ButtonConfig, ButtonState, ShotCall
+from rules.calls import Call
+from rules.observation import HOME, Contact, Figures, Observation
+from simulator.look import Look
+from simulator.render import Renderer
+from simulator.scene import TEAM_NAMES
+from simulator.scene_library import ATTEMPTS, Script, touchline_out
+from simulator.scenes import CompiledScene, SceneError, compile_scene
+from simulator.simulate import EXPOSURE_S
+from simulator.truth import frame_truth
+
+TABLE = "button-football"
+SHOT_CALLS_NAME = "shot_calls.jsonl"  # read back by tablevar.button_stage.read_shot_calls
+CALL_AFTER_REST_S = 0.3  # a shot is called this long after the ball came to rest
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonClip:
+    """A compiled button scene and its shot calls ``(team, t_s)``, in time order."""
+
+    compiled: CompiledScene
+    shot_calls: tuple[tuple[int, float], ...] = ()
+
+
+class ButtonScript(Script):
+    """``Script`` with the button-football verb: calling a shot."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.calls: list[tuple[int, float]] = []
+
+    def call_shot(self, team: int) -> None:
+        """``team`` calls its shot now (the ball at rest since the last flick's pause)."""
+        self.calls.append((team, round(self.t - CALL_AFTER_REST_S, 6)))
+
+    def shoot(self, fig: int, end: str) -> None:
+        """``fig`` shoots into the ``end`` goal past the keeper block; the net stops the ball."""
+        p = self.pitch.profile
+        goal = self.pitch.goal(end)
+        sx = math.copysign(1.0, goal.x_line_mm)
+        x_net = goal.x_back_mm - sx * self.r_ball
+        beside = 0.5 * p.size_mm("keeper.width_mm") + self.r_ball + 3.0  # clear of the block
+        inner = goal.y_max_mm - self.r_ball - 2.0
+        for _ in range(40):
+            y = float(self.rng.choice((-1.0, 1.0)) * self.rng.uniform(beside, inner))
+            stop = np.array([x_net, y])
+            if self.clear(self.ball, stop, skip=(fig,), margin_mm=2.0):
+                break
+        else:
+            raise SceneError(f"no clear shot from {np.round(self.ball).tolist()} past the keeper")
+        target = self.ball + (stop - self.ball) * (
+            1.0 + 40.0 / float(np.hypot(*(stop - self.ball)))
+        )
+        self.flick(fig, target)
+        self.ball = stop
+
+
+def _attack(s: ButtonScript, call: bool) -> str:
+    """Home passes once in the away half, then shoots at the right goal (called or not)."""
+    fig = s.pass_to_teammate(s.nearest(HOME), forward=1.0)
+    if s.ball[0] <= s.r_ball + 40.0:
+        raise SceneError("the pass did not stay in the opponents' half")
+    if call:
+        s.call_shot(HOME)
+    s.shoot(fig, "right")
+    return "called shot: goal" if call else "uncalled shot: goal kick"
+
+
+def _seven(s: ButtonScript) -> str:
+    """Home plays seven passes: the ball goes over to away."""
+    fig = s.nearest(HOME)
+    for _ in range(7):
+        fig = s.pass_to_teammate(fig)
+    return "seven ball contacts: the turn passes"
+
+
+def _throw_in(s: ButtonScript) -> str:
+    fig = s.pass_to_teammate(s.nearest(HOME))
+    touchline_out(s, fig, margin_mm=float(s.rng.uniform(3.0, 20.0)))
+    return "over the touchline: a throw-in for away"
+
+
+ATTACKS = ("bf_called_goal", "bf_uncalled_goal")
+SCENES: dict[str, Callable[[ButtonScript], str]] = {
+    "bf_called_goal": lambda s: _attack(s, True),
+    "bf_uncalled_goal": lambda s: _attack(s, False),
+    "bf_seven_contacts": _seven,
+    "bf_throw_in": _throw_in,
+}
+
+
+def build_button_scene(name: str, seed: int = 0) -> ButtonClip:
+    """Write and compile the named button scene for ``seed`` (the same seed, the same clip).
+
+    Raises:
+        SceneError: unknown scene, or no draw for this seed compiled within ``ATTEMPTS`` tries.
+    """
+    if name not in SCENES:
+        raise SceneError(f"unknown button scene {name!r}; scenes: {', '.join(SCENES)}")
+    pitch = load_pitch(TABLE)
+    error: SceneError | None = None
+    for attempt in range(ATTEMPTS):
+        rng = np.random.default_rng([seed, attempt])
+        start = (0.0, 0.0)
+        if name in ATTACKS:  # the ball starts in the away half, where home attacks
+            start = (float(rng.uniform(60, 200)), float(rng.uniform(-150, 150)))
+        script = ButtonScript(pitch, rng, ball=start)
+        try:
+            description = SCENES[name](script)
+            compiled = compile_scene(script.scene(name, description), pitch)
+            return ButtonClip(compiled, tuple(script.calls))
+        except SceneError as exc:
+            error = exc
+    raise SceneError(
+        f"button scene {name!r} seed {seed}: no valid draw in {ATTEMPTS} tries: {error}"
+    )
+
+
+def exact_observations(clip: ButtonClip, fps: float) -> list[Observation | ShotCall]:
+    """The reducer's inputs a perfect camera would give: every frame exactly, each shot call
+    before the first frame at or after its instant."""
+    r = clip.compiled.pitch.profile.ball_radius_mm
+    calls = sorted(clip.shot_calls, key=lambda c: c[1])
+    out: list[Observation | ShotCall] = []
+    for rec in frame_truth(clip.compiled, fps):
+        while calls and calls[0][1] <= rec["t_s"] + 1e-9:
+            team, t_s = calls.pop(0)
+            out.append(ShotCall(team, rec["frame"], t_s))
+        figs = rec["figures"]
+        figures = Figures.build(
+            [f["id"] for f in figs],
+            [f["team"] for f in figs],
+            [f["goalkeeper"] for f in figs],
+            [(f["x_mm"], f["y_mm"]) for f in figs],
+            clip.compiled.pitch.profile.base_radius_mm,
+        )
+        contacts = tuple(Contact(c["figure"], "flick", c["onset_frame"]) for c in rec["contacts"])
+        ball = rec["ball"]
+        out.append(
+            Observation(
+                t_s=rec["t_s"],
+                frame=rec["frame"],
+                ball_xy_mm=None if ball is None else (ball["x_mm"], ball["y_mm"]),
+                ball_radius_mm=r,
+                ball_uncertainty_mm=0.0,
+                ball_moving=bool(ball and ball["moving"]),
+                figures=figures,
+                contacts=contacts,
+                figure_uncertainty_mm=0.0,
+            )
+        )
+    return out
+
+
+def button_truth_calls(clip: ButtonClip, fps: float, **config: Any) -> list[Call]:
+    """The calls a perfect camera gets on ``clip`` (``config`` goes to ``ButtonConfig``)."""
+    state = ButtonState.new(ButtonConfig(clip.compiled.pitch, **config))
+    calls: list[Call] = []
+    for item in exact_observations(clip, fps):
+        state, new = step(state, item)
+        calls += new
+    return calls
+
+
+def simulate_button(
+    clip: ButtonClip,
+    out: str | Path,
+    *,
+    camera: CameraModel,
+    look: Look,
+    fps: float = 50.0,
+    seed: int = 0,
+    lossless: bool = False,
+) -> int:
+    """Render ``clip`` into the recording folder ``out`` with its truth: ``truth.jsonl`` (the
+    exact frames), ``truth_calls.jsonl`` (``button_truth_calls``) and ``shot_calls.jsonl``
+    (the players' calls, which ``analyze`` reads back). Returns the number of frames."""
+    c = clip.compiled
+    renderer = Renderer(camera, c.pitch, look, seed=seed, exposure_s=EXPOSURE_S)
+    truth = frame_truth(c, fps)
+    calls = [call.to_record() for call in button_truth_calls(clip, fps)]
+    with RecordingWriter(
+        out,
+        fps=fps,
+        size_px=camera.size_px,
+        table=c.pitch.profile.name,
+        source=f"sim:{c.scene.name}",
+        camera=camera,
+        overwrite=True,
+        repeatable=True,
+        lossless=lossless,
+    ) as writer:
+        for i, rec in enumerate(truth):
+            writer.write(renderer.render(c.frame(i / fps)), round(i * 1e9 / fps), rec)
+        writer.write_truth_calls(calls)
+    lines = [json.dumps({"team": TEAM_NAMES[t], "t_s": t_s}) for t, t_s in clip.shot_calls]
+    (Path(out) / SHOT_CALLS_NAME).write_text("".join(f"{x}\n" for x in lines), "utf-8")
+    return len(truth)
