@@ -485,10 +485,10 @@ class BallTracker:
         final = measured[-1][2]
         frames = np.array([h[0] for h in measured])
         t = np.array([h[1] for h in measured])
-        d = np.hypot(*(np.array([h[2] for h in measured]) - final).T)
+        xy = np.array([h[2] for h in measured])
         span = [h for h in self._history if h[0] >= frames[0]]
         dated = date_stop(
-            frames, t, d, tol, np.array([h[0] for h in span]), np.array([h[1] for h in span])
+            frames, t, xy, tol, np.array([h[0] for h in span]), np.array([h[1] for h in span])
         )
         if dated is None:
             return  # still creeping to a stop: not at rest yet

@@ -27,7 +27,7 @@ from vision.cloth import BlobTable, ClothBlobs
 from vision.config import VisionConfig
 from vision.detections import Detections
 from vision.keepers import KEEPER_MAX_WIDTH_MM, KeeperFinder
-from vision.model import SceneModel
+from vision.model import SceneModel, moving_ball_colour
 from vision.refine import near_rim_px, refine_balls, refine_bases
 
 # A ball is fitted again from its last fit until the centre moves less than this.
@@ -38,6 +38,10 @@ REFIT_PX = 0.05
 # of 63 leave it within a few hundredths of a pixel, far under a fit's own bias, at a tenth
 # of the cost (a whole-patch fit of a still ball is the costliest step of the loop).
 REST_REFIT_DOUBLINGS = 6
+# While the ball's colour is open, every this many frames a pair of consecutive frames is
+# looked at for a ball rolling in a colour no hypothesis explains (``moving_ball_colour``).
+PROBE_FRAMES = 8
+MAX_LEARNT_COLOURS = 2  # colours learnt so at most (a stray is followed, not kept adding)
 
 
 @dataclass(slots=True)
@@ -75,6 +79,9 @@ class Detector:
         k = len(model.ball_colours_bgr)
         self._colour_prior = np.maximum(1.0 - 0.1 * np.arange(k), 0.6)
         self.ball_colour_settled = model.ball_named or k == 1
+        # The ball has not shown its colour by rolling (nor was it named): a colour may still
+        # be learnt from motion.
+        self._colour_open = not model.ball_named
         self.last_ball_colours = np.zeros(0, np.int64)  # colour index of each ball returned
         self._t_ch = self._colour.threshold_ch
         p = model.pitch.profile
@@ -98,6 +105,8 @@ class Detector:
         self._scale_key, self._scale = b"", 1.0  # ``_scale_at``'s last point and answer
         # (rough px when fitted, xy px, r px, mm, team) of the bases of the last coarse pass.
         self._last_bases = None
+        self._probe_before = None  # the frame before a probe, on every ``_step``-th pixel
+        self._learnt_colours = 0
 
     def _new_cloth(self) -> ClothBlobs:
         model = self.model
@@ -145,6 +154,8 @@ class Detector:
                 f"frame is {image.shape[1]}x{image.shape[0]} but the calibration is for "
                 f"{w}x{h}; calibrate again for this camera mode"
             )
+        if self._colour_open:
+            self._probe_colours(image)
         due = self._frames % self.config.base_refresh_frames == 0  # the whole cloth's turn
         if search_bases is None:
             search_bases = due
@@ -290,11 +301,40 @@ class Detector:
         """Search only for ball colour ``i`` from now on (``last_ball_colours`` says which
         colour each candidate showed): the ball has shown itself. The whole-cloth pass and the
         ball window are redone with the narrowed colours."""
+        self._colour_open, self._probe_before = False, None
         if self.ball_colour_settled:
             return
         self._colour = self._colour.narrowed(int(i))
         self._colour_prior = np.ones(1)
         self.ball_colour_settled = True
+        self._cloth = self._new_cloth()
+        self._coarse, self._last_bases, self._last_balls = None, None, None
+        self._ball_gate.clear()
+
+    def _probe_colours(self, image) -> None:
+        """Learn the colour of a ball seen rolling that no hypothesis explains (a ball of a
+        kit's colour, taken for a figure when learning); see ``moving_ball_colour``."""
+        if self._learnt_colours >= MAX_LEARNT_COLOURS:
+            return
+        phase = self._frames % PROBE_FRAMES
+        if phase == PROBE_FRAMES - 1:
+            self._probe_before = image[:: self._step, :: self._step].copy()
+            return
+        if phase != 0 or self._probe_before is None:
+            return
+        before, self._probe_before = self._probe_before, None
+        colour = moving_ball_colour(image, before, self.model, self._colour.ball_bgr, self._step)
+        if colour is None:
+            return
+        self._learnt_colours += 1
+        self.ball_colour_settled = False
+        bgr = np.concatenate([self._colour.ball_bgr, colour[None]])
+        self._colour = ColourBlobs(
+            bgr, self.model.team_bgr, self.model.threshold, self.config.shading_range
+        )
+        # Seen rolling: ranked with the best of the learnt colours.
+        self._colour_prior = np.concatenate([self._colour_prior, [1.0]])
+        self._t_ch = self._colour.threshold_ch
         self._cloth = self._new_cloth()
         self._coarse, self._last_bases, self._last_balls = None, None, None
         self._ball_gate.clear()

@@ -20,8 +20,10 @@
   pick the ball; it lists colour *hypotheses*, best first: each round blob of a ball's size
   that is one colour inside its blurred outline and whose colour no kit's many figures share,
   then the usual ball colours (``vision/colour.py``) no such blob showed. Motion settles which
-  is the ball (``tracking/hypotheses.py``). A colour named by the user
-  (``VisionConfig.ball_bgr``) is the only hypothesis.
+  is the ball (``tracking/hypotheses.py``). A ball none of them explains (a ball of a kit's
+  colour, smeared by its roll in the first frame) is learnt later from its roll
+  (``moving_ball_colour``). A colour named by the user (``VisionConfig.ball_bgr``) is the
+  only hypothesis.
 Teams can be overridden in ``VisionConfig``; without figures in view learning fails.
 """
 
@@ -549,3 +551,91 @@ def _near_team(bgr: NDArray, team_bgr: NDArray, config: VisionConfig) -> bool:
     for, that team's bases would be taken for balls."""
     d = shaded_distance(np.asarray(bgr, np.float32)[None], team_bgr, config.shading_range)[0]
     return bool((d < 0.25 * float(np.linalg.norm(bgr)) + 10.0).any())
+
+
+# ---------------------------------------------------------------------- learning from motion
+# Blobs of this many ball areas may be a rolling ball (a streak in a long exposure is longer).
+MOVING_BALL_AREAS = (0.4, 2.5)
+# Least share of a blob's pixels that were cloth in the frame before: it arrived there.
+ARRIVED_SHARE = 0.3
+
+
+def moving_ball_colour(
+    image: NDArray[np.uint8],
+    before: NDArray[np.uint8],
+    model: SceneModel,
+    known_bgr: NDArray,
+    step: int,
+) -> NDArray[np.float32] | None:
+    """The colour ``(3,)`` of a ball seen rolling between two frames, when no hypothesis in
+    ``known_bgr (k, 3)`` explains it; else None.
+
+    A ball is what gets struck and rolls (DESIGN.md section 4): when the colour learnt from
+    the first frame is not the ball's (a red ball rolling beside a red team from the clip's
+    first frame was taken for part of that kit), its colour is read from motion instead. The
+    foreground of ``image`` against the learnt background (on every ``step``-th pixel) is
+    split into blobs (shadows left out); a ball-sized blob that mostly arrived since
+    ``before`` (the frame before, already taken on every ``step``-th pixel), one colour
+    inside, is a rolling ball. Figures are larger, hands larger still; a still ball of an
+    unknown colour says nothing (it may be a keeper).
+    """
+    bg = model.background[::step, ::step]
+    roi = model.roi[::step, ::step]
+    fg = _lit_objects(image[::step, ::step], bg, model.threshold) & roi
+    was = _lit_objects(before, bg, model.threshold) & roi
+    n, labels, stats, centres = cv2.connectedComponentsWithStats(fg.astype(np.uint8), 8)
+    if n <= 1:
+        return None
+    area_px = stats[1:, cv2.CC_STAT_AREA].astype(np.float64) * step * step
+    centre_px = centres[1:] * step
+    r_px = model.pitch.profile.ball_radius_mm * model.px_per_mm(centre_px)
+    balls = area_px / (np.pi * r_px**2)
+    arrived = np.bincount(labels[fg & ~was], minlength=n)[1:] / np.maximum(
+        stats[1:, cv2.CC_STAT_AREA], 1
+    )
+    lo, hi = MOVING_BALL_AREAS
+    cand = np.flatnonzero((balls > lo) & (balls < hi) & (arrived >= ARRIVED_SHARE))
+    for i in cand[np.argsort(-arrived[cand])]:  # a handful at most
+        colour = _rolling_blob_colour(image, centre_px[i], float(r_px[i]), model)
+        if colour is not None and not _known(colour, list(np.asarray(known_bgr, np.float32))):
+            return colour
+    return None
+
+
+def _rolling_blob_colour(image, centre_px, r_px: float, model: SceneModel):
+    """The lit top's colour of the ball-sized blob around ``centre_px``, or None when its
+    inside is not one colour (a figure's shirt and hair, a hand)."""
+    h, w = image.shape[:2]
+    half = int(np.ceil(2.0 * r_px)) + 1
+    x0, y0 = max(int(centre_px[0]) - half, 0), max(int(centre_px[1]) - half, 0)
+    x1, y1 = min(int(centre_px[0]) + half + 1, w), min(int(centre_px[1]) + half + 1, h)
+    pix = image[y0:y1, x0:x1].astype(np.float32)
+    differs = _lit_objects(image[y0:y1, x0:x1], model.background[y0:y1, x0:x1], model.threshold)
+    # The inside, clear of the outline's blend with the cloth.
+    k = max(3, int(0.5 * r_px) | 1)
+    inside = cv2.erode(
+        differs.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    ).astype(bool)
+    if inside.sum() < 6:
+        return None
+    px = pix[inside]
+    mean = px.mean(axis=0)
+    a = np.clip(px @ mean / max(float(mean @ mean), 1.0), 0.3, 1.6)
+    even = _same_colour(np.linalg.norm(px - a[:, None] * mean, axis=1), mean[None]).mean()
+    if even < BALL_UNIFORMITY:
+        return None
+    lum = px.sum(axis=1)
+    return np.median(px[lum >= np.percentile(lum, 70)], axis=0).astype(np.float32)
+
+
+def _lit_objects(image: NDArray[np.uint8], background: NDArray[np.uint8], threshold: float):
+    """Pixels ``(h, w)`` of ``image`` that differ from the ``background`` by more than
+    ``threshold`` and are not its shadow (the background darkened, the same colour): a ball's
+    contact shadow doubles its blob and is no colour of it."""
+    pix = image.astype(np.float32)
+    bg = background.astype(np.float32)
+    differs = np.linalg.norm(pix - bg, axis=2) > threshold
+    a = np.clip((pix * bg).sum(axis=2) / np.maximum((bg * bg).sum(axis=2), 1.0), 0.0, 1.0)
+    resid = np.linalg.norm(pix - a[..., None] * bg, axis=2)
+    shadow = resid < 0.12 * np.linalg.norm(pix, axis=2) + 0.5 * threshold
+    return differs & ~shadow

@@ -294,9 +294,15 @@ def _struck(phase: float, v0_mm_s: float, decel_mm_s2: float, fps: float, n: int
 
 
 def _final_flags(tracks) -> np.ndarray:
-    """Moving flags as a consumer holding records back sees them (states dated back)."""
+    """Moving flags as a consumer holding records back sees them (states dated back; a
+    movement's start dated later than first thought unflags the frames between, as
+    ``tablevar.pipeline`` does)."""
     flags = np.array([t.moving for t in tracks])
+    moving_since = None
     for t in tracks:
+        if t.moving and moving_since is not None and moving_since < t.state_since_frame:
+            flags[moving_since : t.state_since_frame] = False
+        moving_since = t.state_since_frame if t.moving else None
         flags[t.state_since_frame : t.frame + 1] = t.moving
     return flags
 
