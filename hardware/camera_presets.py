@@ -21,8 +21,9 @@ from dataclasses import dataclass
 
 from calibration.calibration_file import MAINS_HZ
 
-# Without flickering light the exposure can be short: 2 ms keeps a ball at 0.3 m/s within a
-# pixel of the Camera Module 3's full view from its mounting height, at the gain of a lit room.
+# Without flickering light the exposure can be short: 2 ms smears a ball at 0.37 m/s over one
+# pixel of the Camera Module 3's full view from its mounting height (1.24 m over a FISTF cloth),
+# at the gain of a lit room (10 ms, one half-period of 50 Hz light: 73 mm/s).
 SHORT_EXPOSURE_US = 2000
 
 
