@@ -46,7 +46,8 @@ class LiveSignals:
     ) -> None:
         self._hub, self._on_shot = hub, on_shot
         self.shots_called = 0
-        self._lock = threading.Lock()
+        # The worker thread, the page's controls and gpiozero's thread all change the signals.
+        self._lock = threading.RLock()
         self._signals: TableSignals | None = None
         self._shown: bool | None = None
         try:
@@ -74,11 +75,12 @@ class LiveSignals:
 
     def follow_clock(self) -> None:
         """Light the LED while the match clock runs (only a change reaches the pin)."""
-        state = self._hub.match
-        running = state.hold is None and not state.finished and state.clock.last_running
-        if running != self._shown:
-            self._shown = running
-            self._do(lambda s: s.show_clock(running))
+        with self._lock:  # read and shown together: the newest state is what stays lit
+            state = self._hub.match
+            running = state.hold is None and not state.finished and state.clock.last_running
+            if running != self._shown:
+                self._shown = running
+                self._do(lambda s: s.show_clock(running))
 
     def press_pause(self) -> None:
         """The pause button: pause a running match, resume or start a held one."""
