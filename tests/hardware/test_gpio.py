@@ -15,7 +15,9 @@ ALL = SignalPins(clock_led=17, buzzer=22, pause_button=27, shot_button=23, bounc
 
 @pytest.fixture
 def pins() -> MockFactory:
-    return MockFactory()
+    factory = MockFactory()
+    factory.reset()  # gpiozero 1.6 shares the mock pins between factories
+    return factory
 
 
 def press(pins: MockFactory, pin: int) -> None:

@@ -65,7 +65,9 @@ def run_until(runner: LiveRunner, done, timeout_s: float) -> None:
 @pytest.fixture(scope="module")
 def sim_pins() -> MockFactory:
     """The GPIO pins of the signals at the simulated table (gpiozero's mock pins)."""
-    return MockFactory()
+    factory = MockFactory()
+    factory.reset()  # gpiozero 1.6 shares the mock pins between factories
+    return factory
 
 
 @pytest.fixture(scope="module")

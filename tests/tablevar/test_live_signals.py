@@ -24,12 +24,19 @@ FIGS = (
 )
 
 
+def fresh_pins(**kwargs) -> MockFactory:
+    """Mock pins no earlier test has touched (gpiozero 1.6 shares them between factories)."""
+    factory = MockFactory(**kwargs)
+    factory.reset()
+    return factory
+
+
 class Table:
     """A hub refereeing observations at 50 fps, with the signals wired to mock pins."""
 
     def __init__(self, tmp_path: Path, factory=None, pins: SignalPins = PINS):
         self.hub = MatchHub(MatchLog(tmp_path / "match.sqlite"))
-        self.pins = factory or MockFactory()
+        self.pins = factory or fresh_pins()
         self.shots: list[float] = []
         self.signals = LiveSignals(self.hub, pins, on_shot=self.shots.append, pin_factory=self.pins)
         self.frame = 0
@@ -122,7 +129,7 @@ class BrokenPin(MockPin):
 
 
 def test_a_gpio_that_breaks_mid_match_goes_dark_and_refereeing_goes_on(tmp_path, caplog):
-    table = Table(tmp_path, MockFactory(pin_class=BrokenPin))
+    table = Table(tmp_path, fresh_pins(pin_class=BrokenPin))
     table.press(27)
     BrokenPin.broken = True
     try:
@@ -144,7 +151,7 @@ def test_a_gpio_that_breaks_mid_match_goes_dark_and_refereeing_goes_on(tmp_path,
 
 
 def test_pins_that_cannot_be_claimed_leave_the_match_without_signals(tmp_path, caplog):
-    factory = MockFactory()
+    factory = fresh_pins()
     from gpiozero import LED
 
     held = LED(27, pin_factory=factory)  # another program holds the button's pin
