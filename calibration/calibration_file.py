@@ -18,6 +18,13 @@ and ``centre_cov_mm2`` the covariance of the camera's centre (pitch x, y, height
 Files written before they were added lack ``focal`` or ``centre_cov_mm2``.
 ``ball_colour`` is the ball's colour as the user named it (a name or ``#rrggbb``, see
 ``tablevar analyze --ball-colour``); absent when it was not named.
+``camera_controls`` are the camera's settings locked for the match (a Raspberry Pi camera:
+exposure, gain, white balance, lens position and frame duration), so that a camera opened again
+shows the colours and sharpness the detection learnt; absent for other cameras::
+
+    "camera_controls": {"model": "imx708", "mode_px": [2304, 1296], "exposure_us": 10000,
+                        "analogue_gain": 2.5, "colour_gains": [1.9, 1.6],
+                        "lens_position": 1.1, "frame_duration_us": 17857, "mains_hz": 50}
 
 ``lens.json`` holds the intrinsics of a camera measured with a ChArUco board::
 
@@ -50,7 +57,7 @@ _CALIBRATION_KEYS = frozenset(
     {"schema_version", "table", "image_size_px", "camera", "home", "line_edges_mm"}
     | {"residuals", "lines_used"}
 )
-_OPTIONAL_CALIBRATION_KEYS = frozenset({"focal", "ball_colour"})
+_OPTIONAL_CALIBRATION_KEYS = frozenset({"focal", "ball_colour", "camera_controls"})
 _FOCAL_KEYS = frozenset({"source", "sigma_pct", "goals"})
 _OPTIONAL_FOCAL_KEYS = frozenset({"centre_cov_mm2"})
 # The fit's prior on f, by which a file that recorded only what the lines said of f
@@ -59,6 +66,11 @@ _PRIOR_F_SIGMA = 0.3
 FOCAL_SOURCES = ("lens", "lines", "goals", "none")
 _RESIDUAL_KEYS = frozenset({"rms_px", "rms_mm", "per_line_mm", "per_line_px"})
 _OPTIONAL_RESIDUAL_KEYS = frozenset({"local_mm"})
+_CONTROL_KEYS = frozenset(
+    {"model", "mode_px", "exposure_us", "analogue_gain", "colour_gains", "lens_position"}
+    | {"frame_duration_us", "mains_hz"}
+)
+MAINS_HZ = (0, 50, 60)  # 0: lights that do not flicker (daylight, DC-driven LEDs)
 _LENS_KEYS = frozenset({"schema_version", "size_px", "camera_matrix", "dist", "rms_px", "views"})
 
 
@@ -164,6 +176,78 @@ class FocalCheck:
 
 
 @dataclass(frozen=True, slots=True)
+class CameraControls:
+    """A camera's settings locked for the match: nothing automatic changes them while it runs.
+
+    Attributes:
+        model: the sensor as libcamera names it (``imx708``, ``imx477``, ``imx296``).
+        mode_px: (width, height) of the sensor mode streamed.
+        exposure_us: exposure time, microseconds (a whole number of mains half-periods under
+            flickering light).
+        analogue_gain: sensor gain, >= 1.
+        colour_gains: (red, blue) white-balance gains.
+        lens_position: focus, dioptres (1 / distance in m); None: a fixed-focus lens.
+        frame_duration_us: time from one frame to the next, microseconds (a steady rate).
+        mains_hz: frequency of the mains the lights flicker with (twice as fast); 0: none.
+    """
+
+    model: str
+    mode_px: tuple[int, int]
+    exposure_us: int
+    analogue_gain: float
+    colour_gains: tuple[float, float]
+    lens_position: float | None
+    frame_duration_us: int
+    mains_hz: int
+
+    def __post_init__(self) -> None:
+        if not 0 < self.exposure_us <= self.frame_duration_us:
+            raise ValueError(
+                f"exposure {self.exposure_us} us must be above 0 and at most the frame "
+                f"duration {self.frame_duration_us} us"
+            )
+        if not (math.isfinite(self.analogue_gain) and self.analogue_gain >= 1.0):
+            raise ValueError(f"analogue gain must be >= 1, got {self.analogue_gain}")
+        if len(self.colour_gains) != 2 or not all(
+            math.isfinite(g) and g > 0 for g in self.colour_gains
+        ):
+            raise ValueError(f"colour gains must be two positive numbers, got {self.colour_gains}")
+        if self.lens_position is not None and not (
+            math.isfinite(self.lens_position) and self.lens_position >= 0
+        ):
+            raise ValueError(f"lens position must be >= 0 dioptres, got {self.lens_position}")
+        if self.mains_hz not in MAINS_HZ:
+            raise ValueError(f"mains frequency must be one of {MAINS_HZ} Hz, got {self.mains_hz}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "mode_px": list(self.mode_px),
+            "exposure_us": self.exposure_us,
+            "analogue_gain": _round(self.analogue_gain),
+            "colour_gains": [_round(g) for g in self.colour_gains],
+            "lens_position": None if self.lens_position is None else _round(self.lens_position),
+            "frame_duration_us": self.frame_duration_us,
+            "mains_hz": self.mains_hz,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str) -> CameraControls:
+        _check_keys(data, _CONTROL_KEYS, source)
+        lens = data["lens_position"]
+        return cls(
+            model=str(data["model"]),
+            mode_px=(int(data["mode_px"][0]), int(data["mode_px"][1])),
+            exposure_us=int(data["exposure_us"]),
+            analogue_gain=float(data["analogue_gain"]),
+            colour_gains=(float(data["colour_gains"][0]), float(data["colour_gains"][1])),
+            lens_position=None if lens is None else float(lens),
+            frame_duration_us=int(data["frame_duration_us"]),
+            mains_hz=int(data["mains_hz"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Calibration:
     """What calibration found on one table: the camera and the measured line edges.
 
@@ -185,6 +269,7 @@ class Calibration:
         samples: the edge samples behind the fit (empty when read from a file).
         focal: what fixed the focal length (None: not recorded, an older file).
         ball_colour: the ball's colour as the user named it (a name or ``#rrggbb``), or None.
+        camera_controls: the camera's settings locked for the match (None: not locked).
     """
 
     table: str
@@ -201,6 +286,7 @@ class Calibration:
     focal: FocalCheck | None = None
     local_mm: float | None = None
     ball_colour: str | None = None
+    camera_controls: CameraControls | None = None
 
     def __post_init__(self) -> None:
         if self.home not in HOME_SIDES:
@@ -271,6 +357,8 @@ class Calibration:
             out["focal"] = self.focal.to_dict()
         if self.ball_colour is not None:
             out["ball_colour"] = self.ball_colour
+        if self.camera_controls is not None:
+            out["camera_controls"] = self.camera_controls.to_dict()
         return out
 
     @classmethod
@@ -304,6 +392,13 @@ class Calibration:
                 ),
                 local_mm=float(residuals["local_mm"]) if "local_mm" in residuals else None,
                 ball_colour=str(data["ball_colour"]) if "ball_colour" in data else None,
+                camera_controls=(
+                    CameraControls.from_dict(
+                        data["camera_controls"], f"{source}: 'camera_controls'"
+                    )
+                    if "camera_controls" in data
+                    else None
+                ),
             )
         except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
             raise CalibrationFileError(

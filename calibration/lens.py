@@ -4,6 +4,9 @@ The pitch lines alone fix the camera well when it is tilted a little; a camera t
 straight down leaves its focal length (and so its height) undetermined (``fit``). A lens
 measured once with a board, from several views held at different angles, removes that: given
 to ``calibrate``, only the pose is fitted to the lines.
+
+OpenCV 4.7 gave ArUco a new interface (``CharucoDetector``, ``generateImage``); OpenCV 4.6,
+what Debian 12 and Raspberry Pi OS install, has only the older functions, which are used there.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from calibration.calibration_file import CalibrationError, LensModel
 
 MIN_VIEWS = 3
 MIN_CORNERS = 6  # per view: fewer leave the view's own pose loose
+# OpenCV >= 4.7 (CharucoDetector); 4.6 has detectMarkers and interpolateCornersCharuco.
+_NEW_ARUCO = hasattr(cv2.aruco, "CharucoDetector")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +53,40 @@ class BoardSpec:
 
     def board(self) -> cv2.aruco.CharucoBoard:
         dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, self.dictionary))
-        return cv2.aruco.CharucoBoard(self.squares, self.square_mm, self.marker_mm, dictionary)
+        if _NEW_ARUCO:
+            return cv2.aruco.CharucoBoard(self.squares, self.square_mm, self.marker_mm, dictionary)
+        columns, rows = self.squares
+        return cv2.aruco.CharucoBoard_create(
+            columns, rows, self.square_mm, self.marker_mm, dictionary
+        )
+
+    def image(self, size_px: tuple[int, int], margin_px: int) -> NDArray[np.uint8]:
+        """The board to print: (h, w) uint8, ``margin_px`` of white around it."""
+        board = self.board()
+        if _NEW_ARUCO:
+            return board.generateImage(size_px, marginSize=margin_px)
+        return board.draw(size_px, marginSize=margin_px)
+
+
+def _board_points(
+    board: cv2.aruco.CharucoBoard, detector: object, grey: NDArray[np.uint8]
+) -> tuple[NDArray[np.float32], NDArray[np.float32]] | None:
+    """The board's chessboard corners found in ``grey``: (n, 3) on the board, mm, and (n, 2)
+    in the picture, px; None when none is found."""
+    if _NEW_ARUCO:
+        corners, ids, _, _ = detector.detectBoard(grey)
+        if ids is None:
+            return None
+        obj, img = board.matchImagePoints(corners, ids)
+    else:
+        markers, marker_ids, _ = cv2.aruco.detectMarkers(grey, board.dictionary)
+        if marker_ids is None:
+            return None
+        _, corners, ids = cv2.aruco.interpolateCornersCharuco(markers, marker_ids, grey, board)
+        if ids is None:
+            return None
+        obj, img = board.chessboardCorners[ids.ravel()], corners
+    return obj.reshape(-1, 3).astype(np.float32), img.reshape(-1, 2).astype(np.float32)
 
 
 def calibrate_lens(images_bgr: Iterable[NDArray[np.uint8]], spec: BoardSpec) -> LensModel:
@@ -65,7 +103,7 @@ def calibrate_lens(images_bgr: Iterable[NDArray[np.uint8]], spec: BoardSpec) -> 
             differ in size.
     """
     board = spec.board()
-    detector = cv2.aruco.CharucoDetector(board)
+    detector = cv2.aruco.CharucoDetector(board) if _NEW_ARUCO else None
     objects, points, size, seen = [], [], None, 0
     for image in images_bgr:
         seen += 1
@@ -77,12 +115,11 @@ def calibrate_lens(images_bgr: Iterable[NDArray[np.uint8]], spec: BoardSpec) -> 
             )
         size = (w, h)
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        corners, ids, _, _ = detector.detectBoard(grey)
-        if ids is None or len(ids) < MIN_CORNERS:
+        found = _board_points(board, detector, grey)
+        if found is None or len(found[0]) < MIN_CORNERS:
             continue
-        obj, img = board.matchImagePoints(corners, ids)
-        objects.append(obj.astype(np.float32))
-        points.append(img.astype(np.float32))
+        objects.append(found[0])
+        points.append(found[1])
     if len(objects) < MIN_VIEWS:
         raise CalibrationError(
             f"the ChArUco board ({spec.squares[0]}x{spec.squares[1]} squares, "

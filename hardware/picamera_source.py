@@ -9,11 +9,23 @@ One verb per step, as picamera2 itself does: ``configure`` on construction, ``st
 the request metadata's ``SensorTimestamp`` (ns, the start of the exposure on the kernel's
 monotonic clock), and each request's buffers go back to the camera through
 ``captured_request()``, a context manager, as soon as the image has been copied out.
+
+The camera is locked for the match. Detection learns the colours of the cloth, the ball and the
+bases from the first frames, so nothing automatic may change them afterwards: the automatic
+exposure, white balance and (Camera Module 3) focus run for ``settle_s`` only, frames that are
+not handed out; then exposure, gain, colour gains and lens position are fixed from what they
+settled on (``hardware.camera_presets.lock_exposure``: the exposure a whole number of mains
+half-periods under flickering light) and the first frame handed out is one taken with them.
+``controls`` are the locked settings, saved with the calibration; a camera given them (a saved
+calibration, the camera opened again after a drop-out) starts locked. The frame duration is
+fixed too, for a steady rate.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
+import math
 from collections.abc import Iterator, Mapping
 from types import ModuleType
 from typing import Any
@@ -22,12 +34,32 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.calibration_file import MAINS_HZ, CameraControls
+from hardware.camera_presets import (
+    CameraPreset,
+    SensorMode,
+    frame_duration_us,
+    half_period_us,
+    lock_exposure,
+    preset,
+    preset_for_model,
+)
 from hardware.frame_source import Frame, SourceBase, SourceError
 
+_log = logging.getLogger(__name__)
 # Camera Module 3 (IMX708) full-view binned mode: the whole sensor at up to 56 fps.
 DEFAULT_SIZE_PX = (2304, 1296)
 DEFAULT_FPS = 56.0
 FORMATS = ("YUV420", "RGB888")
+# libcamera's enum values (controls.AfModeEnum, controls.AeFlickerModeEnum), as plain ints so
+# that nothing here imports libcamera.
+AF_MODE_MANUAL, AF_MODE_CONTINUOUS = 0, 2
+AE_FLICKER_MANUAL = 1
+# Frames to wait for locked controls to show in the metadata (libcamera applies them a few
+# frames late); the camera's own figures may differ from the asked ones by a line's time.
+APPLY_FRAMES = 12
+EXPOSURE_TOLERANCE = 0.02
+GAIN_TOLERANCE = 0.05
 
 
 def import_picamera2() -> ModuleType:
@@ -78,36 +110,63 @@ def to_bgr(array: NDArray[np.uint8], fmt: str, size_px: tuple[int, int]) -> NDAr
     raise SourceError(f"unsupported main stream format {fmt!r}; use one of {FORMATS}")
 
 
+def picamera2_controls(controls: CameraControls, autofocus: bool) -> dict[str, Any]:
+    """The picamera2 controls that lock the camera at ``controls`` (automatics off)."""
+    out: dict[str, Any] = {
+        "AeEnable": False,
+        "AwbEnable": False,
+        "ExposureTime": int(controls.exposure_us),
+        "AnalogueGain": float(controls.analogue_gain),
+        "ColourGains": (float(controls.colour_gains[0]), float(controls.colour_gains[1])),
+        "FrameDurationLimits": (controls.frame_duration_us, controls.frame_duration_us),
+    }
+    if autofocus and controls.lens_position is not None:
+        out["AfMode"] = AF_MODE_MANUAL
+        out["LensPosition"] = float(controls.lens_position)
+    return out
+
+
 class PiCameraSource(SourceBase):
-    """The Raspberry Pi camera's main stream.
+    """The Raspberry Pi camera's main stream, locked for the match (see the module docstring).
 
     Args:
-        size_px: main stream (width, height); default the Camera Module 3 full-view mode.
-        fps: requested frame rate.
-        fmt: ``RGB888`` (full colour) or ``YUV420`` (half the memory traffic, converted
-            here; its colour at half resolution moves a resting ball's fitted edge by up to
-            0.3 px, so its frames count as lossy and calls near a line are less often sure).
+        camera: preset name (``cm3``, ``hq``, ``gs``); None: the camera found.
+        size_px: sensor mode and main stream (width, height); None: the preset's default mode.
+        fps: frame rate; None: the mode's highest (capped at ``DEFAULT_FPS``).
+        fmt: ``RGB888`` (full colour) or ``YUV420`` (half the bytes a frame; colour at half
+            resolution, so its frames count as lossy: calls near a line are less often sure).
+        mains_hz: mains frequency of the lights (50 or 60; 0: lights that do not flicker).
+        controls: locked settings to start with (None: let the automatics settle, then lock).
+        settle_s: how long the automatics run before the lock.
         camera_num: which camera on a Pi with two.
 
     Raises:
-        SourceError: picamera2 is missing, or the format is not supported.
+        SourceError: picamera2 is missing, or the camera cannot stream what was asked.
     """
 
     def __init__(
         self,
         *,
-        size_px: tuple[int, int] = DEFAULT_SIZE_PX,
-        fps: float = DEFAULT_FPS,
+        camera: str | None = None,
+        size_px: tuple[int, int] | None = None,
+        fps: float | None = None,
         fmt: str = "RGB888",
+        mains_hz: int = 50,
+        controls: CameraControls | None = None,
+        settle_s: float = 1.0,
         camera_num: int = 0,
     ) -> None:
         if fmt not in FORMATS:
             raise SourceError(f"unsupported main stream format {fmt!r}; use one of {FORMATS}")
+        if mains_hz not in MAINS_HZ:
+            raise SourceError(f"mains frequency must be one of {MAINS_HZ} Hz, got {mains_hz}")
+        try:
+            chosen = None if camera is None else preset(camera)
+        except ValueError as exc:
+            raise SourceError(str(exc)) from None
         picamera2 = import_picamera2()
-        self._fmt = fmt
-        self.lossy = fmt == "YUV420"
-        self._size_px = (int(size_px[0]), int(size_px[1]))
-        self._fps = float(fps)
+        self._fmt, self.lossy, self._mains_hz = fmt, fmt == "YUV420", mains_hz
+        self._settle_s, self.controls = settle_s, controls
         try:
             self._camera = picamera2.Picamera2(camera_num)
         except (RuntimeError, IndexError) as exc:
@@ -116,17 +175,71 @@ class PiCameraSource(SourceBase):
                 "`rpicam-hello --list-cameras` lists it"
             ) from exc
         try:
-            config = self._camera.create_video_configuration(
-                main={"size": self._size_px, "format": fmt},
-                controls={"FrameRate": self._fps},
-            )
-            self._camera.configure(config)
+            self._setup(chosen, size_px, fps)
         except (RuntimeError, ValueError) as exc:
             self.close()
-            raise SourceError(
-                f"Pi camera cannot stream {fmt} at {self._size_px[0]}x{self._size_px[1]} and "
-                f"{self._fps:g} fps: {exc}"
-            ) from exc
+            raise SourceError(f"Pi camera: {' '.join(str(exc).split())}") from exc
+
+    def _setup(
+        self, chosen: CameraPreset | None, size_px: tuple[int, int] | None, fps: float | None
+    ) -> None:
+        model = str(self._camera.camera_properties.get("Model", "unknown"))
+        found = preset_for_model(model)
+        if chosen is not None and found is not None and found is not chosen:
+            raise ValueError(f"the config names the {chosen.title}, but a {found.title} is fitted")
+        self.preset = chosen or found
+        limits = self._camera.camera_controls  # name -> (min, max, default)
+        self._autofocus = "AfMode" in limits
+        self._max_gain = float(limits.get("AnalogueGain", (1.0, 16.0, None))[1])
+        locked = self.controls
+        if locked is not None:
+            if locked.model != model:
+                raise ValueError(
+                    f"the saved camera settings are for {locked.model}, this camera is {model}: "
+                    "calibrate again"
+                )
+            size_px = size_px or locked.mode_px
+        if self.preset is not None:
+            mode = self.preset.mode(size_px)
+        else:
+            size = size_px or DEFAULT_SIZE_PX
+            mode = next((m for m in _modes(self._camera) if m.size_px == size), None)
+            if mode is None:
+                raise ValueError(f"the {model} camera has no {size[0]}x{size[1]} sensor mode")
+        self._mode = mode
+        self._size_px = mode.size_px
+        frame_us = (
+            locked.frame_duration_us
+            if locked is not None
+            else frame_duration_us(fps or DEFAULT_FPS, mode)
+        )
+        self._frame_us, self._fps = frame_us, 1e6 / frame_us
+        controls = (
+            picamera2_controls(locked, self._autofocus)
+            if locked is not None
+            else self._automatic_controls(limits)
+        )
+        config = self._camera.create_video_configuration(
+            main={"size": self._size_px, "format": self._fmt},
+            sensor={"output_size": self._size_px},
+            controls=controls,
+        )
+        self._camera.configure(config)
+
+    def _automatic_controls(self, limits: Mapping[str, Any]) -> dict[str, Any]:
+        """The automatics to settle with: exposure (told the flicker period, where libcamera
+        knows the control), white balance and continuous focus, at the steady frame rate."""
+        out: dict[str, Any] = {
+            "AeEnable": True,
+            "AwbEnable": True,
+            "FrameDurationLimits": (self._frame_us, self._frame_us),
+        }
+        if self._mains_hz and "AeFlickerMode" in limits:
+            out["AeFlickerMode"] = AE_FLICKER_MANUAL
+            out["AeFlickerPeriod"] = round(half_period_us(self._mains_hz))
+        if self._autofocus:
+            out["AfMode"] = AF_MODE_CONTINUOUS
+        return out
 
     @property
     def size_px(self) -> tuple[int, int]:
@@ -139,6 +252,8 @@ class PiCameraSource(SourceBase):
     def frames(self) -> Iterator[Frame]:
         self._camera.start()
         try:
+            if self.controls is None:
+                self._lock()
             index = 0
             while True:
                 with self._camera.captured_request() as request:
@@ -149,7 +264,82 @@ class PiCameraSource(SourceBase):
         finally:
             self._camera.stop()
 
+    def _metadata(self) -> Mapping[str, Any]:
+        with self._camera.captured_request() as request:
+            return request.get_metadata()
+
+    def _lock(self) -> None:
+        """Let the automatics settle for ``settle_s``, lock what they found, and wait until
+        the frames are taken with it."""
+        metadata: Mapping[str, Any] = {}
+        for _ in range(max(1, math.ceil(self._settle_s * self._fps))):
+            metadata = self._metadata()
+        self.controls = locked = self._locked_controls(metadata)
+        self._camera.set_controls(picamera2_controls(locked, self._autofocus))
+        for _ in range(APPLY_FRAMES):
+            if _shows(self._metadata(), locked):
+                return
+        _log.warning(
+            "the camera does not report the locked exposure %d us x %.2f after %d frames",
+            locked.exposure_us,
+            locked.analogue_gain,
+            APPLY_FRAMES,
+        )
+
+    def _locked_controls(self, metadata: Mapping[str, Any]) -> CameraControls:
+        try:
+            metered_us = float(metadata["ExposureTime"])
+            metered_gain = float(metadata["AnalogueGain"])
+            red, blue = (float(g) for g in metadata["ColourGains"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SourceError(
+                f"the camera's metadata lacks its exposure or white balance ({exc}); "
+                "update libcamera and picamera2"
+            ) from exc
+        exposure_us, gain = lock_exposure(
+            metered_us,
+            metered_gain,
+            mains_hz=self._mains_hz,
+            frame_us=self._frame_us,
+            max_gain=self._max_gain,
+        )
+        lens = metadata.get("LensPosition") if self._autofocus else None
+        return CameraControls(
+            model=str(self._camera.camera_properties.get("Model", "unknown")),
+            mode_px=self._size_px,
+            exposure_us=exposure_us,
+            analogue_gain=gain,
+            colour_gains=(red, blue),
+            lens_position=None if lens is None else float(lens),
+            frame_duration_us=self._frame_us,
+            mains_hz=self._mains_hz,
+        )
+
     def close(self) -> None:
         if self._camera is not None:
             self._camera.close()
             self._camera = None
+
+
+def _shows(metadata: Mapping[str, Any], locked: CameraControls) -> bool:
+    """Whether a frame's metadata shows it was taken with the locked exposure and gain."""
+    try:
+        exposure = float(metadata["ExposureTime"])
+        gain = float(metadata["AnalogueGain"])
+    except (KeyError, TypeError, ValueError):
+        return False
+    return (
+        abs(exposure - locked.exposure_us) <= EXPOSURE_TOLERANCE * locked.exposure_us
+        and abs(gain - locked.analogue_gain) <= GAIN_TOLERANCE * locked.analogue_gain
+    )
+
+
+def _modes(camera: Any) -> list[SensorMode]:
+    """The sensor modes of a camera without a preset, as ``SensorMode``s."""
+    return [
+        SensorMode(tuple(m["size"]), float(m["fps"]), tuple(m["crop_limits"]))
+        for m in camera.sensor_modes
+    ]
+
+
+__all__ = ["FORMATS", "PiCameraSource", "picamera2_controls", "sensor_timestamp_ns", "to_bgr"]

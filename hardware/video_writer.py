@@ -8,8 +8,11 @@ crash loses at most the last second, and the files play in any browser and decod
 Recordings are H.264 (libx264, 4:2:0 colour), at constant quality or at a chosen bitrate. A
 lossless recording (FFV1, full colour) keeps every pixel as the camera gave it, at some thirty
 times the size: for clips whose calls must be measured without the codec's losses; browsers do
-not play it. MPEG-4 part 2 (``mpeg4``, what OpenCV's wheels and many older cameras and phones
-write) is there for the simulator, to test that footage from such devices is read as well.
+not play it. PyAV before 11 (Debian 12's 10.0, what Raspberry Pi OS installs) refuses FFV1 in
+MP4: there the lossless file is FFV1 in Matroska, under the same name (readers go by the
+content, not the name), written cluster by cluster. MPEG-4 part 2 (``mpeg4``, what OpenCV's
+wheels and many older cameras and phones write) is there for the simulator, to test that
+footage from such devices is read as well.
 """
 
 from __future__ import annotations
@@ -74,20 +77,14 @@ class VideoWriter:
         if bitrate_kbps is not None and not bitrate_kbps > 0:
             raise VideoWriteError(f"bitrate must be > 0 kbit/s, got {bitrate_kbps}")
         rate = Fraction(fps).limit_denominator(1001)
-        try:
-            self._file = av.open(
-                str(path),
-                "w",
-                format="mp4",
-                options={
-                    "movflags": "+frag_keyframe+empty_moov+default_base_moof",
-                    "flush_packets": "1",
-                },
-            )
-        except (OSError, av.FFmpegError) as exc:
-            raise VideoWriteError(f"cannot write video file {path}: {exc}") from exc
+        self._file = _open(path, "mp4")
         if lossless:  # intra only: every frame is a keyframe
-            self._stream = self._file.add_stream(LOSSLESS_CODEC, rate=rate)
+            try:
+                self._stream = self._file.add_stream(LOSSLESS_CODEC, rate=rate)
+            except ValueError:  # an older PyAV: not in MP4
+                self._file.close()
+                self._file = _open(path, "matroska")
+                self._stream = self._file.add_stream(LOSSLESS_CODEC, rate=rate)
             self._stream.pix_fmt = "bgr0"
         elif codec == "mpeg4":
             self._stream = self._file.add_stream(
@@ -125,3 +122,14 @@ class VideoWriter:
         """Flush the encoder and close the file."""
         self._file.mux(self._stream.encode(None))
         self._file.close()
+
+
+def _open(path: str | Path, container: str) -> av.container.OutputContainer:
+    """``path`` opened for writing as ``container`` (``mp4``: fragmented), each packet flushed."""
+    options = {"flush_packets": "1"}
+    if container == "mp4":
+        options["movflags"] = "+frag_keyframe+empty_moov+default_base_moof"
+    try:
+        return av.open(str(path), "w", format=container, options=options)
+    except (OSError, av.FFmpegError) as exc:
+        raise VideoWriteError(f"cannot write video file {path}: {exc}") from exc

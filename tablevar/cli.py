@@ -73,8 +73,11 @@ def _quiet_native_logs() -> None:
     if "OPENCV_LOG_LEVEL" not in os.environ:
         os.environ["OPENCV_LOG_LEVEL"] = "ERROR"
         cv2 = sys.modules.get("cv2")
-        if cv2 is not None:  # imported already, so it has read the variable: set it directly
-            cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+        # Imported already, so it may have read the variable: set it directly, where the
+        # binding can (OpenCV 4.6 as Debian 12 builds it has no cv2.utils.logging).
+        log = getattr(getattr(cv2, "utils", None), "logging", None)
+        if log is not None:
+            log.setLogLevel(log.LOG_LEVEL_ERROR)
 
 
 def _one_line(exc: BaseException) -> str:

@@ -27,7 +27,10 @@ failure of the refereeing itself (not the source's) is retried the same way, but
 ``max_failures`` of them in a row with no frame refereed between stop the worker with the error
 on the page: retrying cannot mend a bug.
 
-Recording (``record_dir``, ``tablevar.live_record``) never stops the refereeing.
+Recording (``record_dir``, ``tablevar.live_record``) never stops the refereeing, nor do the
+signals at the table (``signals``, ``tablevar.live_signals``), which follow each refereed batch.
+A camera that locks its settings for the match (the Pi's, ``controls``) has them saved with the
+calibration.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from tablevar.live_numbering import RESUME_GAP_S, LiveNumbering
 from tablevar.live_options import LiveError, LiveOptions
 from tablevar.live_record import LiveRecorder
 from tablevar.live_referee import LiveReferee
+from tablevar.live_signals import LiveSignals
 from tablevar.live_source_watch import SourceWatch
 from tablevar.pipeline import Pipeline, PipelineConfig
 from tablevar.tracked import TracksEncoder
@@ -77,6 +81,7 @@ class LiveRunner:
         calibration: a fixed calibration (None: calibrate from the first frames).
         options: tunables.
         record_dir: also write every frame into this recording folder.
+        signals: the signals at the table (None: none); closed when the worker ends.
     """
 
     def __init__(
@@ -88,8 +93,10 @@ class LiveRunner:
         calibration: Calibration | None = None,
         options: LiveOptions | None = None,
         record_dir: str | Path | None = None,
+        signals: LiveSignals | None = None,
     ) -> None:
         self.options = opts = options or LiveOptions()
+        self._signals = signals
         self._open_source, self.hub = open_source, hub
         self.output_dir = Path(output_dir)
         (self.output_dir / EVIDENCE_DIR).mkdir(parents=True, exist_ok=True)
@@ -250,6 +257,7 @@ class LiveRunner:
         index, t_s = self._numbering.next(frame.t_s, first, source.fps)
         self._delivered += 1
         self._fps, self._lossy = source.fps, source.lossy
+        self._calibration.camera_controls = getattr(source, "controls", None)
         if self._watch.ok is not True:
             self._watch.set(True)
         if self._recorder is not None:
@@ -312,6 +320,8 @@ class LiveRunner:
             self.hub.push_frame(self._encode(frame))
         self._media.add_frames(judged.frames)
         self._media.publish(list(judged.calls))
+        if self._signals is not None:
+            self._signals.judged(judged.calls)
 
     # ------------------------------------------------------------------ around the frames
     def _finish(self) -> None:
@@ -323,3 +333,5 @@ class LiveRunner:
             self._recorder.close()
         self._media.close()
         self._calibration.close("the live source has stopped")
+        if self._signals is not None:
+            self._signals.close()

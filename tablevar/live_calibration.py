@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from calibration.calibrate import calibrate, clean_view
-from calibration.calibration_file import Calibration, write_calibration
+from calibration.calibration_file import Calibration, CameraControls, write_calibration
 from calibration.report import draw_overlay
 from rules.pitch import Pitch
 from tablevar.live_options import LiveOptions
@@ -61,6 +61,8 @@ class LiveCalibration:
     ) -> None:
         self.output_dir, self.pitch, self.options = output_dir, pitch, options
         self.calibration = calibration
+        # The camera's settings locked for the match (a Pi camera's), saved with each calibration.
+        self.camera_controls: CameraControls | None = None
         self._frames: list[np.ndarray] = []
         self._t0: float | None = None
         self._requests: list[Recalibration] = []
@@ -145,6 +147,8 @@ class LiveCalibration:
         used: ``cal`` keeping a ball colour picked before."""
         if cal.ball_colour is None and self.calibration is not None:
             cal = replace(cal, ball_colour=self.calibration.ball_colour)  # a picked ball stays
+        if self.camera_controls is not None and cal.camera_controls != self.camera_controls:
+            cal = replace(cal, camera_controls=self.camera_controls)
         write_calibration(self.output_dir / "calibration.json", cal)
         if view is not None:
             overlay = draw_overlay(view, cal, cal.measured_pitch(self.pitch))

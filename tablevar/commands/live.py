@@ -6,6 +6,12 @@ pipeline in a worker thread (``tablevar.live.LiveRunner``) that feeds the live p
 calibration page's recalibrate control calibrates again from the next frames. A source that
 cannot be opened at start is an error; one that drops out later is reopened with back-off while
 the page says so.
+
+``--config FILE`` (TOML) sets the Raspberry Pi camera (``[camera]``) and the signals at the
+table (``[signals]``: clock LED, buzzer, pause and shot buttons on the GPIO header);
+``tablevar.live_options.read_live_config`` lists its keys. The Pi camera locks its exposure,
+white balance and focus once they have settled; the settings are saved with the calibration,
+and a camera opened again (after a drop-out, or with ``--calibration``) starts with them.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import argparse
 import logging
 from pathlib import Path
 
-from calibration.calibration_file import read_calibration
+from calibration.calibration_file import CameraControls, read_calibration
 from calibration.tables import load_pitch
 from hardware.recording import check_writable
 from hardware.sources import SPEC_HELP, FrameSource, open_source
@@ -22,6 +28,8 @@ from rules.clock import CLOCK_MODES
 from simulator.sim_source import is_sim_spec, open_sim
 from tablevar.commands.serve import add_server_options, check_server_options, start_server
 from tablevar.live import LiveOptions, LiveRunner
+from tablevar.live_options import LiveConfig, PiCameraOptions, read_live_config
+from tablevar.live_signals import LiveSignals
 from tablevar.rules_stage import refereed_live
 from web.app import create_app, hub_of, set_ball_colour, set_recalibrate
 
@@ -77,12 +85,52 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help=f"evidence pictures, calibration and match log (default: {DEFAULT_OUT})",
     )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="TOML file: [camera] (the Raspberry Pi camera) and [signals] (GPIO pins of the "
+        "clock LED, buzzer, pause and shot buttons); see docs/raspberry-pi.md",
+    )
     add_server_options(parser)
     parser.set_defaults(run=run)
 
 
-def opener(spec: str, table: str = "fistf", sim_fast: bool = False):
+class PiOpener:
+    """Opens the Pi camera, each time with the settings the first one locked (or saved ones)."""
+
+    def __init__(self, options: PiCameraOptions, controls: CameraControls | None = None):
+        self.options, self.controls = options, controls
+        self._last = None
+
+    def __call__(self) -> FrameSource:
+        from hardware.picamera_source import PiCameraSource  # picamera2: on a Pi only
+
+        if self._last is not None and self._last.controls is not None:
+            self.controls = self._last.controls
+        o = self.options
+        self._last = PiCameraSource(
+            camera=o.camera,
+            size_px=o.size_px,
+            fps=o.fps,
+            fmt=o.fmt,
+            mains_hz=o.mains_hz,
+            settle_s=o.settle_s,
+            controls=self.controls,
+        )
+        return self._last
+
+
+def opener(
+    spec: str,
+    table: str = "fistf",
+    sim_fast: bool = False,
+    pi: PiCameraOptions | None = None,
+    controls: CameraControls | None = None,
+):
     """A function that opens the source named by ``spec`` (again after a drop-out)."""
+    if spec == "pi":
+        return PiOpener(pi or PiCameraOptions(), controls)
     if is_sim_spec(spec):
         return lambda: open_sim(
             spec,
@@ -109,7 +157,9 @@ def run(args: argparse.Namespace) -> int:
         check_writable(args.record)  # a folder that cannot be written fails now, in one line
     if args.sim_fast and not is_sim_spec(args.source):
         raise LiveCommandError("--sim-fast is for the simulated source (--source sim...)")
-    reopen = opener(args.source, args.table, args.sim_fast)
+    config = read_live_config(args.config) if args.config else LiveConfig()
+    controls = calibration.camera_controls if calibration is not None else None
+    reopen = opener(args.source, args.table, args.sim_fast, config.camera, controls)
     source = reopen()  # a source that cannot be opened at all is an error, not a wait
     if calibration is not None and tuple(calibration.image_size_px) != tuple(source.size_px):
         source.close()
@@ -129,13 +179,16 @@ def run(args: argparse.Namespace) -> int:
             "CLOCK_MODE": args.clock_mode,
         }
     )
+    hub = hub_of(app)
+    signals = LiveSignals(hub, config.signals) if config.signals is not None else None
     runner = LiveRunner(
         _first_then(source, reopen),
-        hub_of(app),
+        hub,
         args.out,
         calibration=calibration,
         options=LiveOptions(table=args.table),
         record_dir=args.record,
+        signals=signals,
     )
     set_recalibrate(app, runner.recalibrate)
     set_ball_colour(app, runner.set_ball_colour)

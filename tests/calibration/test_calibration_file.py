@@ -11,6 +11,7 @@ import pytest
 from calibration.calibration_file import (
     Calibration,
     CalibrationFileError,
+    CameraControls,
     FocalCheck,
     LensModel,
     read_calibration,
@@ -217,3 +218,19 @@ def test_an_older_file_reads_the_height_from_the_focal_sigma():
     rel = (2.0**-2 + 0.3**-2) ** -0.5
     assert loose[0] == pytest.approx(10.5 * 500.0 / height * rel, rel=0.02)
     assert tight[0] == pytest.approx(10.5 * 500.0 / height * 0.005, rel=0.02)
+
+
+def test_locked_camera_controls_round_trip_and_are_checked(tmp_path):
+    controls = CameraControls("imx708", (2304, 1296), 10000, 2.5, (1.9, 1.6), 1.1, 17858, 50)
+    path = tmp_path / "calibration.json"
+    write_calibration(path, replace(_calibration(), camera_controls=controls))
+    assert read_calibration(path).camera_controls == controls
+    data = json.loads(path.read_text("utf-8"))
+    data["camera_controls"]["exposure_us"] = 20000  # longer than a frame
+    path.write_text(json.dumps(data), "utf-8")
+    with pytest.raises(CalibrationFileError, match="at most the frame duration"):
+        read_calibration(path)
+    del data["camera_controls"]["mains_hz"]
+    path.write_text(json.dumps(data), "utf-8")
+    with pytest.raises(CalibrationFileError, match="'camera_controls' lacks keys \\['mains_hz'\\]"):
+        read_calibration(path)

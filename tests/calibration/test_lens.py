@@ -21,7 +21,7 @@ MARGIN_PX = 40
 def _board_image() -> np.ndarray:
     w_mm, h_mm = SPEC.squares[0] * SPEC.square_mm, SPEC.squares[1] * SPEC.square_mm
     size = (int(w_mm * PX_PER_MM) + 2 * MARGIN_PX, int(h_mm * PX_PER_MM) + 2 * MARGIN_PX)
-    return SPEC.board().generateImage(size, marginSize=MARGIN_PX)
+    return SPEC.image(size, MARGIN_PX)
 
 
 def _view(board: np.ndarray, camera: CameraModel) -> np.ndarray:

@@ -43,7 +43,9 @@ def _faststart_mp4(path: Path, frames: int) -> Path:
         av.open(str(path), "w", options={"movflags": "faststart"}) as dst,
     ):
         stream = src.streams.video[0]
-        out = dst.add_stream_from_template(stream)
+        # PyAV 10 (Debian 12) has no add_stream_from_template, only add_stream(template=).
+        add = getattr(dst, "add_stream_from_template", None)
+        out = add(stream) if add is not None else dst.add_stream(template=stream)
         for packet in src.demux(stream):
             if packet.dts is not None:
                 packet.stream = out

@@ -8,13 +8,16 @@ import time
 from pathlib import Path
 
 import pytest
+from gpiozero.pins.mock import MockFactory
 
 from calibration.calibration_file import read_calibration
+from hardware.gpio import SignalPins
 from hardware.recording import read_meta
 from hardware.sources import SourceError, open_source
 from simulator.sim_source import SimSource, open_sim
 from tablevar import cli
 from tablevar.live import LiveOptions, LiveRunner
+from tablevar.live_signals import LiveSignals
 from web.hub import MatchHub
 from web.matchlog import MatchLog
 
@@ -60,18 +63,28 @@ def run_until(runner: LiveRunner, done, timeout_s: float) -> None:
 
 
 @pytest.fixture(scope="module")
-def sim_run(tmp_path_factory):
+def sim_pins() -> MockFactory:
+    """The GPIO pins of the signals at the simulated table (gpiozero's mock pins)."""
+    factory = MockFactory()
+    factory.reset()  # gpiozero 1.6 shares the mock pins between factories
+    return factory
+
+
+@pytest.fixture(scope="module")
+def sim_run(tmp_path_factory, sim_pins):
     """A kick-off, passes and the ball out over a touchline from the simulator, refereed live
-    (frames as fast as they render)."""
+    (frames as fast as they render), with a clock LED on GPIO 17 and a buzzer on GPIO 22."""
     tmp = tmp_path_factory.mktemp("live")
     hub = WatchedHub(MatchLog(tmp / "match.sqlite"), output_dir=tmp / "out")
     source = SimSource("touchline_out", realtime=False, **SIM)
+    pins = SignalPins(clock_led=17, buzzer=22, pause_button=None)
     runner = LiveRunner(
         lambda: source,
         hub,
         tmp / "out",
         options=LiveOptions(calibration_s=0.05, calibration_frames=1),
         record_dir=tmp / "rec",
+        signals=LiveSignals(hub, pins, pin_factory=sim_pins),
     )
     run_until(runner, lambda: runner.ended, timeout_s=120)
     yield runner, hub, tmp, source
@@ -119,6 +132,19 @@ def test_the_clock_runs_only_while_the_ball_moves(sim_run):
             stood_still += 1
     assert advanced >= 5 and stood_still >= 20
     assert 0.3 < hub.match.clock.elapsed_s < source.scene.duration_s
+
+
+def test_the_signals_at_the_table_follow_the_live_match(sim_run, sim_pins):
+    _, hub, _, _ = sim_run
+    led = [s.state for s in sim_pins.pin(17).states]
+    # Lit while the clock ran, dark while it stood, and off once the worker ended.
+    assert led[0] is False and led.count(True) >= 2 and led[-1] is False
+    outs = [c for c in hub.calls if c.record["kind"] in ("ball_out", "goal")]
+    deadline = time.monotonic() + 5.0
+    buzzer = sim_pins.pin(22).states
+    while sum(s.state for s in buzzer) < len(outs) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(outs) == 1 and sum(s.state for s in buzzer) == 1  # one beep for the throw-in
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,118 @@
+"""A picamera2 stand-in that records what is set and answers like a camera.
+
+It keeps the controls in force, applies those set while streaming ``latency`` frames late (as
+libcamera does), meters like an automatic exposure (``metered``: exposure us and gain while
+``AeEnable``) and reports it all in each request's metadata. Each frame's first pixel is 255
+when the frame was taken with the automatics off, 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import types
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+MODES = {
+    "imx708": [
+        ((1536, 864), 120.13, (768, 432, 3072, 1728)),
+        ((2304, 1296), 56.03, (0, 0, 4608, 2592)),
+    ],
+    "imx477": [((2028, 1520), 40.01, (0, 0, 4056, 3040))],
+    "imx219": [((1640, 1232), 41.85, (0, 0, 3280, 2464))],
+}
+
+
+class Request:
+    def __init__(self, metadata: dict[str, Any], image: np.ndarray):
+        self._metadata, self._image = metadata, image
+
+    def get_metadata(self) -> dict[str, Any]:
+        return dict(self._metadata)
+
+    def make_array(self, name: str) -> np.ndarray:
+        assert name == "main"
+        return self._image.copy()
+
+
+class Picamera2:
+    """Stand-in for ``picamera2.Picamera2``; see the module docstring."""
+
+    model = "imx708"
+    metered = (8000, 2.0)
+    awb = (1.8, 1.5)
+    lens = 1.25
+    latency = 2
+
+    def __init__(self, camera_num: int = 0):
+        self.camera_properties = {"Model": self.model}
+        self.camera_controls: dict[str, tuple] = {
+            "AnalogueGain": (1.0, 16.0, None),
+            "ExposureTime": (13, 112015443, None),
+            "AeFlickerMode": (0, 2, 0),
+        }
+        if self.model == "imx708":
+            self.camera_controls |= {"AfMode": (0, 2, 0), "LensPosition": (0.0, 15.0, 1.0)}
+        self.sensor_modes = [
+            {"size": s, "fps": f, "crop_limits": c} for s, f, c in MODES[self.model]
+        ]
+        self.configs: list[dict[str, Any]] = []
+        self.set: list[dict[str, Any]] = []
+        self.in_force: dict[str, Any] = {}
+        self._pending: list[tuple[int, dict[str, Any]]] = []
+        self.frame = 0
+        self.started = self.closed = False
+
+    def create_video_configuration(self, main, sensor=None, controls=None) -> dict[str, Any]:
+        return {"main": dict(main), "sensor": sensor, "controls": dict(controls or {})}
+
+    def configure(self, config: dict[str, Any]) -> None:
+        self.configs.append(config)
+        self.in_force = dict(config["controls"])
+
+    def start(self) -> None:
+        self.started = True
+
+    def stop(self) -> None:
+        self.started = False
+
+    def close(self) -> None:
+        self.closed = True
+
+    def set_controls(self, controls: dict[str, Any]) -> None:
+        self.set.append(dict(controls))
+        self._pending.append((self.frame + self.latency, dict(controls)))
+
+    @contextmanager
+    def captured_request(self):
+        assert self.started, "a request before start()"
+        for due, controls in list(self._pending):
+            if due <= self.frame:
+                self.in_force.update(controls)
+                self._pending.remove((due, controls))
+        c = self.in_force
+        auto = c.get("AeEnable", True)
+        metadata = {
+            "SensorTimestamp": 1_000_000_000 + self.frame * int(c["FrameDurationLimits"][0]) * 1000,
+            "ExposureTime": self.metered[0] if auto else c["ExposureTime"],
+            "AnalogueGain": self.metered[1] if auto else c["AnalogueGain"],
+            "ColourGains": self.awb if c.get("AwbEnable", True) else c["ColourGains"],
+            "FrameDuration": c["FrameDurationLimits"][0],
+        }
+        if "AfMode" in self.camera_controls:
+            metadata["LensPosition"] = c.get("LensPosition", self.lens)
+        w, h = self.configs[-1]["main"]["size"]
+        fmt = self.configs[-1]["main"]["format"]
+        image = np.zeros((h * 3 // 2, w) if fmt == "YUV420" else (h, w, 3), np.uint8)
+        image.flat[0] = 0 if auto else 255
+        self.frame += 1
+        yield Request(metadata, image)
+
+
+def module(**attrs: Any) -> types.ModuleType:
+    """A ``picamera2`` module whose ``Picamera2`` has the given class attributes."""
+    cls = type("Picamera2", (Picamera2,), attrs)
+    mod = types.ModuleType("picamera2")
+    mod.Picamera2 = cls
+    return mod
