@@ -11,7 +11,8 @@ The procedure (``calibrate``):
 4. three rounds with shrinking search windows: project the model lines, find each line's two
    edges on profiles across it (sub-pixel), fit the camera to the line centres with a robust
    loss, drop the outliers (figures, the ball, shadows) and fit again (``fit.fit_camera``);
-   the principal point is free, held near the image centre by a weak prior;
+   the principal point is free, held near the image centre by a weak prior, and held at
+   the centre where the lines do not pin it (a view straight down; ``_hold_principal_point``);
    then f is settled from the lines' perspective and the balance of the two goals' parallax
    (``_settle_focal``; the goals' real height is not assumed);
 5. back-project every edge sample to the cloth and take, per line, the median offsets of its
@@ -159,9 +160,12 @@ def calibrate(
             found = _find_edges(white, pitch, camera, window, opts.spacing_px)
             camera, found = _robust_fit(found, camera, free, priors, scale_px=scale)
         if lens is None:
-            camera = _profile_focal(found, camera, free, priors, opts.loss_scales_px[-1])
+            camera, found, fitted = _hold_principal_point(
+                found, camera, free, priors, opts.loss_scales_px[-1]
+            )
+            camera = _profile_focal(found, camera, fitted, priors, opts.loss_scales_px[-1])
             camera, found, focal = _settle_focal(
-                image_bgr, white, pitch, camera, found, free, priors, opts
+                image_bgr, white, pitch, camera, found, fitted, priors, opts, uncertain=free
             )
         else:
             focal = _focal_check("lens", camera, found, free, None, goals=0)
@@ -438,6 +442,48 @@ def _line_medians(line: NDArray, values: NDArray, keep: NDArray) -> NDArray:
     return out
 
 
+def _hold_principal_point(found: _Found, camera, free, priors: Priors, scale_px: float):
+    """The camera with each coordinate of its principal point that the lines do not pin held
+    at the image centre, the fit's other parameters refitted, and the parameters left free.
+
+    Looking straight down at a flat pitch, a shift of the principal point and one of the
+    camera sideways map the cloth alike (exactly so without distortion): only the prior holds
+    it. The fit weighs thousands of neighbouring samples as independent (they are not:
+    ``LINE_SIGMA_INFLATION``), so their noise and the lens model's small errors carry it far
+    past its prior: rendered straight views at 1640x1232 and 1920x1080 fitted it 100-150 px
+    off (4-6 prior sigmas) and put the camera 95-135 mm sideways, a millimetre of parallax at
+    a ball, where the lines' own sigma of it was twice the prior's. Where the lines, counted
+    as the posterior counts them, say less of a coordinate than its prior does, it stays at
+    the prior's centre; the prior's spread still counts in what the camera's centre is known
+    to (``_focal_check`` keeps it free there).
+    """
+    keep = found.inlier
+    model, centres = found.model.take(keep), found.along(found.profiles.centre_px)[keep]
+    cov = fit.data_covariance(
+        model,
+        centres,
+        camera,
+        free=free,
+        of=("cx", "cy"),
+        priors=priors,
+        inflation=LINE_SIGMA_INFLATION,
+    )
+    prior_px = priors.centre_sigma * camera.size_px[0]
+    held = [
+        name
+        for name, var in zip(("cx", "cy"), np.diag(cov), strict=True)
+        if not var < prior_px**2  # inf where the lines say nothing
+    ]
+    if not held:
+        return camera, found, free
+    w, h = camera.size_px
+    centre = {"cx": (w - 1) / 2.0, "cy": (h - 1) / 2.0}
+    camera = replace(camera, **{f"{name}_px": centre[name] for name in held})
+    fitted = tuple(p for p in free if p not in held)
+    camera, found = _robust_fit(found, camera, fitted, priors, scale_px)
+    return camera, found, fitted
+
+
 # --------------------------------------------------------------------------- focal length
 def _profile_focal(found: _Found, camera, free, priors: Priors, scale_px: float):
     """The camera at the f that fits best, searched along f with everything else refitted.
@@ -488,7 +534,7 @@ def _profile_focal(found: _Found, camera, free, priors: Priors, scale_px: float)
 
 
 def _settle_focal(
-    image_bgr, white, pitch: Pitch, camera, found: _Found, free, priors: Priors, opts
+    image_bgr, white, pitch: Pitch, camera, found: _Found, free, priors: Priors, opts, uncertain
 ):
     """What fixed f: the lines' perspective, the two goals' parallax, or nothing.
 
@@ -499,6 +545,10 @@ def _settle_focal(
     is free, and what the crossbars still tell is how their parallax differs between the two
     ends, which the nadir's place, and so f, sets (``_goal_balance``). Without either, f stays
     the guess from the pitch's size, reported as ``none``.
+
+    ``free``: the parameters fitted; ``uncertain``: those whose uncertainty counts (a
+    principal point held at its prior's centre, ``_hold_principal_point``, is as loose as
+    that prior).
     """
     keep = found.inlier
     centres = found.along(found.profiles.centre_px)
@@ -506,7 +556,7 @@ def _settle_focal(
         found.model.take(keep),
         centres[keep],
         camera,
-        free=free,
+        free=uncertain,
         priors=priors,
         inflation=LINE_SIGMA_INFLATION,
     )
@@ -519,7 +569,7 @@ def _settle_focal(
         balance = _goal_balance(image_bgr, pitch, camera, found, free, priors, opts, goals)
     if balance is None:
         source = "lines" if sigma_lines <= opts.focal_sigma_max else "none"
-        return camera, found, _focal_check(source, camera, found, free, priors, len(goals))
+        return camera, found, _focal_check(source, camera, found, uncertain, priors, len(goals))
     f_goals, sigma_goals = balance
     # The fitted f (the lines and the guess) and the goals' balance, each by its weight; then
     # one more round at that f. (Weighing inside the fit would take the lines' samples for
@@ -536,7 +586,7 @@ def _settle_focal(
     source = "goals" if sigma_goals < sigma_lines else "lines"
     if sigma > opts.focal_sigma_max:
         source = "none"
-    check = _focal_check(source, camera, found, free, priors, len(goals), sigma_goals)
+    check = _focal_check(source, camera, found, uncertain, priors, len(goals), sigma_goals)
     return camera, found, check
 
 
