@@ -13,7 +13,8 @@ The procedure (``calibrate``):
    loss, drop the outliers (figures, the ball, shadows) and fit again (``fit.fit_camera``);
    the principal point is free, held near the image centre by a weak prior;
    then f is settled from the lines' perspective and the balance of the two goals' parallax
-   (``_settle_focal``; the goals' real height is not assumed);
+   (``_settle_focal``; the goals' real height is not assumed); where neither pins f (a view
+   straight down), a principal point the lines do not pin is held at the image centre;
 5. back-project every edge sample to the cloth and take, per line, the median offsets of its
    two edges from the nominal centre: the measured edges calls use;
 6. check that the playing area lies inside the picture and that the lines that decide calls
@@ -438,6 +439,53 @@ def _line_medians(line: NDArray, values: NDArray, keep: NDArray) -> NDArray:
     return out
 
 
+def _hold_principal_point(found: _Found, camera, free, priors: Priors, opts):
+    """The camera, with each coordinate of its principal point that the lines do not pin held
+    at the image centre where nothing else pins f either, and the found edges.
+
+    Looking straight down at a flat pitch, a shift of the principal point and one of the
+    camera sideways map the cloth alike (exactly so without distortion): only the prior holds
+    it. The fit weighs thousands of neighbouring samples as independent (they are not:
+    ``LINE_SIGMA_INFLATION``), so their noise and the lens model's small errors carry it far
+    past its prior: rendered straight views at 1640x1232 and 1920x1080 fitted it 100-150 px
+    off (4-6 prior sigmas) and put the camera 95-135 mm sideways, a millimetre of parallax at
+    a ball, where the lines' own sigma of it was twice the prior's. Where the lines, counted
+    as the posterior counts them, say less of a coordinate than its prior does, it stays at
+    the prior's centre, the other parameters refitted and f profiled again
+    (``_profile_focal``); the prior's spread still counts in what the camera's centre is
+    known to (``_focal_check`` keeps it free). Where the goals' balance pins f it pins the
+    principal point with it (on an independent renderer's view the balance fitted it 1 px
+    from the truth and f 0.5 % off; held first, it was 8 px off and f 12 %): only a view
+    that nothing pins is held.
+    """
+    keep = found.inlier
+    model, centres = found.model.take(keep), found.along(found.profiles.centre_px)[keep]
+    cov = fit.data_covariance(
+        model,
+        centres,
+        camera,
+        free=free,
+        of=("cx", "cy"),
+        priors=priors,
+        inflation=LINE_SIGMA_INFLATION,
+    )
+    prior_px = priors.centre_sigma * camera.size_px[0]
+    held = [
+        name
+        for name, var in zip(("cx", "cy"), np.diag(cov), strict=True)
+        if not var < prior_px**2  # inf where the lines say nothing
+    ]
+    if not held:
+        return camera, found
+    w, h = camera.size_px
+    centre = {"cx": (w - 1) / 2.0, "cy": (h - 1) / 2.0}
+    camera = replace(camera, **{f"{name}_px": centre[name] for name in held})
+    fitted = tuple(p for p in free if p not in held)
+    scale_px = opts.loss_scales_px[-1]
+    camera, found = _robust_fit(found, camera, fitted, priors, scale_px)
+    return _profile_focal(found, camera, fitted, priors, scale_px), found
+
+
 # --------------------------------------------------------------------------- focal length
 def _profile_focal(found: _Found, camera, free, priors: Priors, scale_px: float):
     """The camera at the f that fits best, searched along f with everything else refitted.
@@ -498,7 +546,8 @@ def _settle_focal(
     ratio of a vertical thing's height to the camera's, never either alone. So the goal height
     is free, and what the crossbars still tell is how their parallax differs between the two
     ends, which the nadir's place, and so f, sets (``_goal_balance``). Without either, f stays
-    the guess from the pitch's size, reported as ``none``.
+    the guess from the pitch's size, reported as ``none``, and a principal point the lines
+    do not pin is held at the image centre (``_hold_principal_point``).
     """
     keep = found.inlier
     centres = found.along(found.profiles.centre_px)
@@ -519,6 +568,8 @@ def _settle_focal(
         balance = _goal_balance(image_bgr, pitch, camera, found, free, priors, opts, goals)
     if balance is None:
         source = "lines" if sigma_lines <= opts.focal_sigma_max else "none"
+        if source == "none":
+            camera, found = _hold_principal_point(found, camera, free, priors, opts)
         return camera, found, _focal_check(source, camera, found, free, priors, len(goals))
     f_goals, sigma_goals = balance
     # The fitted f (the lines and the guess) and the goals' balance, each by its weight; then

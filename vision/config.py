@@ -59,7 +59,12 @@ class VisionConfig:
         codec_sigma_px: what lossy frames (``lossy_frames``) add to it, in quadrature: 4:2:0
             colour and compression, and the codec holding the last millimetres of a roll
             until its next key frame. Resting balls in H.264 clips (CRF 18) at 800x600 and
-            at 2304x1296 alike read 0.25 px RMS off in all.
+            at 2304x1296 alike read 0.25 px RMS off in all. Balls placed by their whole
+            patch share this floor: resting balls of stress clips (camera turned or tilted, a
+            lens, an offset principal point, 1280x960 to 1920x1080; 27 rests of 9 clips, seen
+            through the true camera) read 0.01-0.37 px off, median 0.22 px, and an
+            independent renderer's up to 0.77 px: a lower floor leaves the worst of them
+            outside twice the stated sigma.
         lossy_frames: the frames came through a lossy codec or colour subsampling (the frame
             source's ``lossy``); the default assumes so.
         patch_fit: a ball at rest is placed by its whole patch, a shaded sphere on the

@@ -263,3 +263,15 @@ def test_the_stated_focal_and_parallax_uncertainty_cover_their_errors(
     off = np.hypot(*(seen - xy).T)
     # The mapping to the cloth itself is good to about 0.1 mm (``line_sigma_mm``).
     assert (off <= 2.0 * cal.parallax_sigma_mm(xy, r_mm) + 0.1).all()
+
+
+def test_a_straight_view_keeps_the_camera_where_its_lines_put_it(render, fistf):
+    """Seen straight down, a flat pitch maps alike under a shift of the principal point and
+    one of the camera sideways: the lines cannot tell them apart. The camera's centre must
+    then stay within what the calibration states of it, since every ball's parallax follows
+    it (a sideways error of 100 mm puts a ball's ground point a millimetre off)."""
+    true, image = render(("fistf", (1640, 1232), (), None, None, ()))
+    cal = calibrate(image, fistf)
+    off = cal.camera.centre_mm[:2] - true.centre_mm[:2]
+    cov = np.asarray(cal.focal.centre_cov_mm2)[:2, :2]
+    assert float(off @ np.linalg.solve(cov, off)) <= 3.0**2, (off, np.sqrt(np.diag(cov)))
