@@ -9,6 +9,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, render_template
 
+from rules.calls import RECORD_KEYS
 from web.geometry import pitch_json
 from web.recordings import Analysis
 from web.report import HEAT_BINS, MatchReport, match_report
@@ -16,18 +17,11 @@ from web.review import analysis_named, geometry_of, read_or_422
 
 bp = Blueprint("report", __name__)
 
+# A call's record (``rules.calls.RECORD_KEYS``) with its position and figure spread over columns.
+_PLAIN_KEYS = RECORD_KEYS[: RECORD_KEYS.index("position")]
 CSV_COLUMNS = (
     "index",
-    "frame",
-    "t_s",
-    "kind",
-    "law",
-    "line",
-    "fully_crossed",
-    "margin_mm",
-    "uncertainty_mm",
-    "team",
-    "restart",
+    *_PLAIN_KEYS,
     "position_x_mm",
     "position_y_mm",
     "figure_id",
@@ -101,10 +95,10 @@ def export_csv(name: str):
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for c in read_or_422(analysis_named(name).calls):
+    for index, c in enumerate(read_or_422(analysis_named(name).calls)):
         position = c.get("position") if isinstance(c.get("position"), dict) else {}
         figure = c.get("figure") if isinstance(c.get("figure"), dict) else {}
-        row = [c.get(k) for k in CSV_COLUMNS[:11]]
+        row = [index, *(c.get(k) for k in _PLAIN_KEYS)]
         row += [position.get("x_mm"), position.get("y_mm"), figure.get("id"), figure.get("team")]
         row.append(c.get("evidence"))
         writer.writerow(["" if v is None else v for v in row])

@@ -69,9 +69,9 @@ def test_the_report_page_its_file_and_the_exports(client, sample):
     assert "<style>" in body and "<script" not in body.split("</head>")[1]
 
     rows = list(csv.DictReader(io.StringIO(client.get("/api/recordings/match1/export.csv").text)))
-    assert [(int(r["frame"]), r["kind"], r["team"]) for r in rows] == [
-        (sample.BALL_OUT_FRAME, "ball_out", "away"),
-        (sample.GOAL_FRAME, "goal", "home"),
+    assert [(int(r["index"]), int(r["frame"]), r["kind"], r["team"]) for r in rows] == [
+        (0, sample.BALL_OUT_FRAME, "ball_out", "away"),
+        (1, sample.GOAL_FRAME, "goal", "home"),
     ]
     data = client.get("/api/recordings/match1/export.json").get_json()
     assert data["summary"]["score"] == {"home": 1, "away": 0}
