@@ -159,6 +159,7 @@ def ensure_analysis(
         calibration=None,
         ball_colour=_picked_ball_colour(folder),
         table=table,
+        game=None,  # the one the table profile names
         seconds=2.0,
         no_progress=not progress,
     )
