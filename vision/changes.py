@@ -32,11 +32,10 @@ class ChangeGate:
         self._region: NDArray[np.uint8] | None = None
         self._result: Any = None
         self._frame = 0
-        self._age = max_age  # of the stored result
 
     def lookup(self, key: Hashable, region: NDArray[np.uint8], frame: int) -> Any:
         """The stored result if ``key`` matches and ``region`` shows nothing new, else None."""
-        if frame - self._frame >= self._age:
+        if frame - self._frame >= self._max_age:
             return None
         return self.stale(key, region)
 
@@ -54,19 +53,9 @@ class ChangeGate:
             return None
         return self._result
 
-    def store(
-        self,
-        key: Hashable,
-        region: NDArray[np.uint8],
-        result: Any,
-        frame: int,
-        *,
-        max_age: int | None = None,
-    ) -> None:
-        """Remember ``region`` (copied) and the result computed from it at ``frame``, for
-        ``max_age`` frames (default: the gate's)."""
+    def store(self, key: Hashable, region: NDArray[np.uint8], result: Any, frame: int) -> None:
+        """Remember ``region`` (copied) and the result computed from it at ``frame``."""
         self._key, self._region, self._result, self._frame = key, region.copy(), result, frame
-        self._age = self._max_age if max_age is None else max_age
 
     def clear(self) -> None:
         self._key, self._region, self._result = None, None, None

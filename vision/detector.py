@@ -32,12 +32,6 @@ from vision.refine import near_rim_px, refine_balls, refine_bases
 
 # A ball is fitted again from its last fit until the centre moves less than this.
 REFIT_PX = 0.05
-# A still ball's refits come ever further apart: the n-th after ``rest_refit_frames`` times
-# 2 ** n frames, up to this many doublings. Its rest point is the mean of the fits, whose
-# noise falls as one over the root of their number: 6 fits in the first 9 s at 56 fps instead
-# of 63 leave it within a few hundredths of a pixel, far under a fit's own bias, at a tenth
-# of the cost (a whole-patch fit of a still ball is the costliest step of the loop).
-REST_REFIT_DOUBLINGS = 6
 # While the ball's colour is open, every this many frames a pair of consecutive frames is
 # looked at for a ball rolling in a colour no hypothesis explains (``moving_ball_colour``).
 PROBE_FRAMES = 8
@@ -95,7 +89,6 @@ class Detector:
         self._frames = 0
         cfg = self.config
         self._ball_gate = ChangeGate(self._t_ch, max_age=cfg.rest_refit_frames)
-        self._rest_refits = 0  # refits of the same still ball since it last changed
         self._cloth = self._new_cloth()
         self._keepers = KeeperFinder(model, self._t_ch, cfg.coarse_refit_frames)
         self._keepers_mm = np.zeros((0, 2))  # the keepers of the last base search
@@ -343,8 +336,8 @@ class Detector:
         """Fitted ball candidates in the window around ``hint``, or None when it shows none.
 
         A window that shows nothing new since its last fit gives that fit again (a ball at
-        rest is fitted again after ``rest_refit_frames`` frames, then ever more rarely:
-        ``REST_REFIT_DOUBLINGS``; at once when anything moves), unless the ball is ``rolling``.
+        rest is fitted every ``rest_refit_frames`` frames, and at once when anything moves),
+        unless the ball is ``rolling``.
         The fit starts from the prediction (or the last fit); only when that finds no
         convincing ball are the window's blobs searched.
         """
@@ -361,11 +354,8 @@ class Detector:
         if last is not None and last[4].any():  # the same still ball, due for a new fit
             # It may have crept since (too little to show as a change): fit it afresh.
             start = last[0][last[4]][:1]
-            self._rest_refits = min(self._rest_refits + 1, REST_REFIT_DOUBLINGS)
         else:  # the predicted centre: usually within a pixel of the ball, moving or not
             start = hint[None]
-            self._rest_refits = 0
-        age = self.config.rest_refit_frames << self._rest_refits
         # A ball at rest is placed by its whole patch; a rolling one, fitted on every frame
         # and smeared by its motion, by its edges.
         fit = self._fit_balls(image, start, whole_patch=not rolling)
@@ -373,14 +363,14 @@ class Detector:
         # a radius from its start may have left for something else: the blobs decide then.
         near = np.hypot(*(fit[0][0] - start[0])) < 0.5 * fit[1][0]
         if near and fit[4].all() and fit[3][0] >= self.config.hint_min_score:
-            self._ball_gate.store(box, region, fit, self._frames, max_age=age)
+            self._ball_gate.store(box, region, fit, self._frames)
             return fit
         balls, _ = self._ball_in_window(image, box)
         if len(balls) == 0:
             self._ball_gate.clear()
             return None
         fit = self._fit_balls(image, balls, whole_patch=not rolling)
-        self._ball_gate.store(box, region, fit, self._frames, max_age=age)
+        self._ball_gate.store(box, region, fit, self._frames)
         return fit
 
     def _scale_at(self, xy_px: NDArray) -> float:

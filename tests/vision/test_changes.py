@@ -64,12 +64,3 @@ def test_change_counted_at_the_threshold_on_a_window_view(threshold, delta, same
     now = frame.copy()
     now[20:23, 20, 1] += delta  # three pixels, one channel
     assert (gate.lookup("w", now[10:50, 5:45], 1) == "result") == same
-
-
-def test_a_result_stored_for_longer_lasts_longer():
-    gate = ChangeGate(T, max_age=4)
-    gate.store("a", region(0), "result", frame=0, max_age=16)
-    assert gate.lookup("a", region(1), 15) == "result"
-    assert gate.lookup("a", region(1), 16) is None
-    gate.store("a", region(0), "again", frame=16)  # the gate's own age again
-    assert gate.lookup("a", region(1), 20) is None

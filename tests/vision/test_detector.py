@@ -266,24 +266,3 @@ def test_scales_of_a_strong_barrel_lens_stay_those_of_the_cloth(cam):
     on_cloth = 1.0 / cam.mm_per_px(cam.back_project(np.stack([xs, ys], 1)[::97], 0.0))
     grid = _scale_grid(cam, 16, roi)
     assert on_cloth.min() - 1e-6 <= grid.min() and grid.max() <= on_cloth.max() + 0.02
-
-
-def test_a_still_ball_is_fitted_again_ever_more_rarely(model):
-    """A window that shows nothing new reuses its fit; the refits of the same still ball come
-    after 8, 16, 32 ... frames (``REST_REFIT_DOUBLINGS``), and a change starts over."""
-    det = Detector(model)
-    fitted = []
-    fit = det._fit_balls
-    det._fit_balls = lambda *a, **k: fitted.append(det._frames) or fit(*a, **k)
-    hint = CAMERA.project(np.array([[30.0, 40.0, 10.5]]))[0]
-    frames = [draw(seed=s) for s in range(3)]  # new sensor noise, the same scene
-    for i in range(60):
-        det.detect(frames[i % 3], ball_hint_px=hint, search_bases=False)
-    assert fitted == [1, 9, 25, 57]
-    moved = draw((31.0, 40.0), seed=4)  # the ball crept a millimetre: fitted at once
-    det.detect(moved, ball_hint_px=hint, search_bases=False)
-    det.detect(moved, ball_hint_px=hint, search_bases=False)
-    assert fitted[4:] == [61]
-    for _ in range(9):
-        det.detect(moved, ball_hint_px=hint, search_bases=False)
-    assert fitted[4:] == [61, 69]  # the schedule started over
