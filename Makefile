@@ -71,17 +71,20 @@ pi-service:
 	@echo "tablevar: the live page is at http://$$(hostname).local:8000/ \
 	(or http://$$(hostname -I | cut -d' ' -f1):8000/); PIN $$(cut -d= -f2 tablevar.env)"
 
-# test-pi: the tests of the Pi's path (camera, GPIO, calibration, vision, tracking, rules, the
-# live runner, the server and its API) in a venv made as `make pi` makes it, over Debian 12's
+# test-pi: the unit tests of the Pi's path (camera, GPIO, calibration, vision, tracking, rules,
+# the signals, the server and its API) in a venv made as `make pi` makes it, over Debian 12's
 # packages (numpy 1.24, OpenCV 4.6, SciPy 1.10, Flask 2.2, PyAV 10, gpiozero 1.6: what Raspberry
 # Pi OS has), with the test tools from pip. Left to `make test`, to keep CI within its time: the
-# browser tests (the page does not depend on the Pi's packages), the simulator's own tests, the
-# analyses of whole recorded clips and the restarts after SIGKILL (the same pipeline and rules
-# as the live runner's simulated match here), and the fuzz tests.
+# browser tests (the page does not depend on the Pi's packages), the simulator's own tests and
+# the tests that run the whole pipeline on rendered frames or clips (analyses, the live runner's
+# simulated matches, restarts after SIGKILL, review; the same pipeline and rules whose parts the
+# unit tests run here), and the fuzz tests.
 PI_TEST_VENV := .venv-pi
-PI_TEST_SKIP := tests/web/*browser* tests/simulator tests/*/test_fuzz* \
-	tests/tablevar/test_live_restart.py tests/tablevar/test_calls_e2e.py \
-	tests/tablevar/test_analyze.py tests/tablevar/test_mid_play.py
+PI_TEST_SKIP := tests/web/*browser* tests/simulator tests/*/test_fuzz* tests/*/*_rendered.py \
+	tests/tablevar/test_live.py tests/tablevar/test_live_restart.py tests/tablevar/test_replay.py \
+	tests/tablevar/test_review.py tests/tablevar/test_calls_e2e.py tests/tablevar/test_analyze.py \
+	tests/tablevar/test_mid_play.py tests/tablevar/test_button_stage.py \
+	tests/calibration/test_calibrate.py tests/calibration/test_other_cameras.py
 test-pi:
 	$(MAKE) --no-print-directory pi-venv PI_VENV=$(PI_TEST_VENV)
 	$(PI_TEST_VENV)/bin/pip install --quiet --disable-pip-version-check \

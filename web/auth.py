@@ -64,7 +64,13 @@ def json_body() -> dict[str, Any]:
     400 when it is not one JSON object (or nests deeper than ``MAX_JSON_DEPTH``), 413 when
     it is larger than ``MAX_CONTENT_LENGTH``.
     """
+    # Werkzeug before 2.3 leaves MAX_CONTENT_LENGTH to form parsing: the limit is kept here.
+    limit = current_app.config.get("MAX_CONTENT_LENGTH")
+    if limit is not None and (request.content_length or 0) > limit:
+        abort(413)
     data = request.get_data(cache=True)
+    if limit is not None and len(data) > limit:
+        abort(413)
     if not data:
         return {}
     if not request.is_json:

@@ -27,11 +27,12 @@ def test_edges_found_to_a_fraction_of_a_pixel(lo, hi):
     normal = np.array([[1.0, 0.0], [1.0, 0.0]])
     prof = lines.measure_profiles(white, centre, normal, 6.0, np.full(2, hi - lo))
     assert prof.valid.all()
-    # The centre is exact; the edges of lines under ~3 px wide come out up to ~0.12 px wide
-    # (their derivative peaks repel), which is why the camera is fitted to centres.
+    # The centre is exact; the edges of lines under ~3 px wide come out up to ~0.15 px wide
+    # (their derivative peaks repel; 0.143 px with OpenCV 5, 0.151 px with 4.6 at 2.7 px),
+    # which is why the camera is fitted to centres.
     np.testing.assert_allclose(centre[:, 0] + prof.centre_px, 0.5 * (lo + hi), atol=0.03)
-    np.testing.assert_allclose(centre[:, 0] + prof.lo_px, lo, atol=0.15)
-    np.testing.assert_allclose(centre[:, 0] + prof.hi_px, hi, atol=0.15)
+    np.testing.assert_allclose(centre[:, 0] + prof.lo_px, lo, atol=0.2)
+    np.testing.assert_allclose(centre[:, 0] + prof.hi_px, hi, atol=0.2)
     np.testing.assert_allclose(prof.contrast, PAINT - CLOTH, rtol=0.35)
 
 
