@@ -49,16 +49,17 @@ def load_profile(name_or_path: str | Path, game_name: str | None = None) -> Tabl
         raise ProfileError(f"table profile {path} is not UTF-8 text (byte {exc.start})") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError(f"table profile {path} is not valid TOML: {exc}") from exc
-    named = data.get("game", "fistf")
-    chosen = game(game_name if game_name is not None else str(named))
-    # Sections of other games' pieces are no error: one cloth may serve several games.
-    others = {s for g in GAMES.values() if g is not chosen for s in g.pieces} - set(chosen.pieces)
-    data = {k: v for k, v in data.items() if k not in others} | {"game": chosen.name}
-    chosen.check_table_sections(str(data.get("name", path.stem)), set(data))
-    try:
+    chosen = game(game_name) if game_name is not None else None
+    try:  # what is wrong in the file names the file
+        chosen = chosen or game(str(data.get("game", "fistf")))
+        # Sections of other games' pieces are no error: one cloth may serve several games.
+        others = {s for g in GAMES.values() if g is not chosen for s in g.pieces}
+        data = {k: v for k, v in data.items() if k not in others - set(chosen.pieces)}
+        data["game"] = chosen.name
+        chosen.check_table_sections(str(data.get("name", path.stem)), set(data))
         return TableProfile.from_mapping(data, chosen.pieces)
     except ProfileError as exc:
-        raise ProfileError(f"{path}: {exc}") from exc
+        raise type(exc)(f"{path}: {exc}") from exc
 
 
 def load_pitch(name_or_path: str | Path, game_name: str | None = None) -> Pitch:
