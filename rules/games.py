@@ -136,7 +136,13 @@ BUTTON_FOOTBALL = Game(
     clock=GameClock("ball-moving", ButtonConfig.__dataclass_fields__["half_length_s"].default),
     new_match=_button_match,
     step=button_football.step,
-    labels={"piece": "button", "pieces": "buttons", "keeper": "keeper"},
+    labels={
+        "piece": "button",
+        "pieces": "buttons",
+        "keeper": "keeper",
+        "shots": "shots called",
+        "contacts": "contacts counted this turn",
+    },
 )
 
 GAMES: dict[str, Game] = {g.name: g for g in (FISTF, BUTTON_FOOTBALL)}

@@ -49,6 +49,10 @@ EDGE_BGR = (255, 0, 255)  # magenta: the measured line edges
 FOOTPRINT_BGR = (0, 255, 255)  # yellow: the ball's ground footprint
 FIGURE_BGR = (255, 255, 0)  # cyan: the base of the figure concerned
 OFFSIDE_BGR = (0, 0, 255)  # red: the offside line the figure was compared with
+SPOT_BGR = (255, 255, 255)  # white: where the restart is taken (a game whose ball is placed)
+# Games whose restarts are taken from a spot the rules name (button football's ball robot):
+# their calls' ``position`` is that spot, drawn in the picture.
+PLACED_RESTART_GAMES = ("button-football",)
 TEXT_BGR = (255, 255, 255)
 BANNER_BGR = (32, 32, 32)
 TITLES = {
@@ -301,6 +305,7 @@ def draw_evidence(
     ball_xy_mm: tuple[float, float] | None,
     config: EvidenceConfig | None = None,
     note: str = "",
+    restart_spot: bool = False,
 ) -> NDArray[np.uint8]:
     """The evidence picture ``(size + banner, size, 3)`` uint8 BGR of one call.
 
@@ -312,6 +317,9 @@ def draw_evidence(
         ball_xy_mm: the ball's ground point on that frame, or None when it is not seen.
         config: sizes; defaults when None.
         note: added to the banner's last line (e.g. which frame is shown).
+        restart_spot: the call's ``position`` is the spot its restart is taken from (a game
+            whose ball is put on its spot, such as button football): drawn as a ringed cross,
+            or an arrow at the picture's edge pointing to it when it lies outside.
     """
     cfg = config or EvidenceConfig()
     figure = call.get("figure")
@@ -351,9 +359,41 @@ def draw_evidence(
     if ball_xy_mm is not None:
         pts = view.to_picture(circle_mm(ball_xy_mm, pitch.profile.ball_radius_mm))
         _polyline(crop, pts, FOOTPRINT_BGR, True, width)
+    if restart_spot and call.get("restart") and position is not None:
+        _draw_spot(crop, view, (position["x_mm"], position["y_mm"]), pitch, width)
     lines = caption(call)
     lines[-1] += note
     return np.concatenate([crop, _banner(lines, cfg)], axis=0)
+
+
+def _draw_spot(
+    img: NDArray[np.uint8], view: View, spot_mm: tuple[float, float], pitch: Pitch, width: int
+) -> None:
+    """The restart spot: a ring of the ball's size with a cross, or, when it lies outside the
+    picture, an arrow along the picture's edge pointing to it."""
+    size = img.shape[1]
+    r_mm = pitch.profile.ball_radius_mm
+    centre = view.to_picture(np.array([spot_mm], dtype=np.float64))[0]
+    if np.all((centre > 0) & (centre < size)):
+        _polyline(img, view.to_picture(circle_mm(spot_mm, 1.4 * r_mm)), SPOT_BGR, True, width)
+        for d in ((1.4 * r_mm, 0.0), (0.0, 1.4 * r_mm)):
+            a = np.array(spot_mm) - d
+            b = np.array(spot_mm) + d
+            _polyline(img, view.to_picture(np.stack([a, b])), SPOT_BGR, False, width)
+        return
+    mid = np.array([0.5 * size, 0.5 * size])
+    direction = (centre - mid) / max(float(np.linalg.norm(centre - mid)), 1e-9)
+    tip = mid + direction * 0.45 * size
+    tail = mid + direction * 0.30 * size
+    cv2.arrowedLine(
+        img,
+        pt1=tuple(int(v) for v in np.round(tail)),
+        pt2=tuple(int(v) for v in np.round(tip)),
+        color=SPOT_BGR,
+        thickness=width,
+        line_type=cv2.LINE_AA,
+        tipLength=0.3,
+    )
 
 
 def _banner(lines: list[str], cfg: EvidenceConfig) -> NDArray[np.uint8]:
@@ -485,7 +525,10 @@ class EvidenceWriter:
                 return None
             index, image = found
             ball, note = self.ball_at(index), ""
-        picture = draw_evidence(image, call, self.camera, self.pitch, ball, self.config, note)
+        spot = self.pitch.profile.game in PLACED_RESTART_GAMES
+        picture = draw_evidence(
+            image, call, self.camera, self.pitch, ball, self.config, note, restart_spot=spot
+        )
         name = evidence_name(call, match_id)
         stem, k = name.removesuffix(".jpg"), 1
         while name in self._names or (self.out_dir / name).exists():

@@ -319,7 +319,9 @@ class LiveRunner:
         for frame in judged.frames:
             self.hub.push_frame(self._encode(frame))
         self._media.add_frames(judged.frames)
-        self._media.publish(list(judged.calls))
+        # A shot call made on the page is judged at once; its picture is drawn here, in the
+        # worker, from the frames kept.
+        self._media.publish(list(judged.calls) + self.hub.take_action_calls())
         if self._signals is not None:
             self._signals.judged(judged.calls)
 

@@ -1,5 +1,6 @@
-"""The live match's rules as the driver's ``Referee``: observations from ``FistfRules``, the
-match state in the hub.
+"""The live match's rules as the driver's ``Referee``: observations from the game's rules stage
+(``FistfRules``, ``ButtonRules``: which pieces are keepers, which kit is home), the match state
+in the hub.
 
 The hub keeps the one match state (``web.match.LiveMatch``), which the referee's controls change
 too and which outlives a recalibration; each frame's observation goes through it, and its calls
@@ -11,6 +12,7 @@ from __future__ import annotations
 from calibration.calibration_file import Calibration
 from rules.calls import Call
 from rules.pitch import Pitch
+from tablevar.button_stage import ButtonRules
 from tablevar.rules_stage import FistfRules
 from tablevar.tracked import TrackedFrame
 from web.hub import MatchHub
@@ -23,7 +25,9 @@ class LiveReferee:
         cal = calibration
         pitch = cal.measured_pitch(pitch) if cal else pitch
         sigma = cal.line_sigma_mm if cal else 0.0
-        self._rules = FistfRules(pitch, line_sigma_mm=sigma, parallax=cal and cal.parallax_sigma_mm)
+        parallax = cal and cal.parallax_sigma_mm
+        stage = ButtonRules if pitch.profile.game == "button-football" else FistfRules
+        self._rules = stage(pitch, line_sigma_mm=sigma, parallax=parallax)
         self._hub = hub
         hub.use_pitch(pitch)
 

@@ -3,9 +3,10 @@
 ``LiveSignals`` follows the hub's match: the clock LED is lit while the match clock runs (after
 each refereed batch of frames and each referee action), the buzzer sounds on goals and outs,
 the pause button pauses a running match and resumes (or starts) a held one through the hub,
-as the page's controls do, and the shot button calls a shot. The FISTF rules have no called
-shot (button football has: only a called shot scores), so a called shot is an event: logged,
-and passed to ``on_shot`` with the match time, for whoever listens.
+as the page's controls do, and the shot button calls a shot: in button football (only a called
+shot scores) it is the call of the team on turn, judged by the rules like the page's; the FISTF
+rules have no called shot, so there it is an event: logged, and passed to ``on_shot`` with the
+match time, for whoever listens.
 
 A GPIO that fails, on opening or later, is logged once and the signals go dark: the refereeing
 never waits for nor stops because of them.
@@ -77,14 +78,14 @@ class LiveSignals:
         """Light the LED while the match clock runs (only a change reaches the pin)."""
         with self._lock:  # read and shown together: the newest state is what stays lit
             state = self._hub.match
-            running = state.hold is None and not state.finished and state.clock.last_running
+            running = self._hub.hold is None and not state.finished and state.clock.last_running
             if running != self._shown:
                 self._shown = running
                 self._do(lambda s: s.show_clock(running))
 
     def press_pause(self) -> None:
         """The pause button: pause a running match, resume or start a held one."""
-        hold = self._hub.match.hold
+        hold = self._hub.hold
         action = "pause" if hold is None else "resume" if hold == "paused" else "start"
         try:
             self._hub.control(action)
@@ -92,10 +93,17 @@ class LiveSignals:
             _log.warning("pause button: %s", " ".join(str(exc).split()))
 
     def press_shot(self) -> None:
-        """The shot button: log the called shot and pass it on."""
+        """The shot button: a game with called shots takes it as the call of the team on
+        turn (its rules judge it, ``web.button_match``); otherwise it is logged and passed on."""
         clock_s = self._hub.match.clock.elapsed_s
         self.shots_called += 1
-        _log.warning("shot called at the table at %.1f s of the match clock", clock_s)
+        if "shot_call" in self._hub.actions:
+            try:
+                self._hub.control("shot_call")
+            except ValueError as exc:  # no turn known yet, a held match: the log says why
+                _log.warning("shot button: %s", " ".join(str(exc).split()))
+        else:
+            _log.warning("shot called at the table at %.1f s of the match clock", clock_s)
         if self._on_shot is not None:
             self._on_shot(clock_s)
 

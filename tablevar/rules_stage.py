@@ -57,18 +57,21 @@ FIGURE_UNCERTAINTY_MM = 1.0  # the rules' own bound of a base's position (Observ
 Parallax = Callable[[NDArray[np.float64], float], NDArray[np.float64]]
 
 
+LIVE_GAMES = ("fistf", "button-football")  # games the live match referees (web.hub)
+
+
 def refereed_live(pitch: Pitch) -> Pitch:
-    """``pitch``, when the live match can referee its game (FISTF so far; ``analyze``
+    """``pitch``, when the live match can referee its game (``LIVE_GAMES``; ``analyze``
     referees every game).
 
     Raises:
         rules.games.GameError: the table is for another game (one line).
     """
-    if pitch.profile.game != "fistf":
+    if pitch.profile.game not in LIVE_GAMES:
         title = game(pitch.profile.game).title
         raise GameError(
             f"table {pitch.profile.name!r} is for {title}, which the live page does not "
-            "referee yet (analyze a recording of it instead); use a FISTF table"
+            "referee yet (analyze a recording of it instead)"
         )
     return pitch
 
@@ -114,7 +117,11 @@ class FistfRules:
             parallax: the calibration's error of the parallax correction at a place
                 (``Calibration.parallax_sigma_mm``); None: none (a camera of known height).
         """
-        refereed_live(pitch)
+        if pitch.profile.game != "fistf":
+            raise GameError(
+                f"table {pitch.profile.name!r} is for {game(pitch.profile.game).title}, "
+                "not FISTF: use its own rules stage"
+            )
         if not line_sigma_mm >= 0:
             raise ValueError(f"line_sigma_mm must be >= 0 mm, got {line_sigma_mm}")
         config = MatchConfig(

@@ -46,6 +46,7 @@ from web.extensions import (
     set_ball_colour,
     set_recalibrate,
 )
+from web.games import page_words
 from web.guard import PinThrottle, public_message, same_origin, security_headers
 from web.hub import MatchHub
 from web.matchlog import MatchLog
@@ -157,6 +158,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     for module in (live, controls, review, report_view, calibration_view):
         app.register_blueprint(module.bp)
     app.register_error_handler(HTTPException, _json_error)
+    # Page words come from the live table's game; a page of a recording passes its own.
+    app.context_processor(lambda: page_words(app.config["TABLE"]))
     return app
 
 

@@ -52,6 +52,20 @@ def team_names():
     return _apply("team_names", names=[n.strip() for n in names])
 
 
+@bp.post("/match/shot-call")
+@require_pin
+def shot_call():
+    """Body ``{"team": "home" | "away"}``: the team calls its shot (button football). The rules
+    judge it where the ball lies (wholly in the opponents' half, on the team's turn) and the
+    call says whether it stands; a game without called shots answers 409."""
+    team = json_body().get("team")
+    if team not in ("home", "away"):
+        abort(400, description=f"'team' must be 'home' or 'away', got {team!r}")
+    if "shot_call" not in current_app.extensions[HUB].actions:
+        abort(409, description="this game has no called shots")
+    return _apply("shot_call", team=team)
+
+
 @bp.get("/match/<int:match_id>/export.<fmt>")
 def export(match_id: int, fmt: str):
     """The log of a match (its calls and the referee's actions) as ``json`` or ``csv``.

@@ -29,10 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from calibration.tables import load_pitch
+from rules.button_state import ButtonState
 from rules.calls import Call
 from rules.fistf import MatchState
 from rules.observation import Observation
 from rules.pitch import Pitch
+from web.button_match import ButtonLiveMatch
 from web.match import CallEntry, LiveMatch, call_record
 from web.matchlog import MatchLog
 from web.recordings import evidence_relpath
@@ -220,12 +222,17 @@ class MatchHub:
         self._lock = threading.RLock()
         current = log.current_match()
         table = log.match(current).table if current is not None else log.default_table
-        self._match = LiveMatch(log, pitch if pitch is not None else load_pitch(table))
+        pitch = pitch if pitch is not None else load_pitch(table)
+        # Each game keeps its match its own way (its reducer, its actions): same interface.
+        live = ButtonLiveMatch if pitch.profile.game == ButtonLiveMatch.game else LiveMatch
+        self._match: LiveMatch | ButtonLiveMatch = live(log, pitch)
         self._frame: Mapping[str, Any] | None = None
         self._source = {"ok": True, "message": ""}
         self._recording: dict[str, Any] | None = None  # None: not recording
         self._dropped = 0  # camera frames dropped because refereeing fell behind
         self._listeners: list[ControlListener] = []
+        # Calls the controls made (a shot call): the live runner draws their evidence.
+        self._action_calls: deque[Call] = deque(maxlen=64)
         self._board = self._scoreboard()
 
     # ------------------------------------------------------------------ pipeline side
@@ -321,12 +328,20 @@ class MatchHub:
             ValueError: an unknown action or call, or one the match does not allow now.
         """
         with self._lock:
-            self._match.act(action, payload)
+            self._action_calls.extend(self._match.act(action, payload))
             snapshot = self.snapshot()
             self._feed.append("state", sse_message("state", snapshot))
         for listener in self._listeners:
             listener(action, payload)
         return snapshot
+
+    def take_action_calls(self) -> list[Call]:
+        """The calls the controls made since the last take (the pipeline draws their
+        evidence pictures and publishes them again with it, ``publish_calls``)."""
+        with self._lock:
+            calls = list(self._action_calls)
+            self._action_calls.clear()
+            return calls
 
     # ------------------------------------------------------------------ readers
     def snapshot(self) -> dict[str, Any]:
@@ -340,16 +355,33 @@ class MatchHub:
                 "match_id": match.match_id,
                 "table": match.info.table,
                 "clock_mode": match.info.clock_mode,
+                "game": match.game,
                 "calls": calls,
                 "calls_total": len(entries),
                 "frame": self._frame,
             }
 
     @property
-    def match(self) -> MatchState:
-        """The rules' state of the live match."""
+    def match(self) -> MatchState | ButtonState:
+        """The rules' state of the live match (its game's state)."""
         with self._lock:
             return self._match.state
+
+    @property
+    def hold(self) -> str | None:
+        """The referee's hold on the match (``not_started``, ``paused``) or None."""
+        with self._lock:
+            return self._match.hold
+
+    @property
+    def actions(self) -> tuple[str, ...]:
+        """The actions the live match's game takes (``control``)."""
+        return tuple(self._match.actions)
+
+    @property
+    def game(self) -> str:
+        """The game of the live match (``rules.games``)."""
+        return self._match.game
 
     @property
     def match_id(self) -> int:

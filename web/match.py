@@ -66,7 +66,7 @@ def call_record(call: Call) -> dict[str, Any]:
 
 
 class LiveMatch:
-    """The current match of ``log``; see the module docstring.
+    """The current FISTF match of ``log``; see the module docstring.
 
     Args:
         log: the match log; the newest match is resumed from its newest snapshot.
@@ -101,9 +101,17 @@ class LiveMatch:
         if snap is None:  # the match's first state is in the log before its first frame
             self.log.record(match_id, self._encode(self.state), None, None)
 
+    game = "fistf"
+    actions = (*ACTIONS, "reset", "undo")
+
     @property
     def match_id(self) -> int:
         return self.info.id
+
+    @property
+    def hold(self) -> str | None:
+        """The referee's hold (``not_started``, ``paused``) or None."""
+        return self.state.hold
 
     def use_pitch(self, pitch: Pitch) -> None:
         """Judge on ``pitch`` from now on (a new calibration's measured line edges)."""

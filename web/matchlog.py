@@ -32,7 +32,8 @@ from rules.referee import ACTIONS
 
 # Referee actions that ``undo`` can take back (start/pause/reset are undone by their opposite).
 UNDOABLE = ("overrule", "reinstate", "added_time")
-ACTION_KINDS = (*ACTIONS, "reset", "undo")  # the rules' actions and the log's own
+# the rules' actions, the log's own, and a player's shot call (button football)
+ACTION_KINDS = (*ACTIONS, "reset", "undo", "shot_call")
 EVENT_KINDS = ("call", *ACTION_KINDS)
 CSV_COLUMNS = (
     "event",

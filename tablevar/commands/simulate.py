@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import argparse
 import re
+import time
+
+import numpy as np
 
 from calibration.tables import load_profile
 from hardware.video_writer import CODECS
+from simulator.button_scenes import SCENES as BUTTON_SCENES
+from simulator.button_scenes import TABLE as BUTTON_TABLE
+from simulator.button_scenes import build_button_scene, simulate_button
+from simulator.scene_camera import clip_camera, clip_look
 from simulator.scene_library import scene_names
 from simulator.scene_stress import FACTORS
 from simulator.simulate import simulate_named
@@ -24,7 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="render a scripted table scene into a recording with exact ground truth",
         description="Render a scripted scene (the same SCENE and --seed give the same clip) "
         "into a recording folder: video.mp4, meta.json, timestamps.csv, truth.jsonl and "
-        f"truth_calls.jsonl. Scenes: {', '.join(scene_names())}.",
+        f"truth_calls.jsonl. Scenes: {', '.join(scene_names())}; button football (on the "
+        f"{BUTTON_TABLE} table, with shot_calls.jsonl): {', '.join(BUTTON_SCENES)}.",
     )
     parser.add_argument("scene", metavar="SCENE", help="scene name")
     parser.add_argument("--out", required=True, metavar="DIR", help="recording folder to write")
@@ -35,7 +43,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--fps", type=float, default=None, help="frames per second (default 60, or 30 with --vary)"
     )
-    parser.add_argument("--table", default="fistf", help="table profile name or .toml path")
+    parser.add_argument(
+        "--table",
+        default=None,
+        help=f"table profile name or .toml path (default: fistf; {BUTTON_TABLE} for its scenes)",
+    )
     parser.add_argument("--frames", type=int, default=None, metavar="N", help="stop after N frames")
     parser.add_argument(
         "--lossless",
@@ -85,8 +97,12 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.scene in BUTTON_SCENES:
+        return _run_button(args)
     if args.scene not in scene_names():
-        raise SimulateError(f"unknown scene {args.scene!r}; scenes: {', '.join(scene_names())}")
+        names = [*scene_names(), *BUTTON_SCENES]
+        raise SimulateError(f"unknown scene {args.scene!r}; scenes: {', '.join(names)}")
+    args.table = args.table or "fistf"
     size = None if args.size is None else parse_size(args.size)
     if args.fps is not None and not args.fps > 0:
         raise SimulateError(f"bad --fps {args.fps}: give a positive frame rate, e.g. 60")
@@ -116,5 +132,47 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"{result.folder}: {result.frames} frames, {result.calls} scripted calls, "
         f"{result.seconds:.1f} s ({per_1000:.1f} s per 1000 frames)"
+    )
+    return 0
+
+
+BUTTON_FPS = 50.0
+BUTTON_OPTIONS = ("frames", "codec", "bitrate", "readout", "start", "vary")
+
+
+def _run_button(args: argparse.Namespace) -> int:
+    """A button-football scene (``simulator.button_scenes``): its clip, its shot calls, and
+    the calls the reducer makes on the exact frames, on a camera and look drawn from the seed."""
+    if args.table not in (None, BUTTON_TABLE):
+        raise SimulateError(
+            f"{args.scene} is a button-football scene: it plays on the {BUTTON_TABLE} table, "
+            f"not {args.table!r}"
+        )
+    given = [f"--{name}" for name in BUTTON_OPTIONS if getattr(args, name) is not None]
+    if given:
+        raise SimulateError(
+            f"{' and '.join(given)} cannot be used with the button-football scene {args.scene} "
+            "(it takes --seed, --size, --fps and --lossless)"
+        )
+    if args.fps is not None and not args.fps > 0:
+        raise SimulateError(f"bad --fps {args.fps}: give a positive frame rate, e.g. 50")
+    size = (1280, 960) if args.size is None else parse_size(args.size)
+    started = time.perf_counter()
+    clip = build_button_scene(args.scene, args.seed)
+    rng = np.random.default_rng([args.seed, 7])
+    camera = clip_camera(rng, clip.compiled.pitch, size)
+    frames = simulate_button(
+        clip,
+        args.out,
+        camera=camera,
+        look=clip_look(rng),
+        fps=args.fps or BUTTON_FPS,
+        seed=args.seed,
+        lossless=args.lossless,
+    )
+    seconds = time.perf_counter() - started
+    print(
+        f"{args.out}: {frames} frames, {len(clip.shot_calls)} shot calls, {seconds:.1f} s "
+        f"({1000.0 * seconds / max(frames, 1):.1f} s per 1000 frames)"
     )
     return 0

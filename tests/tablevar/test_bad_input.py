@@ -211,11 +211,3 @@ def test_a_failed_analyze_never_replaces_a_complete_one(tmp_path, sim_recording,
     assert summary["complete"] is False and "ended after" in summary["error"]
     assert summary["frames"] == meta["frames"]
     assert len((fresh / "tracks.jsonl").read_text("utf-8").splitlines()) == meta["frames"]
-
-
-def test_a_table_of_a_game_the_live_page_cannot_referee_is_one_line(tmp_path, capsys):
-    folder = _tiny_recording(tmp_path / "rec")
-    assert main(["live", "--table", "button-football", "--source", str(folder)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("tablevar: error: table 'button-football' is for Button football")
-    assert err.count("\n") == 1

@@ -12,6 +12,9 @@
   let objects = null;
   let lastFrame = null;
   let lastFrameMs = null;
+  let actions = null;  // the actions the match's game takes (null: all of FISTF's)
+  let spotLayer = null;  // the restart spot on the radar (button football)
+  let lastRestart = null;
   const GLIDE_MAX_MS = 250;
   const OFFLINE_AFTER_MS = 1500;  // a longer gap (a pause, a reconnect) jumps instead of gliding
 
@@ -37,6 +40,79 @@
     const dropped = $("dropped");
     dropped.hidden = !board.dropped_frames;
     dropped.textContent = `${board.dropped_frames} frames dropped`;
+    if ($("turn-panel")) showTurn(board);
+  }
+
+  /* Button football: whose turn, its contacts, the shot called, and the restart: where the
+     ball goes (also on the radar) and the buttons moved for it against each allowance. */
+  function showTurn(board) {
+    const turn = board.turn || {};
+    $("turn-team").textContent = turn.team ? TV.teamName(turn.team) : "not known yet";
+    $("turn-contacts").textContent = turn.contacts ?? 0;
+    $("turn-per").textContent = turn.per_turn ?? 7;
+    $("shot-state").textContent = board.shot_called ? `${TV.teamName(board.shot_called)} called a shot`
+      : board.shot_under_way ? `${TV.teamName(board.shot_under_way)}'s called shot under way` : "no shot called";
+    const r = board.restart;
+    $("restart-box").hidden = !r;
+    lastRestart = r && r.spot ? r : null;
+    drawSpot();
+    if (!r) return;
+    const spot = r.spot ? ` at x ${r.spot.x_mm.toFixed(0)} mm, y ${r.spot.y_mm.toFixed(0)} mm` : "";
+    $("restart-line").textContent = `Restart: ${TV.restartName(r.kind)}${r.team ? " " + TV.teamName(r.team) : ""}${spot} · ${r.law}`;
+    for (const team of ["home", "away"]) {
+      const m = (r.moves || {})[team] || {};
+      const over = m.allowed !== null && m.allowed !== undefined && m.moved > m.allowed;
+      const cell = $(`moves-${team}`);
+      cell.textContent = `${m.moved ?? 0} of ${m.allowed ?? "any"}${over ? " — too many" : ""}`;
+      cell.classList.toggle("over", over);
+    }
+  }
+
+  function drawSpot() {
+    if (!spotLayer) return;
+    spotLayer.replaceChildren();
+    if (!lastRestart) return;
+    const { x_mm: x, y_mm: y } = lastRestart.spot;
+    const r = 2 * pitch.ball_radius_mm;
+    const mark = TV.svg("g", { class: "spot-mark", "data-kind": lastRestart.kind });
+    const title = TV.svg("title");
+    title.textContent = `Restart spot: ${TV.restartName(lastRestart.kind)}`;
+    mark.append(title, TV.svg("circle", { cx: x, cy: y, r }),
+      TV.svg("line", { x1: x - r, y1: y, x2: x + r, y2: y }),
+      TV.svg("line", { x1: x, y1: y - r, x2: x, y2: y + r }));
+    spotLayer.append(mark);
+  }
+
+  async function callShot(team) {
+    try { showState(await TV.post("/api/match/shot-call", { team })); }
+    catch (_) { /* TV.post showed the message */ }
+  }
+
+  function initShotCalls() {
+    if (!$("turn-panel")) return;
+    for (const button of document.querySelectorAll(".shot-call")) {
+      button.addEventListener("click", () => callShot(button.dataset.team));
+    }
+    // H and A call a shot from a keyboard at the table (not while typing, e.g. the PIN).
+    document.addEventListener("keydown", (event) => {
+      if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+      const target = event.target;
+      if (target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))) return;
+      const team = { h: "home", a: "away" }[event.key.toLowerCase()];
+      if (!team) return;
+      event.preventDefault();
+      callShot(team);
+    });
+  }
+
+  /* Controls of actions the match's game does not take are hidden (button football has no
+     added time, overrule or undo). */
+  function showActions(list) {
+    actions = list || null;
+    for (const button of document.querySelectorAll("#controls button")) {
+      const action = button.dataset.added ? "added_time" : button.dataset.action;
+      button.hidden = actions !== null && !actions.includes(action);
+    }
   }
 
   /* "● REC" while --record writes; a banner once it stopped (refereeing goes on). */
@@ -86,6 +162,7 @@
      once settled, or too close but not waiting, the rules take no other word on it. Any
      other call: Overrule, or Reinstate once overruled. */
   function callActions(call) {
+    if (actions !== null && !actions.includes("overrule")) return [];
     const button = (text, action, cls) => TV.el("button", { text, class: cls, onclick: () => verdict(call, action) });
     if (call.awaiting_referee) {
       return [button("Uphold", "uphold", "primary"), button("Reject", "reject", "danger")];
@@ -124,6 +201,7 @@
   }
 
   function showState(state) {
+    showActions(state.actions);
     showScoreboard(state);
     $("export-json").href = `/api/match/${state.match_id}/export.json`;
     $("export-csv").href = `/api/match/${state.match_id}/export.csv`;
@@ -134,7 +212,12 @@
   }
 
   function addCall(call) {
-    if (known.has(call.id)) return;
+    if (known.has(call.id)) {
+      // A call made by a control (a shot call) comes first without, then with its picture.
+      const old = document.querySelector(`#feed li[data-id="${call.id}"]`);
+      if (old && call.evidence_rel && !old.querySelector(".evidence")) old.replaceWith(callItem(call));
+      return;
+    }
     known.add(call.id);
     const item = callItem(call);
     item.classList.add("fresh");
@@ -208,9 +291,13 @@
 
   document.addEventListener("DOMContentLoaded", async () => {
     initControls();
+    initShotCalls();
     connect();
     pitch = await TV.getJSON("/api/pitch");
     objects = TV.drawPitch($("radar"), pitch);
+    spotLayer = TV.svg("g", { class: "restart-spot" });
+    objects.parentNode.insertBefore(spotLayer, objects);
+    drawSpot();
     if (lastFrame) showFrame(lastFrame);
   });
 })();

@@ -7,6 +7,7 @@ const TV = (() => {
   const KIND_LABELS = {
     ball_out: "Ball out", goal: "Goal", goal_disallowed: "Goal disallowed", offside: "Offside",
     foul: "Foul", close_call: "Close call", half_time: "Half time", full_time: "Full time",
+    turnover: "Turnover", shot_called: "Shot called", set_piece_fault: "Set-piece fault",
   };
   const RESTART_LABELS = {
     throw_in: "throw-in", corner: "corner", goal_kick: "goal kick", kick_off: "kick-off",
@@ -130,6 +131,11 @@ const TV = (() => {
      kick Away", "Too close to call · the referee decides". The restart goes to call.team,
      except after a goal, where call.team is the scorer and the other team kicks off. */
   function callWords(call) {
+    if (call.kind === "shot_called") {  // the rules' word on it, where the ball lay
+      const refused = String(call.note || "").startsWith("refused");
+      const close = tooCloseCall(call) ? " · too close to call" : "";
+      return `Shot called by ${teamName(call.team)} · ${refused ? call.note : "accepted"}${close}`;
+    }
     if (tooCloseCall(call)) {
       const settled = call.status === "upheld" || call.status === "rejected";
       return `Too close to call · the referee ${settled ? "decided" : "decides"}`;
@@ -139,6 +145,7 @@ const TV = (() => {
       : null;
     const fig = call.figure ? `${teamName(call.figure.team)} #${call.figure.id}` : null;
     let head;
+    if (call.kind === "turnover") return `Turnover · ${teamName(call.team)}'s turn${call.note ? " (" + call.note + ")" : ""}`;
     if (call.kind === "goal") head = `Goal for ${teamName(call.team)}`;
     else if (call.kind === "goal_disallowed") head = "No goal";
     else if (call.kind === "ball_out") head = "Out";
@@ -256,7 +263,7 @@ const TV = (() => {
 
   document.addEventListener("DOMContentLoaded", initPin);
   return {
-    el, svg, post, getJSON, toast, pin, fmtClock, fmtMm, kindLabel, callFacts, callBadges,
+    el, svg, post, getJSON, toast, pin, fmtClock, fmtMm, kindLabel, restartName: restartLabel, callFacts, callBadges,
     tooClose, tooCloseCall, callWords, teamName, drawPitch, drawObjects, moveObjects,
   };
 })();
