@@ -23,10 +23,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $@
 
-# demo-recording: renders recordings/demo with the simulator (its recipe lives with the simulator).
+# demo-recording: renders recordings/demo with the simulator (its recipe lives with the simulator),
+# and the button-football demo (tablevar demo --game button-football) at a modest size.
 .PHONY: demo-recording
 demo-recording: $(STAMP)
 	$(BIN)/tablevar simulate demo --out recordings/demo --seed 1
+	$(BIN)/tablevar simulate bf_called_goal --out recordings/demo-button-football --seed 1 --size 640x480
 
 # ------------------------------------------------------------------ Raspberry Pi OS
 # pi: Debian's own packages from apt, a virtual environment over them (--system-site-packages:

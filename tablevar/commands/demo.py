@@ -1,7 +1,9 @@
 """``tablevar demo``: referee the bundled demo recording, check it against its truth, show it.
 
-Analyses ``recordings/demo`` (made by the simulator with ``make demo-recording``) into
-``out/demo`` with ``tablevar analyze`` (once: an analysis newer than the video is reused),
+Analyses ``recordings/demo`` (made by the simulator with ``make demo-recording``; with ``--game
+button-football`` the button-football demo, ``recordings/demo-button-football``, whose players'
+shot calls come with it) into ``out/demo`` (``out/demo-button-football``) with ``tablevar
+analyze`` (once: an analysis newer than the video is reused),
 prints every call on one line, compares the calls with the recording's ground truth
 (``truth_calls.jsonl``: what a referee should call) and says how many it found, then serves the
 review page on http://127.0.0.1:8000 until Ctrl-C. ``--no-serve`` stops after the printout.
@@ -15,13 +17,20 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from calibration.tables import load_profile
 from hardware.recording import META_NAME, TRUTH_CALLS_NAME, VIDEO_NAME, read_meta, read_truth_calls
 from hardware.sources import TruncatedVideoError
+from rules.games import GAMES
 from tablevar.commands.review import ensure_analysis, linked_folder, serve_review
 from tablevar.commands.serve import add_server_options, check_server_options
 
 DEFAULT_RECORDING = Path("recordings/demo")
 DEFAULT_OUT = Path("out/demo")
+# Each game's bundled demo recording and its analysis folder.
+DEMOS = {
+    "fistf": (DEFAULT_RECORDING, DEFAULT_OUT),
+    "button-football": (Path("recordings/demo-button-football"), Path("out/demo-button-football")),
+}
 MATCH_TOLERANCE_S = 0.5
 
 
@@ -37,18 +46,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "with the recording's ground truth, and serve the review page.",
     )
     parser.add_argument(
+        "--game",
+        choices=list(DEMOS),
+        default="fistf",
+        help="whose bundled demo to play (default: %(default)s)",
+    )
+    parser.add_argument(
         "--recording",
         type=Path,
-        default=DEFAULT_RECORDING,
+        default=None,
         metavar="FOLDER",
-        help=f"recording folder to referee (default: {DEFAULT_RECORDING})",
+        help=f"recording folder to referee (default: {DEFAULT_RECORDING}, or the game's demo)",
     )
     parser.add_argument(
         "--out",
         type=Path,
-        default=DEFAULT_OUT,
+        default=None,
         metavar="DIR",
-        help=f"analysis output folder (default: {DEFAULT_OUT})",
+        help=f"analysis output folder (default: {DEFAULT_OUT}, or the game's)",
     )
     parser.add_argument("--again", action="store_true", help="analyse even when up to date")
     parser.add_argument("--no-serve", action="store_true", help="only analyse and print")
@@ -80,7 +95,7 @@ def format_call(call: dict[str, Any]) -> str:
     """One line for one call: time, kind, law, line, margin ± uncertainty, team, restart."""
     return (
         f"{_fmt(call.get('t_s'), '7.2f', ' s'):>9}  {_fmt(call.get('kind')):<16}"
-        f"{_fmt(call.get('law')):<13}{_fmt(call.get('line')):<15}"
+        f"{_fmt(call.get('law')):<12} {_fmt(call.get('line')):<15}"
         f"{_margin(call):>18}  {_fmt(call.get('team')):<6}"
         f"{_fmt(call.get('restart'))}"
     )
@@ -157,14 +172,21 @@ def report(
 
 def run(args: argparse.Namespace) -> int:
     check_server_options(args)
-    recording: Path = args.recording
+    default_recording, default_out = DEMOS[args.game]
+    recording: Path = args.recording or default_recording
     if not (recording / META_NAME).is_file() or not (recording / VIDEO_NAME).is_file():
         raise DemoError(
             f"demo recording {recording} not found: generate it with `make demo-recording`"
-            + ("" if recording == DEFAULT_RECORDING else " or pass --recording FOLDER")
+            + ("" if recording == default_recording else " or pass --recording FOLDER")
         )
     table = read_meta(recording).table
-    folder = linked_folder(recording / VIDEO_NAME, args.out)
+    game = load_profile(table).game
+    if game != args.game:
+        raise DemoError(
+            f"{recording} is a recording of {GAMES[game].title} (table {table!r}), not of "
+            f"{GAMES[args.game].title}: pass --game {game}"
+        )
+    folder = linked_folder(recording / VIDEO_NAME, args.out or default_out)
     try:
         ensure_analysis(
             folder, source=recording, table=table, progress=sys.stderr.isatty(), force=args.again

@@ -117,6 +117,32 @@ def test_the_shot_button_is_logged_and_passed_on_with_the_clock(table, caplog):
     assert table.signals.shots_called == 1
 
 
+def test_in_button_football_the_shot_button_calls_the_shot_of_the_team_on_turn(tmp_path):
+    """BF Angesagte Schüsse: the push button at the table is the call of the team whose turn
+    it is, judged by the rules where the ball lies (here wholly in the away half)."""
+    hub = MatchHub(MatchLog(tmp_path / "match.sqlite", table="button-football"))
+    pins = fresh_pins()
+    signals = LiveSignals(hub, PINS, pin_factory=pins)
+    try:
+        pins.pin(27).drive_low()  # the pause button starts the match
+        pins.pin(27).drive_high()
+        pins.pin(23).drive_low()  # no turn seen yet: whose shot? nothing is called
+        pins.pin(23).drive_high()
+        assert hub.calls == []
+        lines = ["ball 300,0 rest", "ball 300,0 rest; flick 8", "ball 330,0 moving"]
+        lines += ["ball 360,0 rest"] * 3
+        for frame, line in enumerate(lines):
+            hub.observe(parse_observation(f"{line}; {FIGS}", t_s=frame / 50, frame=frame))
+        pins.pin(23).drive_low()
+        pins.pin(23).drive_high()
+        shot = hub.calls[-1].record
+        assert (shot["kind"], shot["team"], shot["note"]) == ("shot_called", "home", "called")
+        assert signals.shots_called == 2
+    finally:
+        signals.close()
+        hub.log.close()
+
+
 class BrokenPin(MockPin):
     """A pin whose driver fails once the match is on (a loose header, a dead driver)."""
 

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -46,6 +47,31 @@ def test_demo_referees_a_recording_prints_its_calls_and_checks_them_against_trut
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     assert "is up to date" in out and "No ground truth" in out
+
+
+def test_the_button_football_demo_plays_its_own_bundled_recording(tmp_path, capsys, monkeypatch):
+    """``demo --game button-football``: the bundled button recording, its shot call read with
+    it, every scripted call found (BF Angesagte Schüsse: the called shot scores)."""
+    monkeypatch.chdir(Path(__file__).resolve().parents[3])  # the repository, as make demo runs
+    out_dir = tmp_path / "out"
+    argv = ["demo", "--game", "button-football", "--out", str(out_dir), "--no-serve"]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "Demo recording recordings/demo-button-football (table button-football" in out
+    assert "score 1:0" in out
+    assert "Ground truth: 2 of 2 scripted calls found" in out and "MISSED" not in out
+    calls = [json.loads(line) for line in (out_dir / "calls.jsonl").read_text().splitlines()]
+    assert [c["kind"] for c in calls] == ["shot_called", "goal"]
+    assert calls[1]["law"] == "BF Angesagte Schüsse" and calls[1]["restart"] == "kick_off"
+
+
+def test_demo_of_one_game_refuses_a_recording_of_another(make_recording, capsys):
+    folder = make_recording(4)  # a FISTF recording
+    argv = ["demo", "--game", "button-football", "--recording", str(folder), "--no-serve"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "is a recording of FISTF Subuteo" in err and "pass --game fistf" in err
+    assert err.count("\n") == 1
 
 
 @pytest.mark.parametrize(

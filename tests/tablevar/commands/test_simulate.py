@@ -62,9 +62,30 @@ def test_a_camera_recording_is_never_overwritten(tmp_path, capsys):
         (["demo", "--readout", "40"], "within a frame"),  # 40 ms is longer than a 60 fps frame
         (["demo", "--vary", "resolution", "--size", "320x240"], "leave out --size"),
         (["demo", "--start", "9999"], "outside the scene"),
+        (["snooker"], "bf_called_goal"),  # ... and the button-football ones
+        (["bf_throw_in", "--table", "fistf"], "plays on the button-football table"),
+        (["bf_throw_in", "--frames", "3"], "--frames cannot be used with the button-football"),
+        (["bf_throw_in", "--fps", "-5"], "bad --fps"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, capsys, argv, message):
     assert cli.main(["simulate", *argv, "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("tablevar: error:") and "\n" not in err and message in err
+
+
+def test_a_button_scene_is_rendered_with_its_shot_calls_and_truth(tmp_path, capsys):
+    """A button-football scene on its own table: the frames, the players' shot calls (read
+    back by analyze) and the calls the reducer makes on the exact frames."""
+    out = tmp_path / "bf"
+    argv = ["simulate", "bf_called_goal", "--out", str(out), "--size", "160x120", "--fps", "10"]
+    assert cli.main(argv) == 0
+    assert "1 shot calls" in capsys.readouterr().out
+    meta = read_meta(out)
+    assert (meta.table, meta.size_px, meta.fps) == ("button-football", (160, 120), 10.0)
+    calls = [json.loads(x) for x in (out / "truth_calls.jsonl").read_text().splitlines()]
+    assert [c["kind"] for c in calls] == ["shot_called", "goal"]
+    shot = json.loads((out / "shot_calls.jsonl").read_text())
+    assert shot["team"] == "home" and shot["t_s"] <= calls[1]["t_s"]
+    with VideoFileSource(out / "video.mp4") as source:
+        assert sum(1 for _ in source.frames()) == meta.frames
