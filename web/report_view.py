@@ -10,6 +10,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, render_template
 
 from rules.calls import RECORD_KEYS
+from web.games import page_words
 from web.geometry import pitch_json
 from web.recordings import Analysis
 from web.report import HEAT_BINS, MatchReport, match_report
@@ -56,6 +57,7 @@ def _context(name: str) -> dict[str, Any]:
         "pitch": pitch_json(pitch),
         "heat_bins": HEAT_BINS,
         "heat_max": float(report.heat.max()) if report.heat.size else 0.0,
+        **page_words(analysis.table()),
     }
 
 

@@ -23,6 +23,7 @@ from rules.profile import ProfileError
 from web.auth import json_body
 from web.decisions import goal_end, offside_shapes, shot_frame, shot_shapes
 from web.extensions import RECORDINGS, hub_of
+from web.games import page_words
 from web.geometry import (
     QuestionError,
     ask,
@@ -116,7 +117,7 @@ def _live_matches() -> list[dict[str, Any]]:
 @bp.get("/review/<name>")
 def page(name: str):
     analysis = analysis_named(name)
-    return render_template("review.html", name=analysis.name)
+    return render_template("review.html", name=analysis.name, **page_words(analysis.table()))
 
 
 @bp.get("/api/recordings")

@@ -134,6 +134,11 @@ def test_a_held_match_calls_nothing_and_refuses_actions_button_football_lacks(ap
     state = client.get("/api/state").json
     assert state["game"] == "button-football" and "added_time" not in state["actions"]
     assert state["clock"]["status"] == "not_started" and state["calls"] == []
+    # The other pages of the live table work for the game too.
+    page = client.get("/").get_data(as_text=True)
+    assert 'id="turn-panel"' in page and "contacts counted this turn" in page
+    assert client.get("/calibration").status_code == 200
+    assert client.get("/api/pitch").json["length_mm"] == 1200
 
 
 def test_a_fistf_match_has_no_shot_calls(tmp_path):
@@ -172,3 +177,27 @@ def test_the_button_match_resumes_in_a_new_app_on_the_same_log(config):
         assert after["teams"] == {"home": "Reds", "away": "Blues"}
     finally:
         shutdown(second)
+
+
+def test_a_button_recording_s_review_page_and_report_speak_of_buttons(tmp_path, recordings_dir):
+    """The review page and the match report of a button-football recording use its words."""
+    from dataclasses import replace
+
+    from calibration.calibration_file import read_calibration, write_calibration
+
+    folder = recordings_dir / "match1"
+    cal = read_calibration(folder / "calibration.json")
+    write_calibration(folder / "calibration.json", replace(cal, table="button-football"))
+    app = create_app(
+        {"TESTING": True, "PIN": PIN, "RECORDINGS_DIR": recordings_dir, "MATCH_LOG": tmp_path / "m"}
+    )
+    try:
+        client = app.test_client()
+        review = client.get("/review/match1").get_data(as_text=True)
+        assert 'id="show-figures"> Buttons</label>' in review
+        report = client.get("/review/match1/report").get_data(as_text=True)
+        assert "Nearest button to the ball" in report and "The buttons at each goal" in report
+        fistf = client.get("/").get_data(as_text=True)  # the live table is FISTF's
+        assert 'id="turn-panel"' not in fistf and "game-fistf" in fistf
+    finally:
+        shutdown(app)
