@@ -149,6 +149,8 @@ def _words(call: dict[str, Any]) -> tuple[str, str]:
     kind, line = call["kind"], call.get("line")
     if kind == "offside":
         return "OFFSIDE", "ONSIDE"
+    if kind == "shot_called":  # > 0: the ball wholly in the caller's attacking half
+        return "IN THEIR HALF", "NOT IN THEIR HALF"
     if line == "shooting_line":
         return "IN", "OUT"  # > 0: wholly inside the shooting zone
     if kind == "goal" or (kind == "close_call" and call.get("law") == "FISTF 7.1"):
@@ -178,6 +180,9 @@ def call_words(call: dict[str, Any]) -> str:
         head = "No goal"
     elif kind == "ball_out":
         head = "Out"
+    elif kind == "shot_called":
+        refused = str(call.get("note") or "").startswith("refused")
+        head = f"Shot called by {_TEAMS.get(team, team)}{' · refused' if refused else ''}"
     elif kind in ("offside", "foul") and figure is not None:
         head = f"{kind.capitalize()}: {_TEAMS.get(figure['team'], figure['team'])} #{figure['id']}"
     else:
