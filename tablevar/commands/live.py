@@ -151,7 +151,12 @@ def _first_then(source: FrameSource, reopen):
 
 def run(args: argparse.Namespace) -> int:
     check_server_options(args)
-    refereed_live(load_pitch(args.table))  # a wrong profile fails here, in one line
+    pitch = refereed_live(load_pitch(args.table))  # a wrong profile fails here, in one line
+    if is_sim_spec(args.source) and pitch.profile.game != "fistf":
+        raise LiveCommandError(
+            f"the simulated live match plays FISTF scenes, not {args.table!r}'s game: play a "
+            "recording of it instead, e.g. --source recordings/demo-button-football"
+        )
     calibration = read_calibration(args.calibration) if args.calibration else None
     if args.record is not None:
         check_writable(args.record)  # a folder that cannot be written fails now, in one line

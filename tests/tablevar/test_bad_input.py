@@ -211,3 +211,10 @@ def test_a_failed_analyze_never_replaces_a_complete_one(tmp_path, sim_recording,
     assert summary["complete"] is False and "ended after" in summary["error"]
     assert summary["frames"] == meta["frames"]
     assert len((fresh / "tracks.jsonl").read_text("utf-8").splitlines()) == meta["frames"]
+
+
+def test_the_simulated_live_match_of_a_button_table_is_refused_in_one_line(capsys):
+    assert main(["live", "--table", "button-football", "--source", "sim"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tablevar: error: the simulated live match plays FISTF scenes")
+    assert "--source recordings/demo-button-football" in err and err.count("\n") == 1
