@@ -83,6 +83,7 @@ def test_shots_are_called_by_click_and_by_key_and_the_rules_judge_them(
         "Shot called by Home · accepted"
     )
     expect(page.locator("#shot-state")).to_have_text("Home called a shot")
+    expect(page.locator("#feed li.kind-shot_called .team-tag")).to_have_text("Home calls")
 
     page.locator("body").press("a")  # the keyboard at the table: A is away's call
     expect(page.locator("#feed li.kind-shot_called")).to_have_count(2)

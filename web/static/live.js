@@ -127,7 +127,7 @@
   function setOnline(online) {
     $("offline-banner").hidden = online;
     document.body.classList.toggle("offline", !online);
-    for (const button of document.querySelectorAll(".controls button, .call-actions button")) {
+    for (const button of document.querySelectorAll(".controls button, .call-actions button, .shot-call")) {
       button.disabled = !online;
     }
   }

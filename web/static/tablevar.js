@@ -176,7 +176,10 @@ const TV = (() => {
     // call.team is the scorer of a goal but the team restarting after any other call: the tag
     // says which, so "Away" on an offside is never read as the offender.
     if (call.team) {
-      const text = call.kind === "goal" ? `${teamName(call.team)} scores` : `${teamName(call.team)} restarts`;
+      const text = call.kind === "goal" ? `${teamName(call.team)} scores`
+        : call.kind === "shot_called" ? `${teamName(call.team)} calls`
+        : call.kind === "turnover" ? `${teamName(call.team)}'s turn`
+        : `${teamName(call.team)} restarts`;
       badges.push(el("span", { class: `team-tag ${call.team}`, text }));
     }
     if (tooCloseCall(call)) badges.push(el("span", { class: "badge close", text: "too close to call" }));
