@@ -35,6 +35,7 @@ from rules.fistf import MatchState
 from rules.observation import Observation
 from rules.pitch import Pitch
 from web.button_match import ButtonLiveMatch
+from web.games import game_of
 from web.match import CallEntry, LiveMatch, call_record
 from web.matchlog import MatchLog
 from web.recordings import evidence_relpath
@@ -222,6 +223,11 @@ class MatchHub:
         self._lock = threading.RLock()
         current = log.current_match()
         table = log.match(current).table if current is not None else log.default_table
+        if current is not None and game_of(table).name != game_of(log.default_table).name:
+            # The log's match is of another game than this table's: its reducer cannot go on
+            # with it. A new match starts (the old one stays in the log, to review and export).
+            table = log.default_table
+            log.new_match(table)
         pitch = pitch if pitch is not None else load_pitch(table)
         # Each game keeps its match its own way (its reducer, its actions): same interface.
         live = ButtonLiveMatch if pitch.profile.game == ButtonLiveMatch.game else LiveMatch

@@ -201,3 +201,23 @@ def test_a_button_recording_s_review_page_and_report_speak_of_buttons(tmp_path, 
         assert 'id="turn-panel"' not in fistf and "game-fistf" in fistf
     finally:
         shutdown(app)
+
+
+def test_a_log_of_another_game_gets_a_new_match_of_this_table_s_game(config):
+    """A FISTF match in the log cannot be played on with the button rules (nor back): the
+    table's game starts a new match, the old one stays in the log."""
+    fistf = create_app({**config, "TABLE": "fistf"})
+    hub_of(fistf).control("start")
+    shutdown(fistf)
+    button = create_app(config)
+    try:
+        hub = hub_of(button)
+        assert hub.game == "button-football" and hub.match_id == 2
+        assert [m.table for m in hub.log.matches()] == ["fistf", "button-football"]
+    finally:
+        shutdown(button)
+    again = create_app(config)  # the same game: the match goes on
+    try:
+        assert hub_of(again).match_id == 2
+    finally:
+        shutdown(again)
