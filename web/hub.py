@@ -237,7 +237,7 @@ class MatchHub:
         self._recording: dict[str, Any] | None = None  # None: not recording
         self._dropped = 0  # camera frames dropped because refereeing fell behind
         self._listeners: list[ControlListener] = []
-        # Calls the controls made (a shot call): the live runner draws their evidence.
+        # Shot calls made by the controls: the live runner draws their evidence pictures.
         self._action_calls: deque[Call] = deque(maxlen=64)
         self._board = self._scoreboard()
 
@@ -334,7 +334,9 @@ class MatchHub:
             ValueError: an unknown action or call, or one the match does not allow now.
         """
         with self._lock:
-            self._action_calls.extend(self._match.act(action, payload))
+            calls = self._match.act(action, payload)
+            if action == "shot_call":  # judged where the ball lay: its picture shows where
+                self._action_calls.extend(calls)
             snapshot = self.snapshot()
             self._feed.append("state", sse_message("state", snapshot))
         for listener in self._listeners:
@@ -342,7 +344,7 @@ class MatchHub:
         return snapshot
 
     def take_action_calls(self) -> list[Call]:
-        """The calls the controls made since the last take (the pipeline draws their
+        """The shot calls the controls made since the last take (the pipeline draws their
         evidence pictures and publishes them again with it, ``publish_calls``)."""
         with self._lock:
             calls = list(self._action_calls)
