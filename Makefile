@@ -28,7 +28,7 @@ $(STAMP): pyproject.toml
 .PHONY: demo-recording
 demo-recording: $(STAMP)
 	$(BIN)/tablevar simulate demo --out recordings/demo --seed 1
-	$(BIN)/tablevar simulate bf_called_goal --out recordings/demo-button-football --seed 1 --size 640x480
+	$(BIN)/tablevar simulate bf_called_goal --out recordings/demo-button-football --seed 1 --size 640x480 --fps 25
 
 # ------------------------------------------------------------------ Raspberry Pi OS
 # pi: Debian's own packages from apt, a virtual environment over them (--system-site-packages:
