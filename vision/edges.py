@@ -200,7 +200,12 @@ def _outermost_edges(d, c, r, u, frac, j_ref, min_level):
 
 
 def fit_circles(
-    points: NDArray, valid: NDArray[np.bool_], radius: NDArray, *, trims=(3.0, 1.0)
+    points: NDArray,
+    valid: NDArray[np.bool_],
+    radius: NDArray,
+    *,
+    trims=(3.0, 1.0),
+    parts: int = 1,
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_]]:
     """Centres ``(n, 2)`` of circles of known ``radius`` ``(n,)`` through ``points (n, m, 2)``.
 
@@ -209,6 +214,10 @@ def fit_circles(
     sticking out beyond its rim). Returns the centres, which fits kept >= 5 points and stayed
     within 1.5 radii of the points' mean (a failed fit returns that mean instead of a wild
     point), and the inlier mask ``(n, m)``.
+
+    The rows may be ``parts`` equal blocks (one outline's edges read in different ways), fitted
+    in one go: each block stops after the round it would stop after if fitted alone, so the
+    result is that of one call per block, for the cost of one.
     """
     p = np.asarray(points, np.float64)
     # Points and centres as complex numbers x + iy: a few array operations per step, which
@@ -222,6 +231,8 @@ def fit_circles(
     # Two Gauss-Newton steps on all points, then one after each trim (the centre moves little
     # once the outliers are gone).
     rounds = (*trims, trims[-1])
+    block = np.arange(len(z)) // max(len(z) // parts, 1)  # the block of each row
+    active = np.ones(len(z), bool)  # rows whose block goes on
     for i, trim in enumerate(rounds):
         sw = w.sum(1)
         for _ in range(2 if i == 0 else 1):
@@ -240,14 +251,16 @@ def fit_circles(
             # Points on a short arc (or on one line) leave the normal equations nearly
             # singular: never jump farther than a radius in one step.
             st = st * np.minimum(1.0, rad / np.maximum(np.abs(st), 1e-12))
-            c = c + st
+            c = np.where(active, c + st, c)
         res = np.abs(z - c[:, None]) - rad[:, None]
         kept = (valid & (np.abs(res) <= trim)).astype(np.float64)
         # Converged (the last step a ten-thousandth of a radius, so the next would move the
         # centre by far less) and the trim dropped nothing: more rounds would change nothing.
-        done = np.array_equal(kept, w) and bool((np.abs(st) < 1e-4 * rad).all())
-        w = kept
-        if done:
+        settled = (kept == w).all(1) & (np.abs(st) < 1e-4 * rad)
+        done = np.bincount(block, ~settled, minlength=parts)[block] == 0
+        w = np.where(active[:, None], kept, w)
+        active &= ~done
+        if not active.any():
             break
     # The centre of points on a circle lies within a radius of their mean.
     near = np.abs(c - start) <= 1.5 * rad

@@ -111,20 +111,24 @@ def refine_balls(
             np.zeros(0),
             np.zeros(0, bool),
         )
-    fit, start = _refine_balls_once(image, model, rough, config), rough
+    passes = _ball_pass(image, model, rough, config)
+    start = rough
     for _ in range(MAX_PASSES - 1):
-        if np.all(np.hypot(*(fit[0] - start).T) < again_px):
+        if np.all(np.hypot(*(passes["centre_px"] - start).T) < again_px):
             break  # the rays started at the centre
-        again = _refine_balls_once(image, model, fit[0], config)
-        use = again[3]
-        merged = (
-            np.where(use.reshape(-1, *([1] * (a.ndim - 1))), a, b)
-            for a, b in zip((*again[:3], *again[4:]), (*fit[:3], *fit[4:]), strict=True)
-        )
-        centre_px, r_px, ground, outline, size_err, sigma, between, streak = merged
-        start = fit[0]
-        fit = (centre_px, r_px, ground, use | fit[3], outline, size_err, sigma, between, streak)
-    centre_px, r_px, ground, ok, outline, size_err, sigma, between, streak = fit
+        again = _ball_pass(image, model, passes["centre_px"], config)
+        use = again["ok"]
+        start = passes["centre_px"]
+        # Each ball keeps the last pass that fitted it, with what that pass read.
+        passes = {
+            key: np.where(use.reshape(-1, *([1] * (a.ndim - 1))), a, passes[key])
+            for key, a in again.items()
+        }
+        passes["ok"] = use | passes["ok"]
+    centre_px, r_px, ground, ok, streak = (
+        passes[key] for key in ("centre_px", "r_px", "ground", "ok", "streak")
+    )
+    outline, size_err, sigma, between = _ball_outline(image, model, passes, config)
     ground = ground + between
     r = model.pitch.profile.ball_radius_mm
     # A round ball in the open is placed by its whole patch (``vision/shading.py``); a streak
@@ -141,58 +145,117 @@ def refine_balls(
     return centre_px, r_px, ground, ok, outline, size_err, sigma, placed
 
 
-def _refine_balls_once(image, model, rough, config):
+def _ball_pass(image, model, rough, config) -> dict[str, NDArray]:
+    """One fit of balls from rays cast at ``rough (k, 2)`` px: its centre and what it read,
+    per ball (``refine_balls`` keeps each ball's last good pass; ``_ball_outline`` reads the
+    rest from it once the passes are done)."""
     r = model.pitch.profile.ball_radius_mm
     r_px = r * model.px_per_mm(rough)
     cam = model.lens
     # The outline as it shows says what a candidate is (a ball, a streak, a base of the ball's
-    # colour, which is larger). Where a ball is, two other readings say: past its contact
-    # shadow by the shadow's colour, and toward the ball's colour (``vision/edges.py``). (They
-    # are no place to judge size from: a dark base's rim passes for shadow there.) Each fails
-    # somewhere: the first where the ball's colour bleeds into its shadow (4:2:0 colour), the
-    # second where a hard light leaves the ball's dim limb darker than the cloth: how far
-    # apart they place the ball is part of its doubt.
-    (edges, valid, contrast), *placing = radial_edge_sets(
+    # colour, which is larger). Where a ball is, it is placed past its contact shadow by the
+    # shadow's colour (``vision/edges.py``); ``_ball_outline`` adds a second placing reading.
+    # (Neither is a place to judge size from: a dark base's rim passes for shadow there.)
+    (edges, valid, contrast), (past_px, past_valid, past_contrast) = radial_edge_sets(
         image,
         model.background,
         rough,
         r_px,
         rays=config.rays,
         min_level=model.threshold,
-        views=(PLAIN, PAST_SHADOWS, TOWARD_BALL),
+        views=(PLAIN, PAST_SHADOWS),
     )
-    (past_px, past_valid, past_contrast), (tow_px, tow_valid, tow_contrast) = placing
     k, m = valid.shape
-    # All sets of edges and the rough centres cross to the plane of the ball's centre at once.
-    sets = (edges, past_px, tow_px)
-    crossed = cam.back_project(np.concatenate([*(x.reshape(-1, 2) for x in sets), rough]), r)
-    c0 = crossed[3 * k * m :]
+    # Both sets of edges and the rough centres cross to the plane of the ball's centre at once.
+    crossed = cam.back_project(
+        np.concatenate([edges.reshape(-1, 2), past_px.reshape(-1, 2), rough]), r
+    )
+    c0 = crossed[2 * k * m :]
     e, _, tan_t, height = _radial_frame(model, c0, r)
     cos_t = 1.0 / np.sqrt(1.0 + tan_t**2)
-    # In complex numbers x + iy, dividing by the unit direction e turns an offset into
-    # (along e, across e): the squeeze along e is then a scaling of the real part.
-    ez = e[:, 0] + 1j * e[:, 1]
-    c0z = c0[:, 0] + 1j * c0[:, 1]
-    pz = (crossed[: 3 * k * m, 0] + 1j * crossed[: 3 * k * m, 1]).reshape(3, k, m)
-    q = (pz - c0z[:, None]) / ez[:, None]
-    sqs = (q.real * cos_t[:, None] + 1j * q.imag) * ez[:, None] + c0z[:, None]
-    sq = sqs[0]
+    sq = _squeeze(crossed[: 2 * k * m].reshape(2, k, m, 2), c0, e, cos_t)
     pts = crossed[: k * m].reshape(k, m, 2)
-    squeezed, *views = (np.stack([z.real, z.imag], 2) for z in sqs)
+    # The outline as it shows and the edges past the shadow, fitted at once (a circle of the
+    # ball's radius through all edges, then weighted by contrast with the radius free).
+    both_valid = np.concatenate([valid, past_valid])
+    both_contrast = np.concatenate([contrast, past_contrast])
+    both_pts = sq.reshape(2 * k, m, 2)
+    fixed, fit_ok, inl = fit_circles(both_pts, both_valid, np.full(2 * k, r), parts=2)
+    inl &= fit_ok[:, None]
+    refit, refit_r = refit_by_contrast(both_pts, inl, both_contrast, fixed, np.full(2 * k, r))
+    ok, use = fit_ok[:k].copy(), fit_ok[k:]
+    # The passes follow the reading past the shadow, failing that the outline as it shows.
+    place = np.where(use[:, None], refit[k:], refit[:k])
+    centre = _unsqueeze(place, c0, e, cos_t)
+    fitted = centre.copy()
+    # A streak: elongated, and a ball-sized circle explains less than half of its outline
+    # (a half-hidden round ball is elongated too, but the circle explains all it shows).
+    seen = valid.sum(1)
+    maybe = (inl[:k].sum(1) < 0.6 * np.maximum(seen, 1)) & (seen >= 0.5 * m)
+    streak = np.zeros(k, bool)
+    if maybe.any():
+        streak[maybe] = _elongation(pts[maybe], valid[maybe]) > config.blur_elongation
+        if streak.any():
+            centre[streak] = _streak_centres(pts[streak], valid[streak])
+            ok[streak] = True
+    tan_a = r / np.sqrt(np.maximum(height**2 * (1 + tan_t**2) - r * r, 1.0))
+    t2, a2 = tan_t**2, tan_a**2
+    delta = height * tan_t * a2 * (1 + t2) / (1 - t2 * a2)
+    ground = centre - delta[:, None] * e
+    centre_px = cam.project(np.concatenate([ground, np.full((k, 1), r)], 1))
+    return {
+        "centre_px": centre_px,
+        "r_px": r_px,
+        "ground": ground,
+        "ok": ok,
+        "streak": streak,
+        "rough": rough,
+        "c0": c0,
+        "e": e,
+        "cos_t": cos_t,
+        "fitted": fitted,
+        "squeezed": sq[0],
+        "valid": valid,
+        "contrast": contrast,
+        "inl": inl[:k],
+        "fit": refit[:k],
+        "past_pts": sq[1],
+        "past_contrast": past_contrast,
+        "past_fixed": fixed[k:],
+        "past_fit": refit[k:],
+        "past_r": refit_r[k:],
+        "past_ok": use,
+        "past_inl": inl[k:],
+    }
+
+
+def _ball_outline(image, model, p: dict[str, NDArray], config):
+    """What the final passes ``p`` (``_ball_pass``) read of each ball's outline: on_outline
+    (k, rays), size_err (k,) mm, sigma (k,) mm and between (k, 2) mm (see ``refine_balls``).
+
+    Besides the reading past the contact shadow, the edges are read toward the ball's colour
+    (``vision/edges.py``). Each fails somewhere: the first where the ball's colour bleeds into
+    its shadow (4:2:0 colour), the second where a hard light leaves the ball's dim limb darker
+    than the cloth: how far apart they place the ball is part of its doubt.
+    """
+    r = model.pitch.profile.ball_radius_mm
+    r_px, valid, squeezed, streak = p["r_px"], p["valid"], p["squeezed"], p["streak"]
+    c0, e, cos_t = p["c0"], p["e"], p["cos_t"]
+    ((tow_px, tow_valid, tow_contrast),) = radial_edge_sets(
+        image,
+        model.background,
+        p["rough"],
+        r_px,
+        rays=config.rays,
+        min_level=model.threshold,
+        views=(TOWARD_BALL,),
+    )
+    k, m = valid.shape
+    tow = _squeeze(model.lens.back_project(tow_px.reshape(-1, 2), r).reshape(k, m, 2), c0, e, cos_t)
     radius = np.full(k, r)
-    fixed, ok, inl = fit_circles(squeezed, valid, radius)
-    inl &= ok[:, None]
-    fit, _ = refit_by_contrast(squeezed, inl, contrast, fixed, radius)
-    # Fits of each placing reading: (fixed centre, refitted centre, radius, ok, inliers,
-    # contrast) past the shadow and toward the ball.
-    placed = []
-    for pts_v, valid_v, contrast_v in zip(
-        views, (past_valid, tow_valid), (past_contrast, tow_contrast), strict=True
-    ):
-        fixed_v, ok_v, inl_v = fit_circles(pts_v, valid_v, radius)
-        inl_v &= ok_v[:, None]
-        refit_v, r_v = refit_by_contrast(pts_v, inl_v, contrast_v, fixed_v, radius)
-        placed.append((fixed_v, refit_v, r_v, ok_v, inl_v, contrast_v))
+    tow_fixed, tow_ok, tow_inl = fit_circles(tow, tow_valid, radius)
+    tow_inl &= tow_ok[:, None]
+    tow_fit, _ = refit_by_contrast(tow, tow_inl, tow_contrast, tow_fixed, radius)
     # The two readings fail in opposite ways: past the shadow, the ball's colour bled into its
     # shadow reads as ball, out by up to a pixel; toward the ball, a dim limb darker than the
     # cloth reads as cloth, in by as much. Only lossy frames (4:2:0 colour, a codec) bleed
@@ -204,26 +267,31 @@ def _refine_balls_once(image, model, rough, config):
     # failing that the outline as it shows: the second reads toward the candidate's own
     # colour, which for a patch that is no ball (a piece of a line) is anything. Where they
     # part, the doubt grows.
-    use = placed[0][3]
-    place = np.where(use[:, None], placed[0][1], fit)
-    gap = np.hypot(*(placed[0][1] - placed[1][1]).T)
-    both = use & placed[1][3] & (gap <= READINGS_APART_PX * r / r_px) & config.lossy_frames
+    use, fit = p["past_ok"], p["fit"]
+    place = np.where(use[:, None], p["past_fit"], fit)
+    gap = np.hypot(*(p["past_fit"] - tow_fit).T)
+    both = use & tow_ok & (gap <= READINGS_APART_PX * r / r_px) & config.lossy_frames
     both = both[:, None]
-    mid = np.where(both, 0.5 * (placed[0][1] + placed[1][1]), place)
+    mid = np.where(both, 0.5 * (p["past_fit"] + tow_fit), place)
     # The scatter of the placing edges about their own circle.
-    use_pts = np.where(use[:, None, None], views[0], squeezed)
-    use_c = np.where(use[:, None], placed[0][1], fit)
-    use_r = np.where(use, placed[0][2], radius)
+    use_pts = np.where(use[:, None, None], p["past_pts"], squeezed)
+    use_c = np.where(use[:, None], p["past_fit"], fit)
+    use_r = np.where(use, p["past_r"], radius)
+    inl = p["inl"]
     use_w = np.where(
-        use[:, None], np.where(placed[0][4], past_contrast, 0.0), np.where(inl, contrast, 0.0)
+        use[:, None],
+        np.where(p["past_inl"], p["past_contrast"], 0.0),
+        np.where(inl, p["contrast"], 0.0),
     )
-    centre = _unsqueeze(place, c0z, ez, cos_t)
-    between = _unsqueeze(mid, c0z, ez, cos_t) - centre
-    alternatives = [c for fv in placed for c in fv[:2]]
+    centre = p["fitted"]
+    between = _unsqueeze(mid, c0, e, cos_t) - centre
+    alternatives = (p["past_fixed"], p["past_fit"], tow_fixed, tow_fit)
     sigma = _fit_doubt(
         centre + between,
-        np.stack([_unsqueeze(c, c0z, ez, cos_t) for c in alternatives]),
-        np.stack([fv[3] for fv in placed for _ in range(2)]),
+        _unsqueeze(
+            np.concatenate(alternatives), np.tile(c0, (4, 1)), np.tile(e, (4, 1)), np.tile(cos_t, 4)
+        ).reshape(4, k, 2),
+        np.stack([use, use, tow_ok, tow_ok]),
         # Placed midway, each reading is half the gap off; placed by the first, the second
         # counts half: either way twice the doubt spans the gap.
         np.stack([np.ones(k), np.ones(k), *[np.where(both[:, 0], 1.0, 0.5)] * 2]),
@@ -234,36 +302,34 @@ def _refine_balls_once(image, model, rough, config):
         r_px,
     )
     # Rays whose edge lies on the fitted outline, within a pixel (however few mm that is).
-    signed = np.abs(sq - (fit[:, 0] + 1j * fit[:, 1])[:, None]) - r
+    signed = np.hypot(*(squeezed - fit[:, None, :]).transpose(2, 0, 1)) - r
     tol = np.maximum(1.0, r / r_px)[:, None]
     on_outline = valid & (np.abs(signed) <= tol)
     # How much larger than the ball the outline is (a base of the ball's colour is larger).
     size_err = _row_medians(signed, valid)
-    # A streak: elongated, and a ball-sized circle explains less than half of its outline
-    # (a half-hidden round ball is elongated too, but the circle explains all it shows).
-    seen = valid.sum(1)
-    maybe = (inl.sum(1) < 0.6 * np.maximum(seen, 1)) & (seen >= 0.5 * m)
-    streak = np.zeros(k, bool)
-    if maybe.any():
-        streak[maybe] = _elongation(pts[maybe], valid[maybe]) > config.blur_elongation
-        if streak.any():
-            centre[streak] = _streak_centres(pts[streak], valid[streak])
-            ok[streak] = True
-            on_outline[streak] = valid[streak]
-            # A streak is as wide as the ball across its motion (a base with a body is wider).
-            size_err[streak] = _half_widths(squeezed[streak], valid[streak]) - r
-            sigma[streak] = 0.0
-            between[streak] = 0.0
-    tan_a = r / np.sqrt(np.maximum(height**2 * (1 + tan_t**2) - r * r, 1.0))
-    t2, a2 = tan_t**2, tan_a**2
-    delta = height * tan_t * a2 * (1 + t2) / (1 - t2 * a2)
-    ground = centre - delta[:, None] * e
-    centre_px = cam.project(np.concatenate([ground, np.full((k, 1), r)], 1))
-    return centre_px, r_px, ground, ok, on_outline, size_err, sigma, between, streak
+    if streak.any():
+        on_outline[streak] = valid[streak]
+        # A streak is as wide as the ball across its motion (a base with a body is wider).
+        size_err[streak] = _half_widths(squeezed[streak], valid[streak]) - r
+        sigma[streak] = 0.0
+        between[streak] = 0.0
+    return on_outline, size_err, sigma, between
 
 
-def _unsqueeze(xy: NDArray, c0z: NDArray, ez: NDArray, cos_t: NDArray) -> NDArray[np.float64]:
+def _squeeze(xy: NDArray, c0: NDArray, e: NDArray, cos_t: NDArray) -> NDArray[np.float64]:
+    """Points ``(..., k, m, 2)`` on the plane of the ball's centre squeezed by cos(theta)
+    along the direction ``e (k, 2)`` away from the nadir, about ``c0 (k, 2)``."""
+    # In complex numbers x + iy, dividing by the unit direction e turns an offset into
+    # (along e, across e): the squeeze along e is then a scaling of the real part.
+    ez, c0z = (e[:, 0] + 1j * e[:, 1])[:, None], (c0[:, 0] + 1j * c0[:, 1])[:, None]
+    q = ((xy[..., 0] + 1j * xy[..., 1]) - c0z) / ez
+    z = (q.real * cos_t[:, None] + 1j * q.imag) * ez + c0z
+    return np.stack([z.real, z.imag], -1)
+
+
+def _unsqueeze(xy: NDArray, c0: NDArray, e: NDArray, cos_t: NDArray) -> NDArray[np.float64]:
     """Centres ``(k, 2)`` on the squeezed plane moved back off it (1 / cos(theta) along e)."""
+    ez, c0z = e[:, 0] + 1j * e[:, 1], c0[:, 0] + 1j * c0[:, 1]
     d = ((xy[:, 0] + 1j * xy[:, 1]) - c0z) / ez
     cz = (d.real / cos_t + 1j * d.imag) * ez + c0z
     return np.stack([cz.real, cz.imag], 1)

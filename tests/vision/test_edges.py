@@ -189,3 +189,22 @@ def test_an_arc_too_short_for_a_free_radius_keeps_its_centre():
         pts[None], inliers, np.ones((1, len(pts))), fixed, np.array([10.5])
     )
     assert np.array_equal(refit, fixed)
+
+
+def test_blocks_fitted_at_once_match_each_block_fitted_alone():
+    """``parts``: one outline's edges read two ways, fitted in one call, give what two calls
+    give, bit for bit, though one block converges in fewer rounds than the other (a clean
+    full circle beside a noisy arc with a stray edge that the trims drop)."""
+    clean = [arc((3.0, -2.0), 10.5, 0.0, 359.0, noise=0.01, seed=s) for s in (1, 2)]
+    rough = [arc((3.4, -1.6), 10.5, -60.0, 200.0, noise=0.3, seed=s) for s in (3, 4)]
+    rough[1][5] += 4.0  # a finger's edge
+    blocks = [np.stack(clean), np.stack(rough)]
+    valid = [np.ones(b.shape[:2], bool) for b in blocks]
+    radius = np.full(2, 10.5)
+    alone = [fit_circles(b, v, radius) for b, v in zip(blocks, valid, strict=True)]
+    both = fit_circles(np.concatenate(blocks), np.concatenate(valid), np.full(4, 10.5), parts=2)
+    for got, want in zip(both, alone[0], strict=True):
+        assert np.array_equal(got[:2], want)
+    for got, want in zip(both, alone[1], strict=True):
+        assert np.array_equal(got[2:], want)
+    assert not both[2][3, 5]  # the stray edge was trimmed
