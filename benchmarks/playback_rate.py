@@ -1,8 +1,15 @@
 """Playback speed of the review page's video at 1x in headless Chromium, on a real recording.
 
-Counts the frames the page shows with ``requestVideoFrameCallback`` over ``--seconds`` of
-steady play (from the 15th frame shown) and prints frames shown per second against the
-recording's rate and media time against wall time (1.00 is real time).
+Over one window of ``--seconds`` of steady play (from the 15th frame shown), from the video's
+own frame metadata (``requestVideoFrameCallback``) and playback counters
+(``getVideoPlaybackQuality``), prints against the recording's rate:
+
+- media time over the frames' display times (1.000 is real time);
+- frames the player decoded for display a second (``totalVideoFrames``): at 1x, the
+  recording's rate, however loaded the machine (the test asserts these two);
+- frames the browser painted a second (``presentedFrames``) and the frames it reports dropped:
+  these depend on the CPU the browser's compositor gets, so the load average (1 min) before and
+  after is printed beside them.
 
 Run: ``.venv/bin/python benchmarks/playback_rate.py [--analysis out/demo] [--seconds 5]``
 (``tablevar demo`` makes ``out/demo``). Serves the app with waitress on a free loopback port.
@@ -11,6 +18,7 @@ Run: ``.venv/bin/python benchmarks/playback_rate.py [--analysis out/demo] [--sec
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import threading
 from pathlib import Path
@@ -24,14 +32,19 @@ from web.serving import make_server, stop, url_of
 MEASURE_JS = """(ms) => new Promise((done) => {
     const v = document.getElementById('video');
     let first = null, n = 0;
+    const sample = (meta) => ({meta, quality: v.getVideoPlaybackQuality(), t: performance.now()});
     const onFrame = (now, meta) => {
         n += 1;
-        if (n === 15) first = meta;
-        if (first && meta.expectedDisplayTime - first.expectedDisplayTime >= ms) {
-            const wall_s = (meta.expectedDisplayTime - first.expectedDisplayTime) / 1000;
-            done({fps: (meta.presentedFrames - first.presentedFrames) / wall_s,
-                  speed: (meta.mediaTime - first.mediaTime) / wall_s,
-                  dropped: v.getVideoPlaybackQuality().droppedVideoFrames});
+        if (n === 15) first = sample(meta);
+        if (first && meta.expectedDisplayTime - first.meta.expectedDisplayTime >= ms) {
+            const last = sample(meta);
+            const shown_s = (meta.expectedDisplayTime - first.meta.expectedDisplayTime) / 1000;
+            const read_s = (last.t - first.t) / 1000;
+            done({speed: (meta.mediaTime - first.meta.mediaTime) / shown_s,
+                  decoded_fps: (last.quality.totalVideoFrames
+                                - first.quality.totalVideoFrames) / read_s,
+                  shown_fps: (meta.presentedFrames - first.meta.presentedFrames) / shown_s,
+                  dropped: last.quality.droppedVideoFrames - first.quality.droppedVideoFrames});
         } else v.requestVideoFrameCallback(onFrame);
     };
     v.requestVideoFrameCallback(onFrame);
@@ -62,15 +75,20 @@ def main() -> int:
                     ".then(r => r.json())"
                 )
                 fps = float(info["fps"])
+                load_before = os.getloadavg()[0]
                 got = page.evaluate(MEASURE_JS, args.seconds * 1000)
+                load_after = os.getloadavg()[0]
                 browser.close()
         finally:
             stop(server, app)
             thread.join(5)
     print(
-        f"{args.analysis.name}: recorded at {fps:.2f} fps, shown at 1x {got['fps']:.2f} frames/s "
-        f"({100 * (got['fps'] / fps - 1):+.1f} %), media time / wall time {got['speed']:.3f}, "
-        f"{got['dropped']} frames dropped"
+        f"{args.analysis.name}: recorded at {fps:.2f} fps; at 1x over {args.seconds:g} s: "
+        f"media time / wall time {got['speed']:.3f}, decoded for display "
+        f"{got['decoded_fps']:.2f} frames/s ({100 * (got['decoded_fps'] / fps - 1):+.1f} %), "
+        f"painted {got['shown_fps']:.2f} frames/s ({100 * (got['shown_fps'] / fps - 1):+.1f} %), "
+        f"{got['dropped']} reported dropped; load average {load_before:.1f} -> {load_after:.1f} "
+        f"on {os.cpu_count()} cores"
     )
     return 0
 

@@ -15,6 +15,11 @@ first: it would pull the centroid toward the goal.
 Field figures may not stand in a goal area (FISTF 2.1): of the silhouettes there (or on its
 lines, in front of the net: ``KEEPER_REACH_MM``), the one nearest the middle of the goal line
 is that goal's keeper.
+
+A keeper's silhouette lies wholly inside the goal area's search box, which holds every keeper
+that can stand within reach, head and all. A silhouette that runs on out of the box reaches in
+from beyond where any keeper stands (a hand taking the ball from the net, an arm over the
+keeper) and is no keeper: read as one, it stood for frames as a second figure on the arm.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ KEEPER_THICKNESS_MM = 6.0  # ... and 6 mm thick
 KEEPER_MIN_WIDTH_MM = 13.0  # ... its narrow side at most 13 mm
 KEEPER_MAX_WIDTH_MM = 21.0  # ... its wide side at most 21 mm
 ROD_WIDTH_MM = 4.5  # ... on a rod at most 4.5 mm wide
+# The farthest any part of a keeper's footprint stands from its centre (half its diagonal).
+KEEPER_FOOT_RADIUS_MM = 0.5 * float(np.hypot(KEEPER_MAX_WIDTH_MM, KEEPER_THICKNESS_MM))
 ENDS = ("left", "right")  # home defends the left goal (DESIGN.md section 3)
 
 
@@ -95,11 +102,13 @@ class KeeperFinder:
         pitch, lens = self.model.pitch, self.model.lens
         goal = pitch.goal(end)
         # The goal area's ground box, found from the zone itself (the profile's numbers
-        # place its lines), with the reach around it.
+        # place its lines), with the reach around it and a keeper's footprint beyond that: a
+        # keeper standing anywhere within reach is wholly inside.
         xs = np.linspace(goal.x_line_mm - 250.0, goal.x_line_mm + 250.0, 251)
         ys = np.linspace(-300.0, 300.0, 301)
         grid = np.stack(np.meshgrid(xs, ys), axis=2).reshape(-1, 2)
-        inside = grid[pitch.zone_margin_mm(f"goal_area_{end}", grid) > -KEEPER_REACH_MM]
+        margin = pitch.zone_margin_mm(f"goal_area_{end}", grid)
+        inside = grid[margin > -(KEEPER_REACH_MM + KEEPER_FOOT_RADIUS_MM)]
         if len(inside) == 0:
             return None
         lo, hi = inside.min(axis=0), inside.max(axis=0)
@@ -174,6 +183,7 @@ class KeeperFinder:
         area_px = stats[1:, cv2.CC_STAT_AREA].astype(np.float64)
         area_mm2 = area_px / model.px_per_mm(c_px) ** 2
         ok = (area_mm2 >= self._min_area_mm2) & (area_mm2 <= self._max_area_mm2)
+        ok &= ~self._runs_out(i, stats)
         if not ok.any():
             return None, None
         ground = model.lens.back_project(c_px[ok], 0.5 * KEEPER_HEIGHT_MM)
@@ -187,6 +197,22 @@ class KeeperFinder:
         pixels = np.stack([xs + x0, ys + y0], 1).astype(np.float64)
         foot = self._footprint(pixels, hidden[ys, xs] > 0, ground[j])
         return (None, None) if foot is None else (foot, c[j])
+
+    def _runs_out(self, i: int, stats: NDArray) -> NDArray[np.bool_]:
+        """Which silhouettes (``stats``: connected components' stats without the background)
+        run on out of goal box ``i``: they touch a side of the box that is not the image's
+        edge (a keeper cut by the edge of the view may touch that)."""
+        x0, y0, x1, y1 = self._boxes[i]
+        w, h = self.model.size_px
+        left, top = stats[1:, cv2.CC_STAT_LEFT], stats[1:, cv2.CC_STAT_TOP]
+        right = left + stats[1:, cv2.CC_STAT_WIDTH]
+        bottom = top + stats[1:, cv2.CC_STAT_HEIGHT]
+        return (
+            ((left == 0) & (x0 > 0))
+            | ((top == 0) & (y0 > 0))
+            | ((right == x1 - x0) & (x1 < w))
+            | ((bottom == y1 - y0) & (y1 < h))
+        )
 
     def _footprint(self, pixels: NDArray, hidden: NDArray, rough_mm: NDArray) -> NDArray | None:
         """The footprint centre (2,) mm of a keeper from its silhouette's pixels (n, 2), of

@@ -10,7 +10,7 @@ from calibration.camera import CameraModel
 from calibration.tables import load_pitch
 from simulator.look import Look
 from simulator.render import Renderer
-from simulator.scene import Figures, SceneFrame
+from simulator.scene import Figures, Finger, SceneFrame
 from vision.detector import Detector
 from vision.model import learn_model
 
@@ -89,3 +89,27 @@ def test_a_ball_against_the_keeper_does_not_move_it(across_mm):
     d = np.linalg.norm(xy[keeper][:, None] - out.base_xy_mm[None], axis=2)
     near = d[d < 25.0]
     assert len(near) <= 2 and (near < 1.0).all()
+
+
+@pytest.mark.parametrize(
+    ("tip_mm", "root_mm"),
+    [
+        ((598.0, -45.0, 12.0), (760.0, -260.0, 90.0)),  # into the net past the post
+        ((586.0, -6.0, 20.0), (520.0, -420.0, 90.0)),  # onto the keeper from the side
+    ],
+    ids=["into-the-net", "onto-the-keeper"],
+)
+def test_a_hand_reaching_into_the_goal_area_is_no_keeper(tip_mm, root_mm):
+    """A finger taking the ball from the net runs on out of the goal area's box, where no
+    keeper stands: it is no keeper (read as one, it was a second figure on the arm), and the
+    keeper is where it stands or, hidden under the finger, not placed from this frame."""
+    camera = CameraModel.overhead((1280, 960), 1300.0, 1450.0)
+    xy, keeper, empty = _scene(np.array([[-580.0, 0.0], [580.0, 0.0]]), camera, Look())
+    figs = Figures(
+        np.arange(6), np.array([0, 0, 1, 1, 0, 1], np.int8), keeper, xy, np.zeros((6, 2))
+    )
+    frame = SceneFrame(0.0, np.zeros(2), np.zeros(2), figs, (Finger(tip_mm, root_mm),))
+    image = Renderer(camera, PITCH, Look(), seed=7).render(frame)
+    out = Detector(learn_model([empty], camera, PITCH)).detect(image, search_bases=True)
+    d = np.linalg.norm(xy[:, None] - out.base_xy_mm[None], axis=2)
+    assert (d.min(axis=0) < 2.0).all(), out.base_xy_mm  # every base is a figure's

@@ -4,6 +4,7 @@ played at its own speed, a call replayed in a loop, the decisions drawn on the f
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from web.serving import make_server, run_in_thread, stop, url_of
 
 TIMEOUT_MS = 15_000
 PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
 
 
 class Running:
@@ -97,6 +99,27 @@ def test_review_steps_exact_frames_of_a_video_browsers_cannot_play_through_its_p
 
 FPS = 60
 SECONDS = 8
+MEASURE_JS = """(ms) => new Promise((done) => {
+    const v = document.getElementById('video');
+    let first = null, n = 0;
+    const sample = (meta) => ({meta, quality: v.getVideoPlaybackQuality(), t: performance.now()});
+    const onFrame = (now, meta) => {
+        n += 1;
+        if (n === 15) first = sample(meta);
+        if (first && meta.expectedDisplayTime - first.meta.expectedDisplayTime >= ms) {
+            const last = sample(meta);
+            const shown_s = (meta.expectedDisplayTime - first.meta.expectedDisplayTime) / 1000;
+            const read_s = (last.t - first.t) / 1000;
+            done({speed: (meta.mediaTime - first.meta.mediaTime) / shown_s,
+                  decoded_fps: (last.quality.totalVideoFrames
+                                - first.quality.totalVideoFrames) / read_s,
+                  shown_fps: (meta.presentedFrames - first.meta.presentedFrames) / shown_s,
+                  dropped: last.quality.droppedVideoFrames - first.quality.droppedVideoFrames});
+        } else v.requestVideoFrameCallback(onFrame);
+    };
+    v.requestVideoFrameCallback(onFrame);
+    document.getElementById('play').click();
+})"""
 
 
 @pytest.fixture
@@ -114,43 +137,39 @@ def long_recording(recordings_dir: Path, sample) -> str:
     return "long"
 
 
+def viewport_page(browser, viewport: dict) -> tuple[Page, list[str]]:
+    """A page at ``viewport`` (a phone's with touch), and the JavaScript errors it raises."""
+    phone = viewport["width"] < 600
+    context = browser.new_context(viewport=viewport, has_touch=phone, is_mobile=phone)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return page, errors
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_playback_at_1x_shows_the_recordings_frame_rate_and_a_call_replays_in_a_loop(
-    serve, page: Page, long_recording: str, recordings_dir: Path
+    serve, browser, viewport, long_recording: str, recordings_dir: Path
 ):
+    page, errors = viewport_page(browser, viewport)
     running = serve()
     page.goto(f"{running.url}review/{long_recording}")
     expect(page.locator("#frame-count")).to_have_text(str(FPS * SECONDS - 1))
     assert not (recordings_dir / long_recording / "video.browser.mp4").exists()  # H.264 plays
-    # Frames shown a second at 1x, counted with requestVideoFrameCallback over windows of
-    # 1.5 s of steady play (from the 15th frame: the first ones start the decoder). The first good
-    # window of up to four counts: on a shared machine a stall of the whole browser in one window
-    # says nothing of the page's playback.
-    windows = page.evaluate(
-        """(fps) => new Promise((done) => {
-        const v = document.getElementById('video');
-        const out = [];
-        const good = (w) => Math.abs(w.fps - fps) < 0.05 * fps && Math.abs(w.speed - 1) < 0.05;
-        let first = null, n = 0;
-        const onFrame = (now, meta) => {
-            n += 1;
-            if (n === 15) first = meta;
-            if (first && meta.expectedDisplayTime - first.expectedDisplayTime >= 1500) {
-                const wall_s = (meta.expectedDisplayTime - first.expectedDisplayTime) / 1000;
-                out.push({fps: (meta.presentedFrames - first.presentedFrames) / wall_s,
-                          speed: (meta.mediaTime - first.mediaTime) / wall_s});
-                first = meta;
-            }
-            if (out.length === 4 || v.ended || (out.length && good(out[out.length - 1]))) done(out);
-            else v.requestVideoFrameCallback(onFrame);
-        };
-        v.requestVideoFrameCallback(onFrame);
-        document.getElementById('play').click();
-    })""",
-        FPS,
-    )
-    best = min(windows, key=lambda w: abs(w["fps"] - FPS))
-    assert abs(best["speed"] - 1.0) < 0.05, windows
-    assert abs(best["fps"] - FPS) < 0.05 * FPS, windows
+    # One window of 4 s of steady play (from the 15th frame shown: the first ones start the
+    # decoder), measured from the video's own frame metadata (requestVideoFrameCallback) and
+    # playback counters, which a loaded machine does not bend: media time over the frames'
+    # display times is the speed, and the frames the player decoded for display a second
+    # (totalVideoFrames) are the recording's frames it plays at 1x (a resampled copy, a
+    # frame-by-frame seek loop or a wrong rate all show here). How many of them the browser's
+    # compositor then gets to paint (presentedFrames) depends on the CPU it is given: on two
+    # shared cores at load average 17 it painted 55 of 60 a second while the player kept time
+    # exactly; it is reported, not judged (benchmarks/playback_rate.py prints both).
+    got = page.evaluate(MEASURE_JS, 4000)
+    assert abs(got["speed"] - 1.0) < 0.05, got
+    assert abs(got["decoded_fps"] - FPS) < 0.05 * FPS, got
+    assert got["shown_fps"] > 0, got
 
     # Replay: from 2 s before the goal to 1 s after, at 0.25x, and again from the start.
     page.locator('#review-calls li[data-index="0"] button.replay-call').click()
@@ -164,6 +183,8 @@ def test_playback_at_1x_shows_the_recordings_frame_rate_and_a_call_replays_in_a_
     page.click("#replay-stop")
     expect(page.locator("#replay-bar")).to_be_hidden()
     assert video.evaluate("v => v.paused")
+    page.context.close()
+    assert errors == []
 
 
 def test_on_a_phone_a_tapped_call_brings_its_frame_into_view_and_targets_are_44px(
@@ -194,9 +215,7 @@ def test_on_a_phone_a_tapped_call_brings_its_frame_into_view_and_targets_are_44p
     context.close()
 
 
-@pytest.mark.parametrize(
-    "viewport", [{"width": 1280, "height": 900}, PHONE], ids=["desktop", "phone"]
-)
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_the_pages_have_no_serious_accessibility_violations(serve, browser, viewport):
     """axe-core (the engine browsers' own audits use) on the live page, the list of matches,
     the review page with a call selected, the match report and an error page, none wider than
@@ -220,3 +239,96 @@ def test_the_pages_have_no_serious_accessibility_violations(serve, browser, view
         assert page.evaluate("() => document.documentElement.scrollWidth") <= viewport["width"]
     assert found == {path: [] for path in paths}
     context.close()
+
+
+@pytest.fixture
+def decided_recording(recordings_dir: Path, sample) -> str:
+    """The sample recording with an offside (home #1 beyond away #13, the second-last
+    defender) and a goal whose shot was taken from rest outside the shooting zone."""
+    folder = recordings_dir / "decided"
+    shutil.copytree(recordings_dir / "match1", folder)
+    records = [sample.tracks_record(i) for i in range(sample.FRAMES)]
+    for record in records[:6]:  # the shot: the ball at rest 40 mm short of the shooting line
+        record["ball"] = {"x_mm": 260.0, "y_mm": 40.0, "moving": False}
+    (folder / "tracks.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    attacker = {"id": 1, "team": "home", "x_mm": 520.0, "y_mm": 30.0}
+    calls = [
+        sample.call_record(8, "offside", law="FISTF 13.1", line=None, figure=attacker),
+        sample.call_record(sample.GOAL_FRAME, "goal_disallowed", law="FISTF 7.2"),
+    ]
+    (folder / "calls.jsonl").write_text("".join(json.dumps(c) + "\n" for c in calls), "utf-8")
+    return "decided"
+
+
+def inside(inner: dict, outer: dict) -> bool:
+    return (
+        inner["x"] >= outer["x"] - 1
+        and inner["y"] >= outer["y"] - 1
+        and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + 1
+        and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + 1
+    )
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_each_calls_decision_is_drawn_on_its_frame_and_each_layer_toggles(
+    serve, browser, viewport, decided_recording: str
+):
+    """FISTF 13.1: the offside line through the second-last defender, with the attacker and
+    the defenders compared; FISTF 7.2: the shot's footprint against the shooting line. Each is
+    drawn on its call's frame, on the frame's picture, and hidden by its own toggle."""
+    page, errors = viewport_page(browser, viewport)
+    running = serve()
+    page.goto(f"{running.url}review/{decided_recording}")
+    number = page.locator("#frame-number")
+    expect(number).to_have_attribute("data-frame", "0")
+
+    page.locator('#review-calls li[data-index="0"] button.show-call').click()
+    expect(number).to_have_attribute("data-frame", "8")
+    expect(page.locator("#overlay .offside-line")).to_have_count(1)
+    expect(page.locator("#overlay .compared.attacker")).to_have_count(1)
+    expect(page.locator("#overlay .compared.defender")).to_have_count(2)
+    picture = page.locator("#viewer").bounding_box()
+    assert inside(page.locator("#overlay .compared.attacker").bounding_box(), picture)
+    attacker = page.locator("#overlay .compared.attacker")
+    page.locator("#show-offside").uncheck()
+    expect(attacker).to_be_hidden()  # (the line itself is a zero-width box: never "visible")
+    page.locator("#show-offside").check()
+    expect(attacker).to_be_visible()
+
+    page.locator('#review-calls li[data-index="1"] button.show-call').click()
+    expect(number).to_have_attribute("data-frame", "18")
+    expect(page.locator("#overlay .offside-line")).to_have_count(0)  # only on its call's frame
+    expect(page.locator("#overlay .shooting-line")).to_have_count(1)
+    expect(page.locator("#overlay .shot.outside")).to_have_count(1)
+    expect(page.locator("#overlay .shot-label")).to_contain_text("outside")
+    assert inside(page.locator("#overlay .shot.outside").bounding_box(), picture)
+    page.locator("#show-shot").uncheck()
+    expect(page.locator("#overlay .shot.outside")).to_be_hidden()
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= viewport["width"]
+    page.context.close()
+    assert errors == []
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_match_report_draws_its_charts_within_the_screen(
+    serve, browser, viewport, decided_recording: str
+):
+    """The report of a recording: the clock chart with a mark per call, the pitch maps of the
+    shots, the ball's heat and the figures at the goal, each drawn and no wider than the screen,
+    and its links to the review and the exports."""
+    page, errors = viewport_page(browser, viewport)
+    running = serve()
+    page.goto(f"{running.url}review/{decided_recording}/report")
+    expect(page.locator("h1")).to_contain_text("Match report")
+    expect(page.locator(".call-mark")).to_have_count(2)
+    expect(page.locator(".shot-mark.disallowed")).to_have_count(1)
+    expect(page.locator("rect.heat").first).to_be_visible()
+    expect(page.locator(".goal-maps circle.fig")).to_have_count(4)
+    for chart in page.locator("main svg").all():
+        box = chart.bounding_box()
+        assert box["width"] > 100 and box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"]
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= viewport["width"]
+    page.get_by_role("link", name="Open the review").click()
+    expect(page.locator("#frame-number")).to_have_attribute("data-frame", "0")
+    page.context.close()
+    assert errors == []
