@@ -255,6 +255,7 @@ def _run_clip(
             clock_err_pct=100.0 * abs(summary["clock_s"] - true_clock) / max(true_clock, 1e-9),
             ms=summary["ms_per_frame"],
             frames=summary["frames"],
+            keeper_err_mm=float(np.median(keeper_error_mm(jrec, out) or [np.nan])),
         )
     result_file.parent.mkdir(parents=True, exist_ok=True)
     result_file.write_text(json.dumps(result))
@@ -307,6 +308,12 @@ def _table(results: list[dict], size: str) -> None:
         f"contacts: {contacts[1]}/{contacts[0]} strikes filed right, {contacts[2]} extra; "
         f"exact in {exact}/{len(ok)} clips"
     )
+    keeper = [r["keeper_err_mm"] for r in ok if "keeper_err_mm" in r]
+    if keeper:
+        print(
+            f"keeper blocks: error median {np.nanmedian(keeper):.2f} mm (per clip), worst clip "
+            f"{np.nanmax(keeper):.2f} mm"
+        )
     err = [r["clock_err_pct"] for r in ok]
     if err:
         print(
@@ -324,6 +331,24 @@ def _table(results: list[dict], size: str) -> None:
             paired = [r["ms"] / r["fistf_ms"] for r in ok if "fistf_ms" in r]
             line += f"; paired (same load) median {np.median(paired):.2f}"
         print(line)
+
+
+def keeper_error_mm(rec: Path, out: Path) -> list[float]:
+    """The distances (mm) from each true keeper block to the tracked piece nearest it (within
+    30 mm), over all frames of a clip."""
+    errs = []
+    truth = (json.loads(x) for x in (rec / "truth.jsonl").read_text().splitlines())
+    tracks = (json.loads(x) for x in (out / "tracks.jsonl").read_text().splitlines())
+    for t, k in zip(truth, tracks, strict=False):
+        if not k["figures"]:
+            continue
+        xy = np.array([[f["x_mm"], f["y_mm"]] for f in k["figures"]])
+        for f in t["figures"]:
+            if f["goalkeeper"]:
+                d = float(np.min(np.linalg.norm(xy - np.array([f["x_mm"], f["y_mm"]]), axis=1)))
+                if d < 30.0:
+                    errs.append(d)
+    return errs
 
 
 def main() -> int:
@@ -349,7 +374,12 @@ def main() -> int:
             name = list(SCENES)[k % len(SCENES)]
             kept = root / args.tag / f"{name}-{FIRST_SEED + k}.json"
             if kept.is_file():
-                results.append(json.loads(kept.read_text()))
+                r = json.loads(kept.read_text())
+                if "calls" in r and "keeper_err_mm" not in r:
+                    rec = root / "clips" / f"{r['name']}-{r['seed']}"
+                    errs = keeper_error_mm(rec, root / args.tag / f"{r['name']}-{r['seed']}")
+                    r["keeper_err_mm"] = float(np.median(errs or [np.nan]))
+                results.append(r)
             continue
         r = _run_clip(k, root, args.tag, (w, h), args.render_only, args.rendered_only)
         if r is None:
