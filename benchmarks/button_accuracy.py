@@ -9,7 +9,7 @@ watched for the contacts it is given) and compares with the clip's truth:
 - calls, per kind: a truth call (the reducer's on the exact frames and shot calls) is *right*
   when a call of the same kind, team and restart is made within 3 frames, *abstained* when the
   call made there is ``too close to call`` (left to the referee), else *missed*; any other call
-  that is not ``too close to call`` is *confident wrong*;
+  is *confident wrong*, or *abstained* when it is ``too close to call``;
 - contacts: every strike of the clip filed once, by the right button, within 3 frames of its
   onset, and nothing else (a clip is exact when both hold);
 - clock: the analysed ``clock_s`` against the true rolling time in play (``rolling_time_s``, in
@@ -158,26 +158,33 @@ def _key(rec: dict) -> tuple:
     return rec["kind"], rec["team"], rec["restart"]
 
 
+def too_close(rec: dict) -> bool:
+    """Whether a ``calls.jsonl`` record leaves the call to the referee: its margin lies within
+    its uncertainty (``rules.calls.is_too_close``; the record keeps both, not the verdict)."""
+    m, u = rec.get("margin_mm"), rec.get("uncertainty_mm")
+    return m is not None and u is not None and abs(m) <= u
+
+
 def compare_calls(truth: list[dict], found: list[dict]) -> dict[str, Counter]:
     """Per call kind: ``right``, ``abstained``, ``missed`` (of the truth calls) and
-    ``wrong`` (calls made that match none and are not too close to call)."""
+    ``wrong`` (calls made that match none and are not too close to call; those that are too
+    close count as ``abstained``)."""
     left = list(found)
     out: dict[str, Counter] = {}
     for t in truth:
         near = [f for f in left if abs(f["frame"] - t["frame"]) <= FRAME_TOLERANCE]
         match = next((f for f in near if _key(f) == _key(t)), None)
         tally = out.setdefault(t["kind"], Counter())
-        if match is not None and not match.get("too_close_to_call"):
+        if match is not None and not too_close(match):
             tally["right"] += 1
-        elif match is not None or any(f.get("too_close_to_call") for f in near):
+        elif match is not None or any(too_close(f) for f in near):
             tally["abstained"] += 1
         else:
             tally["missed"] += 1
         if match is not None:
             left.remove(match)
-    for f in left:
-        if not f.get("too_close_to_call"):
-            out.setdefault(f["kind"], Counter())["wrong"] += 1
+    for f in left:  # made, and no truth call to match: left to the referee, or wrong
+        out.setdefault(f["kind"], Counter())["abstained" if too_close(f) else "wrong"] += 1
     return out
 
 
@@ -375,10 +382,14 @@ def main() -> int:
             kept = root / args.tag / f"{name}-{FIRST_SEED + k}.json"
             if kept.is_file():
                 r = json.loads(kept.read_text())
+                rec = root / "clips" / f"{r['name']}-{r['seed']}"
+                out = root / args.tag / f"{r['name']}-{r['seed']}"
                 if "calls" in r and "keeper_err_mm" not in r:
-                    rec = root / "clips" / f"{r['name']}-{r['seed']}"
-                    errs = keeper_error_mm(rec, root / args.tag / f"{r['name']}-{r['seed']}")
-                    r["keeper_err_mm"] = float(np.median(errs or [np.nan]))
+                    r["keeper_err_mm"] = float(np.median(keeper_error_mm(rec, out) or [np.nan]))
+                if "calls" in r:  # judged again: the comparison may have changed since
+                    truth = [json.loads(x) for x in (rec / "truth_calls.jsonl").open()]
+                    found = [json.loads(x) for x in (out / "calls.jsonl").open()]
+                    r["calls"] = {k: dict(t) for k, t in compare_calls(truth, found).items()}
                 results.append(r)
             continue
         r = _run_clip(k, root, args.tag, (w, h), args.render_only, args.rendered_only)
