@@ -17,7 +17,9 @@ Each frame is judged in this order (when several rules can fire on one frame):
    the turn, a flick that misses (the turn passes), the taker touching again, who a throw-in or
    a goal kick reached.
 4. **Lines**: goal (only a called shot, or a corner scored directly, counts), ball out.
-5. **Ball at rest**: in a goal area (the keeper's ball), a called shot kept in play, a throw-in
+5. **Ball at rest**: in a goal area (the keeper's ball; a ball whose centre rests within its
+   uncertainty of the area's line is called with ``too_close_to_call``, or, just outside, with a
+   ``close_call`` notice), a called shot kept in play, a throw-in
    or goal kick that reached no team-mate, the seventh contact used: the other side's turn.
 6. **Half end**: once time is up, at the next ball out; a draw at full time goes to the
    shoot-out (``rules.button_shootout``).
@@ -260,12 +262,36 @@ def _at_rest(state: ButtonState, obs: Observation) -> tuple[ButtonState, list[Ca
     xy = obs.ball_xy_mm
     assert xy is not None
     calls = close_call(state, obs)
+    unc = state.line_uncertainty(obs.ball_uncertainty_mm)
     for end in ("left", "right"):
-        if float(state.pitch.zone_margin_mm(f"goal_area_{end}", xy)[0]) > 0:
+        # Measured like a line call: the ball's centre beyond the goal area line's edge.
+        margin = float(state.pitch.zone_margin_mm(f"goal_area_{end}", xy)[0])
+        measured = dict(
+            line="goal_area",
+            margin_mm=margin,
+            uncertainty_mm=unc,
+            too_close_to_call=is_too_close(margin, unc),
+        )
+        if margin > 0:
             keeper = state.defender_of(end)
             restart = Restart("goal_kick", keeper, xy, LAWS["keeper_ball"], end, by_keeper=True)
             call = _restart_call(obs, "turnover", restart, note="the ball rests in a goal area")
+            call = replace(call, **measured)
             return dead_ball(state, obs, restart), [*calls, call]
+        if is_too_close(margin, unc):  # resting on the line: the referee's word
+            note = f"on the goal area line: OUT by {-margin:.1f} mm (too close to call)"
+            calls.append(
+                Call(
+                    obs.frame,
+                    obs.t_s,
+                    "close_call",
+                    LAWS["keeper_ball"],
+                    fully_crossed=False,
+                    position=xy,
+                    note=note,
+                    **measured,
+                )
+            )
     shot, sp, turn = state.shot, state.set_piece, state.turn
     state = replace(state, shot=None, set_piece=None)
     if shot is not None:

@@ -30,7 +30,7 @@ from hardware.recording import RecordingWriter
 from rules.button_football import step
 from rules.button_state import ButtonConfig, ButtonState, ShotCall
 from rules.calls import Call
-from rules.observation import HOME, Contact, Figures, Observation
+from rules.observation import AWAY, HOME, Contact, Figures, Observation
 from simulator.look import Look
 from simulator.render import Renderer
 from simulator.scene import TEAM_NAMES
@@ -110,12 +110,114 @@ def _throw_in(s: ButtonScript) -> str:
     return "over the touchline: a throw-in for away"
 
 
-ATTACKS = ("bf_called_goal", "bf_uncalled_goal")
+def _kick_off(s: ButtonScript) -> str:
+    """Home kicks off from the centre spot into the away half and passes on twice."""
+    taker = s.nearest(HOME)
+    to = (float(s.rng.uniform(60.0, 140.0)), float(s.rng.uniform(-60.0, 60.0)))
+    if not s.clear(s.ball, to, skip=(taker,)):
+        raise SceneError(f"no clear kick-off to {np.round(to).tolist()}")
+    s.flick(taker, to)
+    fig = min(
+        (i for i in s.pos if s.team[i] == HOME and i not in (1, 12, taker)),
+        key=lambda i: float(np.hypot(*(s.pos[i] - s.ball))),
+    )
+    for _ in range(2):
+        fig = s.pass_to_teammate(fig)
+    return "kick-off and two passes: no call"
+
+
+def _called_kept_in_play(s: ButtonScript) -> str:
+    """Home calls its shot in the away half; the shot stops in play: the ball goes over."""
+    fig = s.pass_to_teammate(s.nearest(HOME), forward=1.0)
+    if s.ball[0] <= s.r_ball + 40.0:
+        raise SceneError("the pass did not stay in the opponents' half")
+    s.call_shot(HOME)
+    for _ in range(40):
+        to = s.ball + s.rng.uniform(120.0, 260.0) * _unit(s.rng.uniform(-1.0, 1.0))
+        if _open_spot(s, to) and s.clear(s.ball, to, skip=(fig,)) and s.run_up_clear(fig, to):
+            s.flick(fig, to)
+            return "a called shot kept in play: the ball goes over"
+    raise SceneError(f"no clear shot kept in play from {np.round(s.ball).tolist()}")
+
+
+def _over_goal_line(s: ButtonScript, team: int) -> None:
+    """A button of ``team`` plays the ball over the right goal line, wide of the goal."""
+    goal = s.pitch.goal("right")
+    hy = 0.5 * s.pitch.profile.width_mm
+    fig = s.nearest(team)
+    for _ in range(40):
+        y = float(s.rng.choice((-1.0, 1.0)) * s.rng.uniform(goal.y_max_mm + 45.0, hy - 40.0))
+        x = s.goal_line_x("right") + s.r_ball + float(s.rng.uniform(3.0, 20.0))
+        if s.clear(s.ball, (x, y), skip=(fig,)) and s.run_up_clear(fig, (x, y)):
+            s.flick(fig, (x, y), expect="ball_out")
+            return
+    raise SceneError(f"no clear way over the goal line from {np.round(s.ball).tolist()}")
+
+
+def _corner(s: ButtonScript) -> str:
+    """Away plays the ball over its own goal line: a corner for home, taken to a team-mate."""
+    _over_goal_line(s, AWAY)
+    hx, hy = 0.5 * s.pitch.profile.length_mm, 0.5 * s.pitch.profile.width_mm
+    sy = math.copysign(1.0, s.ball[1])
+    s.place((hx - 12.0, sy * (hy - 12.0)))
+    s.pass_to_teammate(s.nearest(HOME))
+    return "over the goal line off a defender: a corner for home, taken"
+
+
+def _goal_kick(s: ButtonScript) -> str:
+    """Home plays the ball over the away goal line wide of the goal: a goal kick for away."""
+    _over_goal_line(s, HOME)
+    goal = s.pitch.goal("right")
+    depth = s.pitch.profile.goal_area_depth_mm
+    y = float(s.rng.choice((-1.0, 1.0)) * s.rng.uniform(70.0, 110.0))
+    s.place((goal.x_line_mm - 0.5 * depth, y))
+    return "over the goal line off an attacker: a goal kick for away"
+
+
+def _keeper_ball(s: ButtonScript) -> str:
+    """Home plays the ball to rest in the away goal area: the keeper's ball."""
+    fig = s.pass_to_teammate(s.nearest(HOME), forward=1.0)
+    goal = s.pitch.goal("right")
+    depth = s.pitch.profile.goal_area_depth_mm
+    keeper_half = 0.5 * s.pitch.profile.size_mm("keeper.width_mm")
+    for _ in range(40):
+        x = goal.x_line_mm - float(s.rng.uniform(s.r_ball + 6.0, depth - s.r_ball - 6.0))
+        y = float(s.rng.choice((-1.0, 1.0)) * s.rng.uniform(keeper_half + s.r_ball + 12.0, 120.0))
+        inside = float(s.pitch.zone_margin_mm("goal_area_right", (x, y))[0]) > 0
+        if inside and s.clear(s.ball, (x, y), skip=(fig,)) and s.run_up_clear(fig, (x, y)):
+            s.flick(fig, (x, y))
+            return "the ball rests in the away goal area: the keeper's ball"
+    raise SceneError(f"no clear pass into the goal area from {np.round(s.ball).tolist()}")
+
+
+def _unit(turn: float) -> np.ndarray:
+    return np.array([math.cos(math.pi * turn), math.sin(math.pi * turn)])
+
+
+def _open_spot(s: ButtonScript, xy) -> bool:
+    """Whether ``xy`` lies in play, outside both goal areas and clear of every button."""
+    if not s.inside(xy, 60.0):
+        return False
+    if any(
+        float(s.pitch.zone_margin_mm(f"goal_area_{e}", xy)[0]) > -20.0 for e in ("left", "right")
+    ):
+        return False
+    need = s.r_ball + s.r_base + 15.0
+    return all(float(np.hypot(*(p - xy))) >= need for p in s.pos.values())
+
+
+ATTACKS = ("bf_called_goal", "bf_uncalled_goal", "bf_called_kept_in_play", "bf_keeper_ball")
+AT_GOAL_LINE = ("bf_corner", "bf_goal_kick")
 SCENES: dict[str, Callable[[ButtonScript], str]] = {
     "bf_called_goal": lambda s: _attack(s, True),
     "bf_uncalled_goal": lambda s: _attack(s, False),
     "bf_seven_contacts": _seven,
     "bf_throw_in": _throw_in,
+    "bf_kick_off": _kick_off,
+    "bf_called_kept_in_play": _called_kept_in_play,
+    "bf_corner": _corner,
+    "bf_goal_kick": _goal_kick,
+    "bf_keeper_ball": _keeper_ball,
 }
 
 
@@ -134,6 +236,8 @@ def build_button_scene(name: str, seed: int = 0) -> ButtonClip:
         start = (0.0, 0.0)
         if name in ATTACKS:  # the ball starts in the away half, where home attacks
             start = (float(rng.uniform(60, 200)), float(rng.uniform(-150, 150)))
+        elif name in AT_GOAL_LINE:  # the ball starts deep in the away half
+            start = (float(rng.uniform(330, 420)), float(rng.uniform(-200, 200)))
         script = ButtonScript(pitch, rng, ball=start)
         try:
             description = SCENES[name](script)

@@ -9,7 +9,9 @@ the ball and figure tracks. Two kinds:
   latest the first frame the ball rolls): a flicked figure is blurred while it runs, and its
   track may lose it for a frame or two just before it strikes.
 - ``collision``: a rolling ball turned by more than ``turn_deg`` (or sped up) over a few frames
-  while a base was within ``touch_gap_mm`` of it.
+  while a base was within ``touch_gap_mm`` of it, and now rolls away from that base. A ball
+  coming to rest just short of a base turns too, its last slow millimetres read off the blob
+  beside the base, but it still heads for the base (or no longer moves): no base turned it.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ class ContactConfig:
         turn_deg: change of direction of a rolling ball that marks a collision.
         window_frames: frames compared for the turn and searched around a flick onset.
         refractory_s: the same figure is not reported twice within this time.
+        leave_speed_mm_s: a ball a base turned rolls away from it at least this fast (the
+            ball tracker's stop speed: slower, its velocity is the noise of a ball at rest).
     """
 
     ball_radius_mm: float = 10.5
@@ -45,6 +49,7 @@ class ContactConfig:
     turn_deg: float = 20.0
     window_frames: int = 3
     refractory_s: float = 0.3
+    leave_speed_mm_s: float = 12.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +95,8 @@ class ContactDetector:
             touch = self._nearest(range(ball.frame - self.config.window_frames, ball.frame + 1))
             if touch is not None and touch[2] <= self.config.touch_gap_mm:
                 frame, fid, gap, team, xy = touch
-                if ball.t_s - self._last_touch.get(fid, -math.inf) > self.config.refractory_s:
+                recent = ball.t_s - self._last_touch.get(fid, -math.inf) <= self.config.refractory_s
+                if not recent and self._leaves(ball, figures, fid):
                     self._last_touch[fid] = ball.t_s
                     return (Contact("collision", frame, self._t(frame), fid, team, xy, gap),)
         return ()
@@ -105,6 +111,15 @@ class ContactDetector:
             return Contact("flick", onset, rest.t_s, None, None, xy, math.nan)
         self._last_touch[touch[1]] = self._balls[-1].t_s
         return Contact("flick", onset, rest.t_s, touch[1], touch[3], xy, touch[2])
+
+    def _leaves(self, ball: BallTrack, figures: FigureTracks, fid: int) -> bool:
+        """Whether the ball rolls away from base ``fid`` (one not seen now: taken as so)."""
+        rows = np.flatnonzero(figures.id == fid)
+        if ball.xy_mm is None or len(rows) == 0:
+            return True
+        off = ball.xy_mm - figures.xy_mm[rows[0]]
+        away = float(np.dot(ball.v_mm_s, off)) / max(float(np.hypot(*off)), 1e-9)
+        return away > self.config.leave_speed_mm_s
 
     def _turned(self) -> bool:
         w = self.config.window_frames

@@ -26,7 +26,7 @@ from vision.changes import ChangeGate
 from vision.cloth import BlobTable, ClothBlobs
 from vision.config import VisionConfig
 from vision.detections import Detections
-from vision.keepers import KEEPER_MAX_WIDTH_MM, KeeperFinder
+from vision.keepers import KeeperFinder
 from vision.model import SceneModel, moving_ball_colour
 from vision.refine import near_rim_px, refine_balls, refine_bases
 
@@ -236,10 +236,9 @@ class Detector:
         if len(keepers) == 0:
             return xy, r, mm, ok, teams
         p = self.model.pitch.profile
-        reach = p.base_radius_mm + 0.5 * KEEPER_MAX_WIDTH_MM  # a base this near overlaps it
         if len(mm):
-            d = np.linalg.norm(mm[:, None, :] - keepers.xy_mm[None], axis=2)
-            ok = ok & ~(d < reach).any(axis=1)
+            off = mm[:, None, :] - keepers.xy_mm[None]
+            ok = ok & ~self._keepers.shape.overlaps(off, p.base_radius_mm).any(axis=1)
         k = len(keepers)
         r_k = p.base_radius_mm * self.model.px_per_mm(keepers.xy_px)
         return (

@@ -20,6 +20,10 @@ A keeper's silhouette lies wholly inside the goal area's search box, which holds
 that can stand within reach, head and all. A silhouette that runs on out of the box reaches in
 from beyond where any keeper stands (a hand taking the ball from the net, an arm over the
 keeper) and is no keeper: read as one, it stood for frames as a second figure on the arm.
+
+A button-football keeper is a block whose sizes the table profile gives (``[keeper]``: width
+across the goal, depth along the pitch, height): the same geometry holds with its depth for the
+rod keeper's thickness and its height for the figure's (``KeeperShape.of``).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from rules.profile import TableProfile
 from vision.changes import ChangeGate
 from vision.model import KEEPER_REACH_MM, SceneModel
 
@@ -38,9 +43,53 @@ KEEPER_THICKNESS_MM = 6.0  # ... and 6 mm thick
 KEEPER_MIN_WIDTH_MM = 13.0  # ... its narrow side at most 13 mm
 KEEPER_MAX_WIDTH_MM = 21.0  # ... its wide side at most 21 mm
 ROD_WIDTH_MM = 4.5  # ... on a rod at most 4.5 mm wide
-# The farthest any part of a keeper's footprint stands from its centre (half its diagonal).
-KEEPER_FOOT_RADIUS_MM = 0.5 * float(np.hypot(KEEPER_MAX_WIDTH_MM, KEEPER_THICKNESS_MM))
 ENDS = ("left", "right")  # home defends the left goal (DESIGN.md section 3)
+
+
+@dataclass(frozen=True, slots=True)
+class KeeperShape:
+    """The solid a goalkeeper is, as its finder needs it (mm).
+
+    Attributes:
+        height_mm: its height above the cloth.
+        depth_mm: its thickness along the pitch's length (the footprint's centre stands half
+            of it behind the foot of the face turned to the camera's nadir).
+        min_width_mm: its narrowest side (the least silhouette it shows).
+        max_width_mm: its width across the goal (a base this near overlaps it).
+        rod_width_mm: the width of the rod it is held by (0: none).
+    """
+
+    height_mm: float = KEEPER_HEIGHT_MM
+    depth_mm: float = KEEPER_THICKNESS_MM
+    min_width_mm: float = KEEPER_MIN_WIDTH_MM
+    max_width_mm: float = KEEPER_MAX_WIDTH_MM
+    rod_width_mm: float = ROD_WIDTH_MM
+
+    @property
+    def foot_radius_mm(self) -> float:
+        """The farthest any part of its footprint stands from its centre (half its diagonal)."""
+        return 0.5 * float(np.hypot(self.max_width_mm, self.depth_mm))
+
+    def overlaps(self, off_mm: NDArray, radius_mm: float) -> NDArray[np.bool_]:
+        """Whether a disc of ``radius_mm`` whose centre stands ``off_mm (..., 2)`` from the
+        keeper's footprint centre overlaps the keeper: a rod keeper within its arms' reach
+        all round, a block (no rod) within its rectangle, wide across the goal."""
+        off = np.abs(np.asarray(off_mm, np.float64))
+        if self.rod_width_mm > 0:
+            return np.hypot(off[..., 0], off[..., 1]) < radius_mm + 0.5 * self.max_width_mm
+        return (off[..., 0] < radius_mm + 0.5 * self.depth_mm) & (
+            off[..., 1] < radius_mm + 0.5 * self.max_width_mm
+        )
+
+    @classmethod
+    def of(cls, profile: TableProfile) -> KeeperShape:
+        """The keeper block of a profile with a ``[keeper]`` section, else FISTF's rod keeper."""
+        sizes = dict(profile.sizes_mm)
+        keys = ("keeper.width_mm", "keeper.depth_mm", "keeper.height_mm")
+        if not all(k in sizes for k in keys):
+            return cls()
+        width, depth, height = (sizes[k] for k in keys)
+        return cls(height, depth, min(width, depth), max(width, depth), 0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +128,7 @@ class KeeperFinder:
         """``threshold_ch``: the per-channel foreground threshold (``ColourBlobs``);
         ``max_age``: a goal area that shows nothing new keeps its answer this many frames."""
         self.model = model
+        self.shape = shape = KeeperShape.of(model.pitch.profile)
         self._t = threshold_ch
         pitch = model.pitch
         self._boxes = [self._box(end) for end in ENDS]
@@ -89,11 +139,13 @@ class KeeperFinder:
         scale = float(np.median(model.scale_grid))
         # Opening by a disc wider than the rod and narrower than the keeper's thickness (all
         # of it a straight-down view shows) removes the rod and keeps the keeper.
-        k = max(3, int(np.rint(0.5 * (ROD_WIDTH_MM + KEEPER_THICKNESS_MM) * scale)) | 1)
+        open_mm = 0.5 * (ROD_WIDTH_MM + min(shape.depth_mm, KEEPER_THICKNESS_MM))
+        k = max(3, int(np.rint(open_mm * scale)) | 1)
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
         # A keeper's silhouette covers at least its top face; a hand covers far more.
-        self._min_area_mm2 = 0.5 * KEEPER_MIN_WIDTH_MM * KEEPER_THICKNESS_MM
-        self._max_area_mm2 = 8.0 * KEEPER_HEIGHT_MM * KEEPER_MIN_WIDTH_MM
+        self._min_area_mm2 = 0.5 * shape.min_width_mm * shape.depth_mm
+        self._max_area_mm2 = 8.0 * shape.height_mm * max(shape.min_width_mm, KEEPER_MIN_WIDTH_MM)
+        self._max_area_mm2 = max(self._max_area_mm2, 4.0 * shape.max_width_mm * shape.depth_mm)
         self._gates = [ChangeGate(threshold_ch, max_age=max_age) for _ in ENDS]
         self._frame = 0
 
@@ -108,7 +160,7 @@ class KeeperFinder:
         ys = np.linspace(-300.0, 300.0, 301)
         grid = np.stack(np.meshgrid(xs, ys), axis=2).reshape(-1, 2)
         margin = pitch.zone_margin_mm(f"goal_area_{end}", grid)
-        inside = grid[margin > -(KEEPER_REACH_MM + KEEPER_FOOT_RADIUS_MM)]
+        inside = grid[margin > -(KEEPER_REACH_MM + self.shape.foot_radius_mm)]
         if len(inside) == 0:
             return None
         lo, hi = inside.min(axis=0), inside.max(axis=0)
@@ -116,7 +168,7 @@ class KeeperFinder:
         pts = np.concatenate(
             [
                 np.concatenate([corners, np.zeros((4, 1))], 1),
-                np.concatenate([corners, np.full((4, 1), KEEPER_HEIGHT_MM)], 1),
+                np.concatenate([corners, np.full((4, 1), self.shape.height_mm)], 1),
             ]
         )
         try:
@@ -186,7 +238,7 @@ class KeeperFinder:
         ok &= ~self._runs_out(i, stats)
         if not ok.any():
             return None, None
-        ground = model.lens.back_project(c_px[ok], 0.5 * KEEPER_HEIGHT_MM)
+        ground = model.lens.back_project(c_px[ok], 0.5 * self.shape.height_mm)
         zone = model.pitch.zone_margin_mm(f"goal_area_{ENDS[i]}", ground) > -KEEPER_REACH_MM
         if not zone.any():
             return None, None
@@ -240,4 +292,4 @@ class KeeperFinder:
         if 2 * len(seen) < len(last):
             return None  # the ball hides the face's foot: not placed from what is left
         front = float(np.median(reach[seen]))
-        return np.array([(front - 0.5 * KEEPER_THICKNESS_MM) * toward, rough_mm[1]])
+        return np.array([(front - 0.5 * self.shape.depth_mm) * toward, rough_mm[1]])

@@ -313,6 +313,30 @@ def test_a_ball_resting_in_a_goal_area_is_the_keepers(feed):
     assert f.state.restart.xy_mm == (560.0, 20.0) and calls[0].law == LAWS["keeper_ball"]
 
 
+@pytest.mark.parametrize(
+    ("x", "unc", "expected"),
+    [
+        pytest.param(530.0, 0.3, [], id="BF Torwartball 4 mm outside: play on"),
+        pytest.param(536.3, 0.3, [("close_call", None, None, True)], id="0.2 mm outside"),
+        pytest.param(536.7, 0.3, [("turnover", AWAY, "goal_kick", True)], id="0.2 mm inside"),
+        pytest.param(540.0, 0.3, [("turnover", AWAY, "goal_kick", False)], id="3.5 mm inside"),
+    ],
+)
+def test_a_ball_resting_on_the_goal_area_line_is_too_close_to_call(feed, x, unc, expected):
+    """BF Torwartball: 'Bleibt ein Ball in einem Torraum liegen ...': whether it lies in the
+    area is measured like a line call (its centre beyond the line's edge, 3 mm wide, centred
+    535 mm from the middle); within its uncertainty the referee decides."""
+    f = feed()
+    f("ball 400,-100 rest")
+    rolling = [f"ball {400 + (x - 400) * i / 8:.1f},-100 moving" for i in range(8)]
+    calls = f(rolling[0] + "; flick 3", *rolling[1:], f"ball {x},-100 rest unc={unc}")
+    calls = [c for c in calls if c.kind in ("close_call", "turnover") and c.line != "goal_line"]
+    found = [(c.kind, c.team, c.restart, c.too_close_to_call) for c in calls]
+    assert found == expected
+    for c in calls:
+        assert c.line == "goal_area" and c.margin_mm == pytest.approx(x - 536.5, abs=1e-6)
+
+
 # --- BF Ball im Aus / Ecken / Abstöße ------------------------------------------------------
 
 

@@ -91,3 +91,20 @@ def test_rolling_past_a_figure_is_no_collision():
     figs = np.array([[[0.0, REACH + 15.0]]] * n)  # 15 mm clear of the ball's path
     contacts = run(ball, figs, [0])
     assert [c for c in contacts if c.kind == "collision"] == []
+
+
+@pytest.mark.parametrize("drift_mm", [0.0, 1.5, -2.5])
+def test_a_pass_coming_to_rest_short_of_a_base_is_no_collision(drift_mm):
+    """A pass decelerating (500 mm/s^2) to rest 6 mm short of a team-mate: its last slow
+    millimetres, read off a blob beside the base, bend sideways by ``drift_mm``; the ball
+    still heads for the base, and no base turned it (before: a collision on every such pass)."""
+    n, t_roll, decel = 120, 0.9, 500.0
+    t = np.arange(n) / FPS - 0.1
+    tr = np.clip(t, 0.0, t_roll)
+    x = decel * t_roll * tr - 0.5 * decel * tr**2  # from rest at 0 to rest at 202.5 mm
+    stop_x = 0.5 * decel * t_roll**2
+    late = np.clip((tr - (t_roll - 0.25)) / 0.25, 0.0, 1.0)  # the last 0.25 s of the roll
+    ball = np.stack([x, drift_mm * late**2], axis=1)
+    figs = np.array([[[-200.0, 0.0], [stop_x + REACH + 6.0, 0.0]]] * n)
+    contacts = run(ball, figs, [0, 0])
+    assert [c.kind for c in contacts] == ["flick"]

@@ -113,3 +113,33 @@ def test_a_hand_reaching_into_the_goal_area_is_no_keeper(tip_mm, root_mm):
     out = Detector(learn_model([empty], camera, PITCH)).detect(image, search_bases=True)
     d = np.linalg.norm(xy[:, None] - out.base_xy_mm[None], axis=2)
     assert (d.min(axis=0) < 2.0).all(), out.base_xy_mm  # every base is a figure's
+
+
+BUTTON_PITCH = load_pitch("button-football")
+
+
+@pytest.mark.parametrize(
+    "camera",
+    [
+        CameraModel.overhead((1280, 960), 1300.0, 1450.0),
+        CameraModel.overhead((1280, 960), 1100.0, 1450.0, tilt_x_deg=4.0, centre_mm=(60.0, -40.0)),
+    ],
+    ids=["overhead", "tilted-off-centre"],
+)
+def test_keeper_blocks_stand_on_their_footprints(camera):
+    """Button football: a keeper block is 20 mm deep and 25 mm high (the profile's [keeper]),
+    not a rod keeper 6 mm thick: placed from the foot of its face turned to the camera, its
+    centre is half its own depth behind it (with a rod keeper's thickness it read 6-7 mm
+    toward the pitch)."""
+    keepers = np.array([[-585.0, 0.0], [582.0, -25.0]])
+    xy = np.concatenate([FIELD, keepers])
+    team = np.array([0, 0, 1, 1, 0, 1], np.int8)
+    keeper = np.array([0, 0, 0, 0, 1, 1], bool)
+    figs = Figures(np.arange(6), team, keeper, xy, np.zeros((6, 2)))
+    frame = SceneFrame(0.0, np.array([0.0, 0.0]), np.zeros(2), figs, ())
+    image = Renderer(camera, BUTTON_PITCH, Look(), seed=7).render(frame)
+    out = Detector(learn_model([image], camera, BUTTON_PITCH)).detect(image, search_bases=True)
+    d = np.linalg.norm(xy[:, None] - out.base_xy_mm[None], axis=2)
+    assert out.n_bases == len(xy)
+    mm_px = float(np.max(camera.mm_per_px(xy[keeper])))
+    assert d.min(axis=1)[keeper].max() < max(1.0, 1.5 * mm_px)
