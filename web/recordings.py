@@ -135,7 +135,7 @@ def check_tracks_record(record: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 def check_call_record(call: dict[str, Any], where: str) -> dict[str, Any]:
-    """``call`` when its frame is a frame number and its line (if any) a name."""
+    """``call`` when its kind is a name, its frame a frame number and its line (if any) a name."""
     frame = call.get("frame")
     if isinstance(frame, bool) or not isinstance(frame, int) or frame < 0:
         raise AnalysisError(f"{where}: 'frame' must be a frame number, got {frame!r}")
@@ -144,6 +144,8 @@ def check_call_record(call: dict[str, Any], where: str) -> dict[str, Any]:
     evidence = call.get("evidence")
     if evidence is not None and not isinstance(evidence, str):
         raise AnalysisError(f"{where}: 'evidence' must be a path, got {evidence!r}")
+    if not isinstance(call.get("kind"), str):
+        raise AnalysisError(f"{where}: 'kind' must be a call's kind, got {call.get('kind')!r}")
     return call
 
 

@@ -48,6 +48,7 @@ def test_a_non_utf8_summary_spoils_only_its_own_recording(client, two_recordings
         ('{"frame": "12"}', "'frame' must be a frame number"),
         ('{"frame": 3, "line": 7}', "'line' must be a line's name"),
         ('{"frame": 3, "evidence": ["x"]}', "'evidence' must be a path"),
+        ('{"frame": 3}', "'kind' must be a call's kind"),
         ('{"frame": NaN}', "not JSON"),
         (b'{"frame": 1, "kind": "\xff"}', "not UTF-8"),
     ],
