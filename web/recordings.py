@@ -120,11 +120,19 @@ def _has_xy(item: Any) -> bool:
     return isinstance(item, dict) and _finite(item.get("x_mm")) and _finite(item.get("y_mm"))
 
 
+def _check_frame(record: dict[str, Any], where: str) -> None:
+    frame = record.get("frame")
+    if isinstance(frame, bool) or not isinstance(frame, int) or frame < 0:
+        raise AnalysisError(f"{where}: 'frame' must be a frame number, got {frame!r}")
+
+
 def check_tracks_record(record: dict[str, Any], where: str) -> dict[str, Any]:
     """``record`` when it follows the output contract's tracks record; else ``AnalysisError``.
 
-    ``ball`` is null or ``{"x_mm", "y_mm", ...}``; ``figures`` a list of such objects.
+    ``frame`` is a frame number; ``ball`` is null or ``{"x_mm", "y_mm", ...}``; ``figures`` a
+    list of such objects.
     """
+    _check_frame(record, where)
     ball = record.get("ball")
     figures = record.get("figures") or []
     if ball is not None and not _has_xy(ball):
@@ -136,9 +144,7 @@ def check_tracks_record(record: dict[str, Any], where: str) -> dict[str, Any]:
 
 def check_call_record(call: dict[str, Any], where: str) -> dict[str, Any]:
     """``call`` when its kind is a name, its frame a frame number and its line (if any) a name."""
-    frame = call.get("frame")
-    if isinstance(frame, bool) or not isinstance(frame, int) or frame < 0:
-        raise AnalysisError(f"{where}: 'frame' must be a frame number, got {frame!r}")
+    _check_frame(call, where)
     if call.get("line") is not None and not isinstance(call["line"], str):
         raise AnalysisError(f"{where}: 'line' must be a line's name, got {call['line']!r}")
     evidence = call.get("evidence")

@@ -73,6 +73,7 @@ def test_bad_call_lines_are_a_422_naming_the_file(client, recordings_dir, line, 
         '{"frame": 3, "ball": null, "figures": {"x_mm": 1}}',
         '{"frame": 3, "ball": {"x_mm": Infinity, "y_mm": 0}}',
         '[{"frame": 3}]',
+        '{"frame": [], "t_s": 0.12, "ball": null}',
     ],
 )
 def test_bad_tracks_records_are_a_422_naming_the_file(client, recordings_dir, record):
