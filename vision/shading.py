@@ -28,8 +28,8 @@ each trial (variable projection); the centre and blur width are found by Levenbe
 the pixels weighed by Huber's rule so that what the model lacks (a highlight, a mark) pulls
 little. The stated uncertainty is the fit's own covariance, the residuals counted as
 correlated over the blur's area, and in quadrature what the model lacks: ``MODEL_SIGMA_PX``
-times how many times the residuals on the cloth round the ball those on the ball stand (at
-least once; the cloth's carry the same sensor noise, codec and texture). On balls
+times how many times the residuals on the cloth round the ball (the same sensor and codec),
+or the frames' noise if more, those on the ball stand (at least once). On balls
 ray-traced with a clamped Lambertian terminator and a hard cast shadow
 (``tests/vision/test_shading.py``) it places the centre 0.03-0.10 px off, where the edges of
 the same balls read 0.1-0.7 px off; under a hard light low at the side, a saturated lit half
@@ -85,10 +85,11 @@ def fit_ball_patches(
     cam: FastCamera,
     centres_mm: NDArray,
     r_mm: float,
+    noise: float = 0.0,
 ) -> PatchFits:
     """Fit the patches of balls whose centres are near ``centres_mm (k, 2)`` (mm, on the
     plane one radius ``r_mm`` above the cloth) in ``image`` and its ``background`` (h, w, 3)
-    uint8 BGR; see the module docstring."""
+    uint8 BGR, whose noise per channel is ``noise`` grey levels; see the module docstring."""
     start = np.asarray(centres_mm, np.float64).reshape(-1, 2)
     k = len(start)
     out = np.zeros((k, 2)), np.zeros(k), np.zeros(k), np.zeros(k, bool)
@@ -97,7 +98,7 @@ def fit_ball_patches(
         if patch is None:
             out[0][i] = start[i]
             continue
-        out[0][i], out[1][i], out[2][i], out[3][i] = patch.fit(start[i])
+        out[0][i], out[1][i], out[2][i], out[3][i] = patch.fit(start[i], noise)
     return PatchFits(*out)
 
 
@@ -228,8 +229,9 @@ class _Patch:
         theta = np.linalg.solve(ata, aw.T @ yw)
         return yw - aw @ theta
 
-    def fit(self, start_mm):
-        """Centre (2,) mm, its sigma mm, the blur px and whether the fit is sound."""
+    def fit(self, start_mm, noise: float = 0.0):
+        """Centre (2,) mm, its sigma mm, the blur px and whether the fit is sound; ``noise``
+        grey levels per channel is the least the pixels carry."""
         p = np.array([start_mm[0], start_mm[1], np.log(START_BLUR_PX)])
         mm_per_px = 1.0 / self._px_per_mm(start_mm)
         steps = np.array([0.02 * mm_per_px, 0.02 * mm_per_px, 0.05])
@@ -273,22 +275,23 @@ class _Patch:
         # under a hard low light (a clamped terminator across the ball, a saturated lit side)
         # the ball's residuals stand 2-7 times the cloth's and the centre 0.3-0.8 px off, in
         # plain light about once.
-        lack = MODEL_SIGMA_PX * max(1.0, self._misfit(res))
+        lack = MODEL_SIGMA_PX * max(1.0, self._misfit(res, noise))
         ok = not moving and bool(np.isfinite(p).all())
         ok = ok and np.hypot(*(p[:2] - start_mm)) < 0.5 * self.r
         return p[:2], float(np.hypot(spread, lack * mm_per_px)), blur, ok
 
-    def _misfit(self, res) -> float:
+    def _misfit(self, res, noise: float) -> float:
         """RMS residual per compared colour at the ball (within ``OUTSIDE_PX`` of its
         silhouette and inside it) over that on the cloth beyond, where only the two colours
-        off the cloth's are compared."""
+        off the cloth's are compared, and at least ``noise``: in lossless frames the cloth
+        beyond, whose texture the background holds, shows less than the ball's own noise."""
         r3 = res.reshape(-1, 3)
         far = self.rim > OUTSIDE_PX
         if far.sum() < 8 or (~far).sum() < 8:
             return 1.0
         cloth = (r3[far] ** 2).sum() / (2 * far.sum())
         ball = (r3[~far] ** 2).sum() / (3 * (~far).sum())
-        return float(np.sqrt(ball / max(cloth, 1e-12)))
+        return float(np.sqrt(ball / max(cloth, noise**2, 1e-12)))
 
     def _jacobian(self, p, res, steps):
         cols = []
