@@ -136,7 +136,9 @@ def refine_balls(
     patch = ok & ~streak & (outline.mean(axis=1) >= PATCH_MIN_SUPPORT)
     placed = np.zeros(len(ground), bool)
     if whole_patch and config.patch_fit and patch.any():
-        fits = fit_ball_patches(image, model.background, model.lens, ground[patch], r)
+        fits = fit_ball_patches(
+            image, model.background, model.lens, ground[patch], r, model.noise_sigma
+        )
         idx = np.flatnonzero(patch)[fits.ok]
         ground[idx] = fits.centre_mm[fits.ok]
         sigma[idx] = fits.sigma_mm[fits.ok]
