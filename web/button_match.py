@@ -22,7 +22,7 @@ classes are rebuilt from it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields, is_dataclass, replace
+from dataclasses import fields, replace
 from typing import Any
 
 from rules.button_football import step
@@ -40,6 +40,7 @@ from rules.calls import Call
 from rules.clock import Clock
 from rules.observation import Observation, team_code, team_name
 from rules.pitch import Pitch
+from rules.snapshot_codec import decode, encode
 from web.match import CallEntry, call_record
 from web.matchlog import MatchLog, MatchLogError
 
@@ -51,35 +52,13 @@ NEW_MATCH = {"start": "kick_off"}
 _CLASSES = {c.__name__: c for c in (Clock, Restart, Toucher, SetPiece, ShootOut)}
 
 
-def _enc(value: Any) -> Any:
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, tuple):
-        return {"_t": [_enc(v) for v in value]}
-    if isinstance(value, frozenset):
-        return {"_fs": [_enc(v) for v in sorted(value, key=repr)]}
-    if is_dataclass(value) and type(value).__name__ in _CLASSES:
-        body = {f.name: _enc(getattr(value, f.name)) for f in fields(value)}
-        return {"_": type(value).__name__, **body}
-    raise MatchLogError(f"cannot keep a {type(value).__name__} in a button-football snapshot")
-
-
-def _dec(value: Any) -> Any:
-    if not isinstance(value, dict):
-        return value
-    if "_t" in value:
-        return tuple(_dec(v) for v in value["_t"])
-    if "_fs" in value:
-        return frozenset(_dec(v) for v in value["_fs"])
-    cls = _CLASSES.get(value.get("_"))
-    if cls is None:
-        raise MatchLogError(f"unknown class {value.get('_')!r} in a button-football snapshot")
-    return cls(**{k: _dec(v) for k, v in value.items() if k != "_"})
-
-
 def state_to_json(state: ButtonState) -> dict[str, Any]:
     """The reducer's state without its config, JSON-ready (floats survive exactly)."""
-    return {f.name: _enc(getattr(state, f.name)) for f in fields(state) if f.name != "config"}
+    return {
+        f.name: encode(getattr(state, f.name), _CLASSES)
+        for f in fields(state)
+        if f.name != "config"
+    }
 
 
 def state_from_json(data: Mapping[str, Any], config: ButtonConfig) -> ButtonState:
@@ -89,7 +68,7 @@ def state_from_json(data: Mapping[str, Any], config: ButtonConfig) -> ButtonStat
         MatchLogError: data that is not a button-football state.
     """
     try:
-        return ButtonState(config=config, **{k: _dec(v) for k, v in data.items()})
+        return ButtonState(config=config, **{k: decode(v, _CLASSES) for k, v in data.items()})
     except (TypeError, ValueError) as exc:
         raise MatchLogError(f"not a button-football match snapshot: {exc}") from exc
 
