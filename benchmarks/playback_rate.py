@@ -27,29 +27,8 @@ from playwright.sync_api import sync_playwright
 
 from web.app import create_app
 from web.chromium import launch_chromium
+from web.playback import PLAYBACK_RATE_JS
 from web.serving import make_server, stop, url_of
-
-MEASURE_JS = """(ms) => new Promise((done) => {
-    const v = document.getElementById('video');
-    let first = null, n = 0;
-    const sample = (meta) => ({meta, quality: v.getVideoPlaybackQuality(), t: performance.now()});
-    const onFrame = (now, meta) => {
-        n += 1;
-        if (n === 15) first = sample(meta);
-        if (first && meta.expectedDisplayTime - first.meta.expectedDisplayTime >= ms) {
-            const last = sample(meta);
-            const shown_s = (meta.expectedDisplayTime - first.meta.expectedDisplayTime) / 1000;
-            const read_s = (last.t - first.t) / 1000;
-            done({speed: (meta.mediaTime - first.meta.mediaTime) / shown_s,
-                  decoded_fps: (last.quality.totalVideoFrames
-                                - first.quality.totalVideoFrames) / read_s,
-                  shown_fps: (meta.presentedFrames - first.meta.presentedFrames) / shown_s,
-                  dropped: last.quality.droppedVideoFrames - first.quality.droppedVideoFrames});
-        } else v.requestVideoFrameCallback(onFrame);
-    };
-    v.requestVideoFrameCallback(onFrame);
-    document.getElementById('play').click();
-})"""
 
 
 def main() -> int:
@@ -76,7 +55,7 @@ def main() -> int:
                 )
                 fps = float(info["fps"])
                 load_before = os.getloadavg()[0]
-                got = page.evaluate(MEASURE_JS, args.seconds * 1000)
+                got = page.evaluate(PLAYBACK_RATE_JS, args.seconds * 1000)
                 load_after = os.getloadavg()[0]
                 browser.close()
         finally:

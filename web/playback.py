@@ -28,6 +28,32 @@ PLAYABLE_PIX_FMTS = frozenset({"yuv420p", "yuvj420p"})
 PROXY_CRF = 20  # the proxy is for watching; the measurements were made on the original
 PROXY_PRESET = "veryfast"
 
+# How fast the <video> element plays, read in the page from its own frame callbacks over a
+# window of ``ms`` of display time after 15 frames of start-up: media time over display time
+# (the speed), frames decoded for display per second of page time, frames painted per second.
+# The first two do not bend under a loaded machine's painting; the benchmark and tests use it.
+PLAYBACK_RATE_JS = """(ms) => new Promise((done) => {
+    const v = document.getElementById('video');
+    let first = null, n = 0;
+    const sample = (meta) => ({meta, quality: v.getVideoPlaybackQuality(), t: performance.now()});
+    const onFrame = (now, meta) => {
+        n += 1;
+        if (n === 15) first = sample(meta);
+        if (first && meta.expectedDisplayTime - first.meta.expectedDisplayTime >= ms) {
+            const last = sample(meta);
+            const shown_s = (meta.expectedDisplayTime - first.meta.expectedDisplayTime) / 1000;
+            const read_s = (last.t - first.t) / 1000;
+            done({speed: (meta.mediaTime - first.meta.mediaTime) / shown_s,
+                  decoded_fps: (last.quality.totalVideoFrames
+                                - first.quality.totalVideoFrames) / read_s,
+                  shown_fps: (meta.presentedFrames - first.meta.presentedFrames) / shown_s,
+                  dropped: last.quality.droppedVideoFrames - first.quality.droppedVideoFrames});
+        } else v.requestVideoFrameCallback(onFrame);
+    };
+    v.requestVideoFrameCallback(onFrame);
+    document.getElementById('play').click();
+})"""
+
 _proxy_locks: dict[Path, threading.Lock] = {}
 _proxy_locks_guard = threading.Lock()
 

@@ -15,6 +15,7 @@ from playwright.sync_api import Page, expect
 
 from hardware.video_writer import VideoWriter
 from web.app import create_app
+from web.playback import PLAYBACK_RATE_JS
 from web.serving import make_server, run_in_thread, stop, url_of
 
 TIMEOUT_MS = 15_000
@@ -99,27 +100,6 @@ def test_review_steps_exact_frames_of_a_video_browsers_cannot_play_through_its_p
 
 FPS = 60
 SECONDS = 8
-MEASURE_JS = """(ms) => new Promise((done) => {
-    const v = document.getElementById('video');
-    let first = null, n = 0;
-    const sample = (meta) => ({meta, quality: v.getVideoPlaybackQuality(), t: performance.now()});
-    const onFrame = (now, meta) => {
-        n += 1;
-        if (n === 15) first = sample(meta);
-        if (first && meta.expectedDisplayTime - first.meta.expectedDisplayTime >= ms) {
-            const last = sample(meta);
-            const shown_s = (meta.expectedDisplayTime - first.meta.expectedDisplayTime) / 1000;
-            const read_s = (last.t - first.t) / 1000;
-            done({speed: (meta.mediaTime - first.meta.mediaTime) / shown_s,
-                  decoded_fps: (last.quality.totalVideoFrames
-                                - first.quality.totalVideoFrames) / read_s,
-                  shown_fps: (meta.presentedFrames - first.meta.presentedFrames) / shown_s,
-                  dropped: last.quality.droppedVideoFrames - first.quality.droppedVideoFrames});
-        } else v.requestVideoFrameCallback(onFrame);
-    };
-    v.requestVideoFrameCallback(onFrame);
-    document.getElementById('play').click();
-})"""
 
 
 @pytest.fixture
@@ -166,7 +146,7 @@ def test_playback_at_1x_shows_the_recordings_frame_rate_and_a_call_replays_in_a_
     # compositor then gets to paint (presentedFrames) depends on the CPU it is given: on two
     # shared cores at load average 17 it painted 55 of 60 a second while the player kept time
     # exactly; it is reported, not judged (benchmarks/playback_rate.py prints both).
-    got = page.evaluate(MEASURE_JS, 4000)
+    got = page.evaluate(PLAYBACK_RATE_JS, 4000)
     assert abs(got["speed"] - 1.0) < 0.05, got
     assert abs(got["decoded_fps"] - FPS) < 0.05 * FPS, got
     assert got["shown_fps"] > 0, got
