@@ -41,7 +41,7 @@ from rules.clock import Clock
 from rules.observation import Observation, team_code, team_name
 from rules.pitch import Pitch
 from rules.snapshot_codec import decode, encode
-from web.match import CallEntry, call_record
+from web.match import CallEntry, MatchCalls, call_record
 from web.matchlog import MatchLog, MatchLogError
 
 SCHEMA_VERSION = 1
@@ -73,7 +73,7 @@ def state_from_json(data: Mapping[str, Any], config: ButtonConfig) -> ButtonStat
         raise MatchLogError(f"not a button-football match snapshot: {exc}") from exc
 
 
-class ButtonLiveMatch:
+class ButtonLiveMatch(MatchCalls):
     """The current button-football match of ``log``; see the module docstring.
 
     Args:
@@ -113,10 +113,6 @@ class ButtonLiveMatch:
         ]
         if snap is None:
             self._log(None, None, [])
-
-    @property
-    def match_id(self) -> int:
-        return self.info.id
 
     def use_pitch(self, pitch: Pitch) -> None:
         """Judge on ``pitch`` from now on (a new calibration's measured line edges)."""
@@ -222,28 +218,7 @@ class ButtonLiveMatch:
         }
         return self.log.record(self.match_id, snap, frame, t_s, events)
 
-    def set_media(self, call_id: int, evidence: str | None, replay: str | None) -> None:
-        """Name a call's evidence picture and replay clip (drawn after the call was logged)."""
-        for i, entry in enumerate(self.calls):
-            if entry.id == call_id:
-                media = {"evidence": evidence, **({"replay": replay} if replay else {})}
-                self.calls[i] = CallEntry(entry.id, {**entry.record, **media})
-
     # ------------------------------------------------------------------ readers
-    @property
-    def awaiting_calls(self) -> frozenset[int]:
-        """None: the button rules leave no call waiting for the referee."""
-        return frozenset()
-
-    def call(self, call_id: int) -> CallEntry:
-        for entry in self.calls:
-            if entry.id == call_id:
-                return entry
-        raise MatchLogError(f"no call {call_id} in match {self.match_id}")
-
-    def call_entries(self) -> list[CallEntry]:
-        return list(self.calls)
-
     def view(self, source_ok: bool = True) -> dict[str, Any]:
         """The scoreboard (JSON-ready), with the turn, the shot called and the restart: its
         spot, and the buttons moved for it against each team's allowance."""

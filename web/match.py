@@ -65,7 +65,45 @@ def call_record(call: Call) -> dict[str, Any]:
     }
 
 
-class LiveMatch:
+class MatchCalls:
+    """What both games' live matches do alike with their calls. The game's own class sets
+    ``info`` (the log's match) and ``calls`` (``CallEntry`` in order), and may add the
+    referee's word on a call (``_with_status``) and the calls waiting for it."""
+
+    info: Any
+    calls: list[CallEntry]
+
+    @property
+    def match_id(self) -> int:
+        return self.info.id
+
+    @property
+    def awaiting_calls(self) -> frozenset[int]:
+        """The calls the referee may uphold or reject now: none unless the game's rules say."""
+        return frozenset()
+
+    def set_media(self, call_id: int, evidence: str | None, replay: str | None) -> None:
+        """Name a call's evidence picture and replay clip (drawn after the call was logged)."""
+        for i, entry in enumerate(self.calls):
+            if entry.id == call_id:
+                media = {"evidence": evidence, **({"replay": replay} if replay else {})}
+                self.calls[i] = CallEntry(entry.id, {**entry.record, **media})
+
+    def call(self, call_id: int) -> CallEntry:
+        for entry in self.calls:
+            if entry.id == call_id:
+                return self._with_status(entry)
+        raise MatchLogError(f"no call {call_id} in match {self.match_id}")
+
+    def call_entries(self) -> list[CallEntry]:
+        """Every call of the match, in order, with the referee's word on it."""
+        return [self._with_status(entry) for entry in self.calls]
+
+    def _with_status(self, entry: CallEntry) -> CallEntry:
+        return entry
+
+
+class LiveMatch(MatchCalls):
     """The current FISTF match of ``log``; see the module docstring.
 
     Args:
@@ -103,10 +141,6 @@ class LiveMatch:
 
     game = "fistf"
     actions = (*ACTIONS, "reset", "undo")
-
-    @property
-    def match_id(self) -> int:
-        return self.info.id
 
     @property
     def hold(self) -> str | None:
@@ -196,13 +230,6 @@ class LiveMatch:
                 return event
         return None
 
-    def set_media(self, call_id: int, evidence: str | None, replay: str | None) -> None:
-        """Name a call's evidence picture and replay clip (drawn after the call was logged)."""
-        for i, entry in enumerate(self.calls):
-            if entry.id == call_id:
-                media = {"evidence": evidence, **({"replay": replay} if replay else {})}
-                self.calls[i] = CallEntry(entry.id, {**entry.record, **media})
-
     # ------------------------------------------------------------------ readers
     @property
     def awaiting_calls(self) -> frozenset[int]:
@@ -210,16 +237,6 @@ class LiveMatch:
         (``rules.referee.awaiting_decision``: a too-close goal, 7.1; a too-close offside play
         went on from, 13.1)."""
         return awaiting_decision(self.state)
-
-    def call(self, call_id: int) -> CallEntry:
-        for entry in self.calls:
-            if entry.id == call_id:
-                return self._with_status(entry)
-        raise MatchLogError(f"no call {call_id} in match {self.match_id}")
-
-    def call_entries(self) -> list[CallEntry]:
-        """Every call of the match, in order, with the referee's word on it."""
-        return [self._with_status(entry) for entry in self.calls]
 
     def _with_status(self, entry: CallEntry) -> CallEntry:
         if entry.id in self.state.overruled:
