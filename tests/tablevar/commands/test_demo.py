@@ -179,6 +179,9 @@ def test_demo_serves_the_review_page_until_interrupted(sim_match_template, tmp_p
         stderr=subprocess.PIPE,
         text=True,
         env=os.environ | {"PYTHONUNBUFFERED": "1"},
+        # Ctrl-C reaches a command started from a terminal; a test run started in the
+        # background (where SIGINT is ignored and the child would inherit that) must not differ.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         url = None
