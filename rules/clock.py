@@ -64,6 +64,11 @@ class Clock:
         if not self.length_s > 0:
             raise ValueError(f"period length must be > 0 s, got {self.length_s}")
 
+    def match_s(self, half_length_s: float) -> float:
+        """Time counted since the match began: the periods before this one at ``half_length_s``
+        each, and this one's."""
+        return float(self.elapsed_s + (self.period - 1) * half_length_s)
+
     @property
     def time_up(self) -> bool:
         """The period's playing time (plus added time) has run out."""

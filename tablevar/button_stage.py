@@ -144,8 +144,7 @@ class ButtonRules:
 
     @property
     def clock_s(self) -> float:
-        c = self._state.clock
-        return float(c.elapsed_s + (c.period - 1) * self._state.config.half_length_s)
+        return self._state.clock.match_s(self._state.config.half_length_s)
 
     @property
     def score(self) -> tuple[int, int]:

@@ -42,7 +42,7 @@ from rules.observation import Observation, team_code, team_name
 from rules.pitch import Pitch
 from rules.snapshot_codec import decode, encode
 from web.match import CallEntry, MatchCalls, call_record
-from web.matchlog import MatchLog, MatchLogError
+from web.matchlog import MatchLogError
 
 SCHEMA_VERSION = 1
 GAME = "button-football"
@@ -83,12 +83,7 @@ class ButtonLiveMatch(MatchCalls):
 
     game = GAME
     actions = ACTIONS
-
-    def __init__(self, log: MatchLog, pitch: Pitch):
-        self.log = log
-        self._pitch = pitch
-        match_id = log.current_match()
-        self._load(match_id if match_id is not None else log.new_match(settings=FIRST_MATCH))
+    first_match = FIRST_MATCH
 
     def _load(self, match_id: int) -> None:
         self.info = info = self.log.match(match_id)

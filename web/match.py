@@ -66,12 +66,25 @@ def call_record(call: Call) -> dict[str, Any]:
 
 
 class MatchCalls:
-    """What both games' live matches do alike with their calls. The game's own class sets
-    ``info`` (the log's match) and ``calls`` (``CallEntry`` in order), and may add the
-    referee's word on a call (``_with_status``) and the calls waiting for it."""
+    """What both games' live matches do alike: open the log's newest match (or its first), and
+    keep, name and read its calls. The game's own class loads a match (``_load``: ``info``, the
+    log's match, and ``calls``, ``CallEntry`` in order), and may add the referee's word on a
+    call (``_with_status``) and the calls waiting for it."""
 
+    first_match: dict[str, Any]  # the settings of a new log's first match
     info: Any
     calls: list[CallEntry]
+
+    def __init__(self, log: MatchLog, pitch: Pitch):
+        self.log = log
+        self._pitch = pitch
+        match_id = log.current_match()
+        if match_id is None:
+            match_id = log.new_match(settings=self.first_match)
+        self._load(match_id)
+
+    def _load(self, match_id: int) -> None:
+        raise NotImplementedError
 
     @property
     def match_id(self) -> int:
@@ -111,12 +124,6 @@ class LiveMatch(MatchCalls):
         pitch: the pitch the rules judge on (the nominal one until calibrated).
     """
 
-    def __init__(self, log: MatchLog, pitch: Pitch):
-        self.log = log
-        self._pitch = pitch
-        match_id = log.current_match()
-        self._load(match_id if match_id is not None else log.new_match(settings=FIRST_MATCH))
-
     def _load(self, match_id: int) -> None:
         self.info = info = self.log.match(match_id)
         settings = {**FIRST_MATCH, **info.settings}
@@ -141,6 +148,7 @@ class LiveMatch(MatchCalls):
 
     game = "fistf"
     actions = (*ACTIONS, "reset", "undo")
+    first_match = FIRST_MATCH
 
     @property
     def hold(self) -> str | None:
