@@ -58,7 +58,8 @@ image's left unless said otherwise): positions are compared in whichever of the 
 the calibration chose.
 
 Usage: ``.venv/bin/python benchmarks/stress.py [--size small|medium|large]
-[--clips-per-factor N] [--factors a,b,...] [--jobs 2] [--out DIR] [--keep] [--rescore]``.
+[--clips-per-factor N] [--first-clip K] [--factors a,b,...] [--jobs 2] [--out DIR] [--keep]
+[--rescore]``; ``--first-clip K`` starts each factor's seeds K further on (held-out clips).
 ``small`` (one clip per factor) takes about 10 minutes on two idle cores (20 when they are
 shared); ``--rescore`` prints the table of an earlier run's ``OUT/results.json`` again.
 """
@@ -93,6 +94,7 @@ from simulator.scene_stress import FACTORS, draw  # noqa: E402
 from simulator.simulate import mid_play_start_s, simulate  # noqa: E402
 
 SEED0 = 70_000
+SEEDS_PER_FACTOR = 100
 SIZES = {"small": 1, "medium": 3, "large": 8}  # clips per factor
 TIMEOUT_S = 900.0
 FOUND_MM = 15.0
@@ -102,12 +104,16 @@ UNCERTAINTY_LOG = "ball_uncertainty.jsonl"
 
 
 # ---------------------------------------------------------------------- plan and run
-def plan(factors: list[str], per_factor: int) -> list[dict[str, Any]]:
-    """One job per clip: factor, seed, table, line and the margin the ball rests at."""
+def plan(factors: list[str], per_factor: int, first: int = 0) -> list[dict[str, Any]]:
+    """One job per clip: factor, seed, table, line and the margin the ball rests at; clips
+    ``first`` to ``first + per_factor - 1`` of each factor (a later ``first`` gives seeds no
+    earlier run has seen)."""
+    if not (0 <= first and first + per_factor <= SEEDS_PER_FACTOR):
+        raise ValueError(f"clips {first}..{first + per_factor - 1}: each factor has 0..99")
     jobs = []
     for fi, factor in enumerate(factors):
-        for k in range(per_factor):
-            seed = SEED0 + 100 * list(FACTORS).index(factor) + k
+        for k in range(first, first + per_factor):
+            seed = SEED0 + SEEDS_PER_FACTOR * list(FACTORS).index(factor) + k
             rng = np.random.default_rng([seed, 3])
             size = rng.uniform(0.1, 1.5) if rng.random() < 0.5 else rng.uniform(1.5, 8.0)
             margin = float(round(size * rng.choice([-1.0, 1.0]), 3))
@@ -385,6 +391,9 @@ def main_benchmark(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--factors", default=",".join(FACTORS), help=f"comma-separated, of: {', '.join(FACTORS)}"
     )
+    parser.add_argument(
+        "--first-clip", type=int, default=0, help="index of each factor's first clip (0-99)"
+    )
     parser.add_argument("--jobs", type=int, default=2, help="clips rendered and analysed at once")
     parser.add_argument("--out", type=Path, default=Path("out/stress"), help="results folder")
     parser.add_argument("--keep", action="store_true", help="keep every clip and its analysis")
@@ -400,7 +409,10 @@ def main_benchmark(argv: list[str] | None = None) -> None:
     if unknown:
         parser.error(f"unknown factors {unknown}; factors: {', '.join(FACTORS)}")
     per = args.clips_per_factor or SIZES[args.size]
-    jobs = plan(factors, per)
+    try:
+        jobs = plan(factors, per, args.first_clip)
+    except ValueError as exc:
+        parser.error(str(exc))
     args.out.mkdir(parents=True, exist_ok=True)
     work = str(args.out / "clips") if args.keep else tempfile.mkdtemp(prefix="stress-")
     start = time.perf_counter()
