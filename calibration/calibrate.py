@@ -4,8 +4,9 @@ The procedure (``calibrate``):
 
 1. find the cloth and the thin white ridges on it (``lines``);
 2. outline the line network: its four outer corners are the playing area's corners, which end
-   is home's follows from ``home`` (DESIGN.md section 3: home at x < 0), and a first pose comes
-   from those corners (``fit.initial_camera``);
+   is home's follows from ``home`` (DESIGN.md section 3: home at x < 0; by default the
+   picture's left, or its bottom when the goal lines run across its top and bottom), and a
+   first pose comes from those corners (``fit.initial_camera``);
 3. chamfer-match every model line onto the ridges, freeing focal length and k1 on the way
    (``fit.fit_to_distance_map``);
 4. three rounds with shrinking search windows: project the model lines, find each line's two
@@ -124,7 +125,7 @@ def calibrate(
     image_bgr: NDArray[np.uint8],
     pitch: Pitch,
     *,
-    home: str = "left",
+    home: str | None = None,
     lens: LensModel | None = None,
     options: CalibrationOptions | None = None,
 ) -> Calibration:
@@ -133,7 +134,9 @@ def calibrate(
     Args:
         image_bgr: (h, w, 3) uint8 picture of the table (figures may stand on it).
         pitch: the nominal pitch of the table's profile.
-        home: image side of home's goal line (``left``, ``right``, ``top``, ``bottom``).
+        home: image side of home's goal line (``left``, ``right``, ``top``, ``bottom``);
+            None: the left, or the bottom when the goal lines are at the top and bottom
+            (``default_home``). Which kit is home is read from the figures either way.
         lens: intrinsics from ``tablevar calibrate-lens``; then only the pose is solved.
         options: tunables (``CalibrationOptions``).
 
@@ -142,7 +145,7 @@ def calibrate(
             missing or not fitting the profile; the message says what to do.
     """
     opts = options or CalibrationOptions()
-    if home not in HOME_SIDES:
+    if home is not None and home not in HOME_SIDES:
         raise CalibrationError(f"--home must be one of {', '.join(HOME_SIDES)}, got {home!r}")
     h, w = image_bgr.shape[:2]
     if lens is not None and tuple(lens.size_px) != (w, h):
@@ -154,7 +157,7 @@ def calibrate(
     white = lines.whiteness(image_bgr, cloth)
     cut: list[tuple[str, str]] = []
     try:
-        camera, priors = _coarse_camera(white, cloth, pitch, home, lens, opts, cut)
+        camera, priors, home = _coarse_camera(white, cloth, pitch, home, lens, opts, cut)
         free = ("pose",) if lens is not None else LENS_FREE
         for window, scale in zip(opts.windows_px, opts.loss_scales_px, strict=True):
             found = _find_edges(white, pitch, camera, window, opts.spacing_px)
@@ -192,8 +195,18 @@ _TOWARD = {"left": (-1, 0), "right": (1, 0), "top": (0, -1), "bottom": (0, 1)}
 
 
 # --------------------------------------------------------------------------- coarse pose
+def default_home(long_axis: NDArray) -> str:
+    """The image side of home's goal when none is given: the left, or, where the goal lines
+    run across the top and bottom of the picture (``long_axis``, the pitch's long axis in the
+    image, is nearer vertical), the bottom: turning such a picture a quarter turn clockwise
+    brings it to the usual view with that end on the left. Only the pitch frame's sense
+    follows from this; which kit is home is read from where the figures stand."""
+    return "left" if abs(long_axis[0]) >= abs(long_axis[1]) else "bottom"
+
+
 def _coarse_camera(white, cloth, pitch, home, lens, opts, cut: list):
-    """The chamfer-fitted first camera and the priors of the fits (None with a lens file).
+    """The chamfer-fitted first camera, the priors of the fits (None with a lens file) and
+    the image side of home's goal (``home``, or ``default_home`` when that is None).
 
     Appends to ``cut`` the (line, image side) of each side of the outline that runs into the
     picture's border. The prior on f is the guess from the pitch's size in the picture
@@ -210,6 +223,8 @@ def _coarse_camera(white, cloth, pitch, home, lens, opts, cut: list):
     out = lines.outline(ridges, border_px=kernel // 2 + 3)
     # Scale corners to full-resolution pixel centres.
     corners_px = (out.corners_px + 0.5) * scale - 0.5
+    if home is None:
+        home = default_home(out.long_axis)
     corners_mm, sides = _pitch_corners(out, corners_px, pitch, home)
     cut.extend(side for side, touching in zip(sides, out.touches_border, strict=True) if touching)
     if lens is None:
@@ -234,7 +249,7 @@ def _coarse_camera(white, cloth, pitch, home, lens, opts, cut: list):
         camera = fit.fit_to_distance_map(
             distance, scale, points, camera, free=free, truncate_px=truncate, priors=priors
         )
-    return camera, priors
+    return camera, priors, home
 
 
 def _pitch_corners(out: lines.Outline, corners_px, pitch: Pitch, home: str):

@@ -55,8 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--home",
         choices=HOME_SIDES,
-        default="left",
-        help="side of the image where home's goal is (default: left)",
+        default=None,
+        help="side of the image where home's goal is (default: left, or bottom when the goal "
+        "lines are at the top and bottom)",
     )
     parser.add_argument("--out", type=Path, default=Path("calibration.json"), metavar="FILE")
     parser.add_argument("--overlay", type=Path, metavar="PNG", help="also draw what was found")

@@ -61,6 +61,23 @@ def test_home_at_the_top_turns_the_pitch_frame(render, mapping_error, fistf):
         calibrate(image, fistf, home="left")
 
 
+def test_a_turned_view_calibrates_without_being_told_home(render, fistf):
+    """``analyze`` and the live page calibrate without ``--home`` (DESIGN.md section 4: options
+    may help, never be required): goal lines at the top and bottom of the picture put home's
+    goal at the bottom, as the picture turned a quarter turn clockwise would show it."""
+    cam = (("yaw_deg", 90.0), ("tilt", (4.0, 0.0)))
+    true, image = render(("fistf", SIZE, cam, None, None, ()))
+    cal = calibrate(image, fistf)
+    assert cal.home == "bottom"
+    # The true pitch frame has home at the top: this one is it turned by half a turn.
+    xy = np.stack(np.meshgrid(np.linspace(-550, 550, 12), np.linspace(-330, 330, 7)), -1)
+    xy = xy.reshape(-1, 2)
+    err_px = np.hypot(*(cal.camera.project(xy) - true.project(-xy)).T)
+    assert np.median(err_px) < 0.3
+    home_goal = cal.camera.project(np.array([[-600.0, 0.0]]))[0]
+    assert home_goal[1] > 0.8 * SIZE[1]
+
+
 def test_measures_the_edges_painted_on_this_cloth(render, fistf):
     # This cloth's touchline is painted 0.4 mm off and its halfway line 0.7 mm thin and off.
     painted = (("touchline_top", (-1.1, 1.9)), ("halfway_line", (-1.7, 0.6)))
