@@ -229,11 +229,14 @@ class BallTracker:
         self._newcomer = None
         self._history.clear()
 
-    def adopt(self, xy_mm: NDArray, since_frame: int) -> None:
+    def adopt(self, xy_mm: NDArray, since_frame: int, sigma_mm: float = 0.0) -> None:
         """Take up a ball standing at ``xy_mm (2,)`` since ``since_frame`` (seen there by
         someone else: the candidates' watch, ``tracking/hypotheses.py``), without waiting for
-        its own sightings."""
+        its own sightings; ``sigma_mm`` is the detector's uncertainty of its fit there (0:
+        none given). A fit repeated unchanged is no new measurement, so without it the rest
+        would take the configured noise until a new fit came, however doubtful this one."""
         self.forget()
+        self._z_sigma = float(sigma_mm)
         self._start_rest([np.asarray(xy_mm, np.float64)], since_frame)
 
     @property

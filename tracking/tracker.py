@@ -73,7 +73,9 @@ class Tracker:
             if self.hypotheses.switched or (i is not None and self.ball.lost):
                 standing = self.hypotheses.chosen_standing()
                 if standing is not None:  # seen standing there already: no new wait
-                    self.ball.adopt(*standing)
+                    sigma = det.ball_sigma_mm
+                    fit_mm = 0.0 if sigma is None or i is None else float(sigma[i])
+                    self.ball.adopt(*standing, sigma_mm=fit_mm)
                 elif self.hypotheses.switched:
                     self.ball.forget()
             keep = np.zeros(det.n_balls, bool)
