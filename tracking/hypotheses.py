@@ -113,6 +113,11 @@ class BallHypotheses:
         cfg = self.config
         xy_mm = np.asarray(xy_mm, np.float64).reshape(-1, 2)
         score = np.asarray(score, np.float64).reshape(-1)
+        # Candidates nearer than ``reach_mm`` are one object reported twice (two balls' centres
+        # stand a diameter apart): as two, one would carry on the object's history and the
+        # other its identity, and the chosen ball would stay behind where it was struck.
+        idx = _distinct(xy_mm, score, cfg.reach_mm)
+        xy_mm, score = xy_mm[idx], score[idx]
         dt = 0.0 if self._t_s is None else max(t_s - self._t_s, 0.0)
         self._t_s = t_s
         self._frame += 1
@@ -146,7 +151,8 @@ class BallHypotheses:
         self._cands = [c for c in self._cands if t_s - c.seen_s <= cfg.forget_s]
         self._choose()
         chosen = self._find(self._chosen)
-        return next((i for i, c in enumerate(match) if c is chosen), None)
+        i = next((i for i, c in enumerate(match) if c is chosen), None)
+        return None if i is None else int(idx[i])
 
     # ------------------------------------------------------------------ steps
     def _standing(self, t_s: float) -> list[_Candidate]:
@@ -268,3 +274,15 @@ class BallHypotheses:
 
     def _find(self, key: int | None) -> _Candidate | None:
         return next((c for c in self._cands if c.key == key), None)
+
+
+def _distinct(xy_mm: NDArray, score: NDArray, apart_mm: float) -> NDArray[np.intp]:
+    """Indices of the candidates ``(m, 2)`` that stand ``apart_mm`` or more from every
+    better-scored one (ties: the first listed), in their order."""
+    keep = np.ones(len(xy_mm), bool)
+    for a in np.argsort(-score, kind="stable"):  # a handful of candidates
+        if keep[a]:
+            near = np.hypot(*(xy_mm - xy_mm[a]).T) < apart_mm
+            near[a] = False
+            keep &= ~near
+    return np.flatnonzero(keep)

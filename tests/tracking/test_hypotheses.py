@@ -156,3 +156,18 @@ def test_a_striker_running_up_mid_clip_is_not_a_ball_rolling_from_the_start():
         i = hyp.update(np.array([KEEPER, run_xy]), np.array([0.9, 0.7]), t)
         t += 1 / FPS
     assert i == 0 and not hyp.confirmed
+
+
+def test_a_ball_reported_twice_as_it_is_struck_is_followed_and_settles():
+    """The detector may report one ball twice in a frame (two fits of it): that is one
+    object, not a second candidate that takes the struck ball's history while the chosen
+    identity stays behind where it stood (the ball was then lost for its whole roll)."""
+    hyp = BallHypotheses()
+    seq = frames(40, roll_from=10, v=(300.0, 0.0))
+    t, xy, score = seq[12]
+    seq[12] = (t, np.concatenate([xy, xy[1:]]), np.concatenate([score, score[1:]]))
+    picked = run(hyp, seq)
+    rolled = [p for p in picked[12:] if p is not None]
+    assert len(rolled) == len(picked[12:])
+    np.testing.assert_allclose(rolled[-1], seq[-1][1][1])
+    assert hyp.confirmed
