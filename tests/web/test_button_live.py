@@ -195,10 +195,20 @@ def test_a_button_recording_s_review_page_and_report_speak_of_buttons(tmp_path, 
         client = app.test_client()
         review = client.get("/review/match1").get_data(as_text=True)
         assert 'id="show-figures"> Buttons</label>' in review
+        # BF Ball im Aus: the ball robot puts the ball on the restart's spot: the page draws it
+        assert 'id="show-spot" checked> Restart spot' in review
+        for call in client.get("/api/recordings/match1").json["calls"]:
+            spot = call["restart_spot"]
+            assert (spot["x_mm"], spot["y_mm"]) == (call["position"]["x_mm"], 40.0)
+            assert spot["px"] == call["position_px"] and len(spot["ring_px"]) == 32
         report = client.get("/review/match1/report").get_data(as_text=True)
         assert "Nearest button to the ball" in report and "The buttons at each goal" in report
         fistf = client.get("/").get_data(as_text=True)  # the live table is FISTF's
         assert 'id="turn-panel"' not in fistf and "game-fistf" in fistf
+        write_calibration(folder / "calibration.json", cal)  # a FISTF recording: no spots
+        assert 'id="show-spot"' not in client.get("/review/match1").get_data(as_text=True)
+        calls = client.get("/api/recordings/match1").json["calls"]
+        assert calls and all(c["restart_spot"] is None for c in calls)
     finally:
         shutdown(app)
 
