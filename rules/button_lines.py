@@ -46,27 +46,35 @@ def lines(state: ButtonState, obs: Observation) -> tuple[ButtonState, list[Call]
     return state, []
 
 
-def surely_inside(state: ButtonState, obs: Observation) -> bool:
-    """Whether the ball is inside every boundary line by more than its uncertainty."""
+def not_over(state: ButtonState, obs: Observation) -> bool:
+    """Whether the ball's footprint, as measured, is wholly over no boundary line (a crossing
+    is dated from the last such sure sighting)."""
     assert obs.ball_xy_mm is not None
-    unc = state.line_uncertainty(obs.ball_uncertainty_mm)
     margins = boundary_margins_mm(state.pitch, obs.ball_xy_mm, obs.ball_radius_mm)
-    return max(margins.values()) < -unc
+    return max(margins.values()) <= 0.0
 
 
 def _since_crossing_s(state: ButtonState, obs: Observation, line: str, margin_mm: float) -> float:
-    """How long ago the ball crossed ``line`` wholly: back along its straight roll from the
-    last sighting surely inside to where the margin was 0 (play stopped then: BF Das Spiel,
-    the clock runs only while the ball rolls in play). A ball decided late, once its margin
-    outgrew an uncertainty swollen under a crossbar, so costs the clock nothing."""
+    """How long ago the ball crossed ``line`` wholly (play stopped then: BF Das Spiel, the
+    clock runs only while the ball rolls in play): where the margin was 0 on a straight line
+    between the last sure sighting not yet over and the first one over, usually consecutive
+    frames, so that a roll slowing to rest over the line is dated within a fraction of a
+    frame (between the last sighting surely inside and the frame that decides, the straight
+    line spread a slowing roll's crossing over its slow end). A ball decided late, once its
+    margin outgrew an uncertainty swollen under a crossbar, costs the clock nothing: such
+    sightings are not sure ones."""
     if state.ball_inside is None:
         return 0.0
-    x, y, t_s = state.ball_inside
-    dt = obs.t_s - t_s
-    before = float(crossed_margin_mm(state.pitch.line(line), (x, y), obs.ball_radius_mm)[0])
-    if dt <= 0 or before >= 0 or margin_mm <= 0:
+    x0, y0, t0 = state.ball_inside
+    x1, y1, t1 = state.ball_over if state.ball_over is not None else (*obs.ball_xy_mm, obs.t_s)
+    r = obs.ball_radius_mm
+    before = float(crossed_margin_mm(state.pitch.line(line), (x0, y0), r)[0])
+    after = float(crossed_margin_mm(state.pitch.line(line), (x1, y1), r)[0])
+    if after <= 0:  # first seen over another line: this one's crossing is the decision
+        t1, after = obs.t_s, margin_mm
+    if t1 <= t0 or before >= 0 or after <= 0:
         return 0.0
-    return dt * margin_mm / (margin_mm - before)
+    return obs.t_s - (t0 + (t1 - t0) * -before / (after - before))
 
 
 def _stopped(
