@@ -75,13 +75,14 @@ class StrikeWatch:
         self.config = config or StrikeConfig()
         self._rest: dict[int, np.ndarray] = {}  # base id -> its rest point before the strike
         self._striker: int | None = None
-        self._closest: dict[int, tuple[float, int]] = {}  # base id -> (least gap, its frame)
+        # base id -> (least gap to the struck base, its frame, its time)
+        self._closest: dict[int, tuple[float, int, float]] = {}
         self._hits: list[_Hit] = []
         self._hit_ids: set[int] = set()
 
     def update(self, ball: BallTrack, figures: FigureTracks) -> tuple[Contact, ...]:
         """The hits decided on this frame (usually none)."""
-        onset = ball.onset_frame if ball.onset_frame is not None else None
+        onset = ball.onset_frame
         if onset is None and ball.moving:
             onset = -1  # rolling already: whatever is pending cannot be ordered any more
         decided = self._decide(ball.frame, onset)
@@ -122,9 +123,9 @@ class StrikeWatch:
         for row, fid in enumerate(figures.id.tolist()):
             if row == s or fid in self._hit_ids:
                 continue
-            least = self._closest.get(fid, (math.inf, ball.frame))
+            least = self._closest.get(fid, (math.inf, ball.frame, ball.t_s))
             if gaps[row] < least[0]:
-                self._closest[fid] = least = (float(gaps[row]), ball.frame)
+                self._closest[fid] = least = (float(gaps[row]), ball.frame, ball.t_s)
             rest = self._rest.get(fid)
             if rest is None or math.hypot(*(figures.xy_mm[row] - rest)) <= cfg.moved_mm:
                 continue
@@ -132,9 +133,8 @@ class StrikeWatch:
             if least[0] <= cfg.touch_gap_mm:
                 xy = ball.xy_mm if ball.xy_mm is not None else np.full(2, np.nan)
                 team = int(figures.team[s])
-                self._hits.append(
-                    _Hit(least[1], ball.t_s, int(self._striker), team, fid, least[0], xy)
-                )
+                gap, frame, t_s = least
+                self._hits.append(_Hit(frame, t_s, int(self._striker), team, fid, gap, xy))
 
     def _decide(self, frame: int, onset: int | None) -> tuple[Contact, ...]:
         cfg, out, keep = self.config, [], []
