@@ -46,27 +46,37 @@ def lines(state: ButtonState, obs: Observation) -> tuple[ButtonState, list[Call]
     return state, []
 
 
-def not_over(state: ButtonState, obs: Observation) -> bool:
-    """Whether the ball's footprint, as measured, is wholly over no boundary line (a crossing
-    is dated from the last such sure sighting)."""
+def surely_inside(state: ButtonState, obs: Observation) -> bool:
+    """Whether the ball is inside every boundary line by more than its uncertainty."""
+    assert obs.ball_xy_mm is not None
+    unc = state.line_uncertainty(obs.ball_uncertainty_mm)
+    margins = boundary_margins_mm(state.pitch, obs.ball_xy_mm, obs.ball_radius_mm)
+    return max(margins.values()) < -unc
+
+
+def is_over(state: ButtonState, obs: Observation) -> bool:
+    """Whether the ball's footprint, as measured, is wholly over a boundary line."""
     assert obs.ball_xy_mm is not None
     margins = boundary_margins_mm(state.pitch, obs.ball_xy_mm, obs.ball_radius_mm)
-    return max(margins.values()) <= 0.0
+    return max(margins.values()) > 0.0
 
 
 def _since_crossing_s(state: ButtonState, obs: Observation, line: str, margin_mm: float) -> float:
     """How long ago the ball crossed ``line`` wholly (play stopped then: BF Das Spiel, the
     clock runs only while the ball rolls in play): where the margin was 0 on a straight line
-    between the last sure sighting not yet over and the first one over, usually consecutive
-    frames, so that a roll slowing to rest over the line is dated within a fraction of a
-    frame (between the last sighting surely inside and the frame that decides, the straight
-    line spread a slowing roll's crossing over its slow end). A ball decided late, once its
-    margin outgrew an uncertainty swollen under a crossbar, costs the clock nothing: such
-    sightings are not sure ones."""
+    from the last sure sighting surely inside to the first sighting that showed it over, by
+    more than its uncertainty (this frame, when that decides it) or, for a ball decided at
+    rest within its uncertainty over the line, by anything: the frame that confirmed its rest
+    came long after the crossing, and a straight line to it spread a roll slowing to rest
+    over its slow end. A ball decided late, once its margin outgrew an uncertainty swollen
+    under a crossbar, costs the clock nothing: such sightings are not sure ones."""
     if state.ball_inside is None:
         return 0.0
     x0, y0, t0 = state.ball_inside
-    x1, y1, t1 = state.ball_over if state.ball_over is not None else (*obs.ball_xy_mm, obs.t_s)
+    x1, y1, t1 = (*obs.ball_xy_mm, obs.t_s)
+    unc = state.line_uncertainty(obs.ball_uncertainty_mm)
+    if margin_mm <= unc and state.ball_over is not None:
+        x1, y1, t1 = state.ball_over
     r = obs.ball_radius_mm
     before = float(crossed_margin_mm(state.pitch.line(line), (x0, y0), r)[0])
     after = float(crossed_margin_mm(state.pitch.line(line), (x1, y1), r)[0])

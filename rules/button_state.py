@@ -172,9 +172,9 @@ class ButtonState:
             the ball again until a team-mate (after a penalty: the keeper) has.
         ball_xy_mm, ball_t_s, ball_unc_mm: the last sure sighting of the ball (placed to
             within its radius: not a prediction through an occlusion such as a crossbar).
-        ball_inside: ``(x, y, t_s)`` of the last sure sighting wholly over no boundary line
-            (as measured), and ``ball_over`` the first sure sighting after it that was: a
-            crossing is dated between the two.
+        ball_inside: ``(x, y, t_s)`` of the last sighting surely inside every boundary line
+            (by more than its uncertainty), and ``ball_over`` the first sure sighting after it
+            wholly over one (as measured): a crossing is dated from there.
         ball_moving: whether the ball rolled at its last sighting.
         ball_went_out: the ball left play at this input (ends a half once time is up).
         first_kick_off: the team that kicked off the first half.
@@ -200,7 +200,7 @@ class ButtonState:
     taker: tuple[int, int, str] | None = None
     ball_xy_mm: tuple[float, float] | None = None
     ball_t_s: float | None = None
-    ball_inside: tuple[float, float, float] | None = None  # (x, y, t_s), not over a line
+    ball_inside: tuple[float, float, float] | None = None  # (x, y, t_s), surely in the field
     ball_over: tuple[float, float, float] | None = None  # (x, y, t_s), the first over
     ball_moving: bool = False
     ball_unc_mm: float = 0.5
