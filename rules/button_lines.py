@@ -36,7 +36,7 @@ def lines(state: ButtonState, obs: Observation) -> tuple[ButtonState, list[Call]
     for end in ("left", "right"):
         margin = float(goal_margin_mm(state.pitch, end, xy, r)[0])
         if margin > unc and bool(is_between_posts(state.pitch, end, xy)[0]):
-            back_s = _since_crossing_s(state, obs, f"goal_line_{end}", margin)
+            back_s = _since_crossing_s(state, obs, f"goal_line_{end}", margin, goal=True)
             return _stopped(*_goal(state, obs, end, margin, unc), back_s)
     margins = boundary_margins_mm(state.pitch, xy, r)
     line = max(BOUNDARY_LINES, key=margins.__getitem__)
@@ -61,22 +61,26 @@ def is_over(state: ButtonState, obs: Observation) -> bool:
     return max(margins.values()) > 0.0
 
 
-def _since_crossing_s(state: ButtonState, obs: Observation, line: str, margin_mm: float) -> float:
+def _since_crossing_s(
+    state: ButtonState, obs: Observation, line: str, margin_mm: float, goal: bool = False
+) -> float:
     """How long ago the ball crossed ``line`` wholly (play stopped then: BF Das Spiel, the
     clock runs only while the ball rolls in play): where the margin was 0 on a straight line
-    from the last sure sighting surely inside to the first sighting that showed it over, by
-    more than its uncertainty (this frame, when that decides it) or, for a ball decided at
-    rest within its uncertainty over the line, by anything: the frame that confirmed its rest
-    came long after the crossing, and a straight line to it spread a roll slowing to rest
-    over its slow end. A ball decided late, once its margin outgrew an uncertainty swollen
-    under a crossbar, costs the clock nothing: such sightings are not sure ones."""
-    if state.ball_inside is None:
+    between two sightings on either side of the crossing.
+
+    Out of play, those are the last sure sighting not yet over and the first one over,
+    usually consecutive frames: a straight line from further back (the last sighting surely
+    inside) to the frame that decides spread a roll slowing over the line across its slow
+    end. Into a goal, the crossbar over the goal line hides part of the ball just as it
+    crosses, and sightings there may lag: the crossing is dated from the last sighting surely
+    inside to this frame, the first that is surely over. A ball decided late, once its margin
+    outgrew an uncertainty swollen under a crossbar, costs the clock nothing: such sightings
+    are not sure ones."""
+    start = state.ball_inside if goal else state.ball_before
+    end = (*obs.ball_xy_mm, obs.t_s) if goal or state.ball_over is None else state.ball_over
+    if start is None:
         return 0.0
-    x0, y0, t0 = state.ball_inside
-    x1, y1, t1 = (*obs.ball_xy_mm, obs.t_s)
-    unc = state.line_uncertainty(obs.ball_uncertainty_mm)
-    if margin_mm <= unc and state.ball_over is not None:
-        x1, y1, t1 = state.ball_over
+    (x0, y0, t0), (x1, y1, t1) = start, end
     r = obs.ball_radius_mm
     before = float(crossed_margin_mm(state.pitch.line(line), (x0, y0), r)[0])
     after = float(crossed_margin_mm(state.pitch.line(line), (x1, y1), r)[0])
