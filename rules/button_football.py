@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules import clock as clk
-from rules.button_lines import close_call, lines, surely_inside
+from rules.button_lines import close_call, is_over, lines, surely_inside
 from rules.button_setpiece import check_set_up, note_moves
 from rules.button_shootout import shoot_out_step, start_shoot_out
 from rules.button_state import (
@@ -103,8 +103,13 @@ def _judge(state: ButtonState, obs: Observation) -> tuple[ButtonState, list[Call
         state = replace(
             state, ball_xy_mm=obs.ball_xy_mm, ball_t_s=obs.t_s, ball_unc_mm=obs.ball_uncertainty_mm
         )
+        seen = (*obs.ball_xy_mm, obs.t_s)
         if surely_inside(state, obs):
-            state = replace(state, ball_inside=(*obs.ball_xy_mm, obs.t_s))
+            state = replace(state, ball_inside=seen)
+        if not is_over(state, obs):
+            state = replace(state, ball_before=seen, ball_over=None)
+        elif state.ball_over is None:
+            state = replace(state, ball_over=seen)
     state, new = _half_end(state, obs)
     return state, calls + new
 

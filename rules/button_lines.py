@@ -36,7 +36,7 @@ def lines(state: ButtonState, obs: Observation) -> tuple[ButtonState, list[Call]
     for end in ("left", "right"):
         margin = float(goal_margin_mm(state.pitch, end, xy, r)[0])
         if margin > unc and bool(is_between_posts(state.pitch, end, xy)[0]):
-            back_s = _since_crossing_s(state, obs, f"goal_line_{end}", margin)
+            back_s = _since_crossing_s(state, obs, f"goal_line_{end}", margin, goal=True)
             return _stopped(*_goal(state, obs, end, margin, unc), back_s)
     margins = boundary_margins_mm(state.pitch, xy, r)
     line = max(BOUNDARY_LINES, key=margins.__getitem__)
@@ -54,19 +54,41 @@ def surely_inside(state: ButtonState, obs: Observation) -> bool:
     return max(margins.values()) < -unc
 
 
-def _since_crossing_s(state: ButtonState, obs: Observation, line: str, margin_mm: float) -> float:
-    """How long ago the ball crossed ``line`` wholly: back along its straight roll from the
-    last sighting surely inside to where the margin was 0 (play stopped then: BF Das Spiel,
-    the clock runs only while the ball rolls in play). A ball decided late, once its margin
-    outgrew an uncertainty swollen under a crossbar, so costs the clock nothing."""
-    if state.ball_inside is None:
+def is_over(state: ButtonState, obs: Observation) -> bool:
+    """Whether the ball's footprint, as measured, is wholly over a boundary line."""
+    assert obs.ball_xy_mm is not None
+    margins = boundary_margins_mm(state.pitch, obs.ball_xy_mm, obs.ball_radius_mm)
+    return max(margins.values()) > 0.0
+
+
+def _since_crossing_s(
+    state: ButtonState, obs: Observation, line: str, margin_mm: float, goal: bool = False
+) -> float:
+    """How long ago the ball crossed ``line`` wholly (play stopped then: BF Das Spiel, the
+    clock runs only while the ball rolls in play): where the margin was 0 on a straight line
+    between two sightings on either side of the crossing.
+
+    Out of play, those are the last sure sighting not yet over and the first one over,
+    usually consecutive frames: a straight line from further back (the last sighting surely
+    inside) to the frame that decides spread a roll slowing over the line across its slow
+    end. Into a goal, the crossbar over the goal line hides part of the ball just as it
+    crosses, and sightings there may lag: the crossing is dated from the last sighting surely
+    inside to this frame, the first that is surely over. A ball decided late, once its margin
+    outgrew an uncertainty swollen under a crossbar, costs the clock nothing: such sightings
+    are not sure ones."""
+    start = state.ball_inside if goal else state.ball_before
+    end = (*obs.ball_xy_mm, obs.t_s) if goal or state.ball_over is None else state.ball_over
+    if start is None:
         return 0.0
-    x, y, t_s = state.ball_inside
-    dt = obs.t_s - t_s
-    before = float(crossed_margin_mm(state.pitch.line(line), (x, y), obs.ball_radius_mm)[0])
-    if dt <= 0 or before >= 0 or margin_mm <= 0:
+    (x0, y0, t0), (x1, y1, t1) = start, end
+    r = obs.ball_radius_mm
+    before = float(crossed_margin_mm(state.pitch.line(line), (x0, y0), r)[0])
+    after = float(crossed_margin_mm(state.pitch.line(line), (x1, y1), r)[0])
+    if after <= 0:  # first seen over another line: this one's crossing is the decision
+        t1, after = obs.t_s, margin_mm
+    if t1 <= t0 or before >= 0 or after <= 0:
         return 0.0
-    return dt * margin_mm / (margin_mm - before)
+    return obs.t_s - (t0 + (t1 - t0) * -before / (after - before))
 
 
 def _stopped(

@@ -173,7 +173,9 @@ class ButtonState:
         ball_xy_mm, ball_t_s, ball_unc_mm: the last sure sighting of the ball (placed to
             within its radius: not a prediction through an occlusion such as a crossbar).
         ball_inside: ``(x, y, t_s)`` of the last sighting surely inside every boundary line
-            (by more than its uncertainty): a crossing is dated from there.
+            (by more than its uncertainty); ``ball_before`` of the last sure sighting wholly
+            over none (as measured), ``ball_over`` of the first one after it that was: a
+            crossing is dated from these (``rules.button_lines``).
         ball_moving: whether the ball rolled at its last sighting.
         ball_went_out: the ball left play at this input (ends a half once time is up).
         first_kick_off: the team that kicked off the first half.
@@ -200,6 +202,8 @@ class ButtonState:
     ball_xy_mm: tuple[float, float] | None = None
     ball_t_s: float | None = None
     ball_inside: tuple[float, float, float] | None = None  # (x, y, t_s), surely in the field
+    ball_before: tuple[float, float, float] | None = None  # (x, y, t_s), the last not over
+    ball_over: tuple[float, float, float] | None = None  # (x, y, t_s), the first over
     ball_moving: bool = False
     ball_unc_mm: float = 0.5
     ball_went_out: bool = False
@@ -254,6 +258,8 @@ class ButtonState:
             contacts=0,
             turn=restart.team,
             ball_inside=None,  # a crossing is dated only from a sighting after the restart
+            ball_before=None,
+            ball_over=None,
         )
 
 

@@ -64,6 +64,9 @@ class Game:
             it.
         step: ``step(state, input) -> (state, calls)``, the pure reducer.
         labels: words of its pages (``piece``, ``pieces``, ...).
+        placed_restarts: its ball is put on the spot each restart is taken from (button
+            football's ball robot): a call's ``position`` is then that spot, drawn as such on
+            the evidence picture and the pages.
     """
 
     name: str
@@ -75,6 +78,7 @@ class Game:
     new_match: Callable[..., Any]
     step: Callable[[Any, Any], tuple[Any, list[Call]]]
     labels: Mapping[str, str] = field(default_factory=dict)
+    placed_restarts: bool = False
 
     def check_table_sections(self, table: str, sections: set[str]) -> None:
         """Refuse, in one line, a table whose file lacks the sections of this game's pieces.
@@ -143,6 +147,7 @@ BUTTON_FOOTBALL = Game(
         "shots": "shots called",
         "contacts": "contacts counted this turn",
     },
+    placed_restarts=True,
 )
 
 GAMES: dict[str, Game] = {g.name: g for g in (FISTF, BUTTON_FOOTBALL)}

@@ -107,7 +107,11 @@ class ButtonRules:
             ball_moving=bool(ball and ball.moving),
             ball_switch_before_s=frame.ball_switch_before_s,
             figures=figures,
-            contacts=tuple(c for c in frame.contacts if c.figure_id in ids),
+            contacts=tuple(
+                c
+                for c in frame.contacts
+                if c.figure_id in ids and (c.target_id is None or c.target_id in ids)
+            ),
             **unc,
         )
 

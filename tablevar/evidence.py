@@ -40,6 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import CameraModel
+from rules.games import game
 from rules.geometry import shooting_margin_mm
 from rules.pitch import LineBand, Pitch
 from tablevar.tracked import TrackedFrame
@@ -50,9 +51,6 @@ FOOTPRINT_BGR = (0, 255, 255)  # yellow: the ball's ground footprint
 FIGURE_BGR = (255, 255, 0)  # cyan: the base of the figure concerned
 OFFSIDE_BGR = (0, 0, 255)  # red: the offside line the figure was compared with
 SPOT_BGR = (255, 255, 255)  # white: where the restart is taken (a game whose ball is placed)
-# Games whose restarts are taken from a spot the rules name (button football's ball robot):
-# their calls' ``position`` is that spot, drawn in the picture.
-PLACED_RESTART_GAMES = ("button-football",)
 TEXT_BGR = (255, 255, 255)
 BANNER_BGR = (32, 32, 32)
 TITLES = {
@@ -530,7 +528,7 @@ class EvidenceWriter:
                 return None
             index, image = found
             ball, note = self.ball_at(index), ""
-        spot = self.pitch.profile.game in PLACED_RESTART_GAMES
+        spot = game(self.pitch.profile.game).placed_restarts
         picture = draw_evidence(
             image, call, self.camera, self.pitch, ball, self.config, note, restart_spot=spot
         )

@@ -21,6 +21,7 @@ class LiveOptions:
 
     Attributes:
         table: table profile name or path.
+        game: the game played on it (``rules.games``; None: the one the profile names).
         calibration_s: frames of this many seconds are median-filtered to calibrate from.
         calibration_frames: at most this many of them are kept.
         evidence_frames: recent frames kept for evidence pictures (bounded memory).
@@ -38,6 +39,7 @@ class LiveOptions:
     """
 
     table: str = "fistf"
+    game: str | None = None
     calibration_s: float = 1.0
     calibration_frames: int = 12
     evidence_frames: int = 32

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -67,9 +67,7 @@ class _Pending:
 
     def released(self, offset: int) -> TrackedFrame:
         ball = None if self.ball_xy is None else TrackedBall(*self.ball_xy, self.moving)
-        contacts = tuple(
-            Contact(c.figure_id, c.kind, c.onset_frame + offset) for c in self.contacts
-        )
+        contacts = tuple(replace(c, onset_frame=c.onset_frame + offset) for c in self.contacts)
         return TrackedFrame(
             self.frame + offset,
             self.t_s,
@@ -306,10 +304,13 @@ class Pipeline:
             self.recent_contacts.append((c.kind, c.frame, c.figure_id))
             if c.figure_id is None:
                 continue
-            frame = c.frame + 1 if c.kind == "flick" else c.frame
+            frame = c.frame + 1 if c.kind == "flick" and c.target_id is None else c.frame
+            if c.target_id is not None and self._pending:
+                # A hit is decided a few frames late: filed on its frame if still held.
+                frame = max(frame, self._pending[0].frame)
             for p in self._pending:
                 if p.frame == frame:
-                    p.contacts.append(Contact(c.figure_id, c.kind, c.frame))
+                    p.contacts.append(Contact(c.figure_id, c.kind, c.frame, c.target_id))
 
     def _release(self, keep: int) -> list[TrackedFrame]:
         out = []

@@ -63,7 +63,9 @@ class Contact:
         figure_id: id of the figure, or None when no base was near (a flick by hand).
         team: 0 home / 1 away, or None.
         xy_mm: (2,) ball ground point at the touch.
-        gap_mm: gap between ball and base footprints at the touch (nan when no figure).
+        gap_mm: gap between ball and base footprints at the touch (nan when no figure);
+            with a target, between the two bases.
+        target_id: the base this figure's flick hit (``tracking.strikes``), None: the ball.
     """
 
     kind: str
@@ -73,6 +75,7 @@ class Contact:
     team: int | None
     xy_mm: NDArray[np.float64]
     gap_mm: float
+    target_id: int | None = None
 
 
 class ContactDetector:

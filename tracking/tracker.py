@@ -15,6 +15,7 @@ from tracking.ball import BallTrack, BallTracker, BallTrackerConfig
 from tracking.contacts import Contact, ContactConfig, ContactDetector
 from tracking.figures import FigureTracker, FigureTrackerConfig, FigureTracks
 from tracking.hypotheses import BallHypotheses, HypothesisConfig
+from tracking.strikes import StrikeConfig, StrikeWatch
 from vision.detections import Detections
 
 
@@ -26,12 +27,16 @@ class TrackerConfig:
     figures: FigureTrackerConfig = field(default_factory=FigureTrackerConfig)
     contacts: ContactConfig = field(default_factory=ContactConfig)
     hypotheses: HypothesisConfig = field(default_factory=HypothesisConfig)
+    strikes: StrikeConfig | None = None  # None: bases hitting bases are not looked for
 
     @classmethod
     def for_pitch(cls, pitch: Pitch) -> TrackerConfig:
-        """Defaults with the ball and base sizes of the table profile."""
+        """Defaults with the ball and base sizes of the table profile; a button-football
+        table also watches for a struck button hitting another before the ball (its foul;
+        FISTF's fouls are judged by its referee, so its tracks do not look for them yet)."""
         p = pitch.profile
-        return cls(contacts=ContactConfig(p.ball_radius_mm, p.base_radius_mm))
+        strikes = StrikeConfig(p.base_radius_mm) if p.game == "button-football" else None
+        return cls(contacts=ContactConfig(p.ball_radius_mm, p.base_radius_mm), strikes=strikes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +58,7 @@ class Tracker:
         self.ball = BallTracker(config.ball)
         self.figures = FigureTracker(config.figures, pitch)
         self.contacts = ContactDetector(config.contacts)
+        self.strikes = StrikeWatch(config.strikes) if config.strikes is not None else None
         self.hypotheses = BallHypotheses(config.hypotheses)
         self._settled = False  # the ball rolled and the ball tracker has taken it up
         self._base_r_mm = config.contacts.base_radius_mm
@@ -84,7 +90,10 @@ class Tracker:
             det = det.with_balls(keep)
         ball = self.ball.update(det, t_s)
         self._settled = self._settled or (self.hypotheses.confirmed and ball.xy_mm is not None)
-        return Tracks(ball, figures, self.contacts.update(ball, figures))
+        contacts = self.contacts.update(ball, figures)
+        if self.strikes is not None:
+            contacts += self.strikes.update(ball, figures)
+        return Tracks(ball, figures, contacts)
 
 
 def _off_bases(det: Detections, figures: FigureTracks, base_r_mm: float) -> Detections:

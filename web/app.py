@@ -73,6 +73,7 @@ DEFAULTS: dict[str, Any] = {
     "OUTPUT_DIR": None,
     "MATCH_LOG": None,
     "TABLE": "fistf",
+    "GAME": None,  # the game played on TABLE (None: the one its profile names)
     "CLOCK_MODE": "ball-moving",
     "SSE_HEARTBEAT_S": 15.0,
     "SSE_MAX_PENDING": 256,
@@ -136,7 +137,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         folder = Path(output_dir) if output_dir else Path(app.instance_path)
         folder.mkdir(parents=True, exist_ok=True)
         log_path = folder / "match.sqlite"
-    log = MatchLog(log_path, table=app.config["TABLE"], clock_mode=app.config["CLOCK_MODE"])
+    log = MatchLog(
+        log_path,
+        table=app.config["TABLE"],
+        clock_mode=app.config["CLOCK_MODE"],
+        game=app.config["GAME"],
+    )
     app.extensions[HUB] = MatchHub(
         log,
         output_dir=output_dir,
@@ -159,7 +165,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.register_blueprint(module.bp)
     app.register_error_handler(HTTPException, _json_error)
     # Page words come from the live table's game; a page of a recording passes its own.
-    app.context_processor(lambda: page_words(app.config["TABLE"]))
+    app.context_processor(lambda: page_words(app.config["TABLE"], app.config["GAME"]))
     return app
 
 

@@ -139,7 +139,11 @@ class ButtonLiveMatch(MatchCalls):
             )
         if kind == "reset":
             self._log(self._frame, self.state.clock.last_t_s, [("reset", None, {})])
-            self._load(self.log.new_match(self.info.table, self.info.clock_mode, NEW_MATCH))
+            self._load(
+                self.log.new_match(
+                    self.info.table, self.info.clock_mode, NEW_MATCH, game=self.info.game
+                )
+            )
             return []
         calls: list[Call] = []
         if kind == "shot_call":

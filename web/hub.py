@@ -222,13 +222,15 @@ class MatchHub:
         self._feed = Feed(max_pending, 1.0 / max_rate_hz)
         self._lock = threading.RLock()
         current = log.current_match()
-        table = log.match(current).table if current is not None else log.default_table
-        if current is not None and game_of(table).name != game_of(log.default_table).name:
+        info = log.match(current) if current is not None else None
+        table, chosen = (info.table, info.game) if info else (log.default_table, None)
+        playing = game_of(log.default_table, log.default_game).name
+        if info is not None and game_of(table, chosen).name != playing:
             # The log's match is of another game than this table's: its reducer cannot go on
             # with it. A new match starts (the old one stays in the log, to review and export).
-            table = log.default_table
+            table, chosen = log.default_table, log.default_game
             log.new_match(table)
-        pitch = pitch if pitch is not None else load_pitch(table)
+        pitch = pitch if pitch is not None else load_pitch(table, chosen or log.default_game)
         # Each game keeps its match its own way (its reducer, its actions): same interface.
         live = ButtonLiveMatch if pitch.profile.game == ButtonLiveMatch.game else LiveMatch
         self._match: LiveMatch | ButtonLiveMatch = live(log, pitch)

@@ -178,7 +178,11 @@ class LiveMatch(MatchCalls):
         """
         if kind == "reset":
             self._log(self.state.ball.frame, self.state.clock.last_t_s, [("reset", None, {})])
-            self._load(self.log.new_match(self.info.table, self.info.clock_mode, NEW_MATCH))
+            self._load(
+                self.log.new_match(
+                    self.info.table, self.info.clock_mode, NEW_MATCH, game=self.info.game
+                )
+            )
             return []
         if kind == "undo":
             target = self._undoable()

@@ -55,7 +55,7 @@ CSV_COLUMNS = (
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
     id INTEGER PRIMARY KEY, started_at REAL NOT NULL, table_name TEXT NOT NULL,
-    clock_mode TEXT NOT NULL, settings TEXT NOT NULL DEFAULT '{}');
+    clock_mode TEXT NOT NULL, settings TEXT NOT NULL DEFAULT '{}', game TEXT);
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY, match_id INTEGER NOT NULL REFERENCES matches(id),
     kind TEXT NOT NULL, call_id INTEGER, frame INTEGER, t_s REAL, payload TEXT NOT NULL,
@@ -75,13 +75,15 @@ class MatchLogError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class MatchInfo:
-    """A match as the log knows it: id, table profile, clock mode, the rules' settings."""
+    """A match as the log knows it: id, table profile, clock mode, the rules' settings, and
+    the game played (None: the one the table profile names)."""
 
     id: int
     table: str
     clock_mode: str
     settings: Mapping[str, Any]
     started_at: float
+    game: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,23 +112,39 @@ class Snapshot:
 class MatchLog:
     """The SQLite match log at ``path`` (created if missing). Thread-safe."""
 
-    def __init__(self, path: str | Path, *, table: str = "fistf", clock_mode: str = "ball-moving"):
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        table: str = "fistf",
+        clock_mode: str = "ball-moving",
+        game: str | None = None,
+    ):
         self.path = Path(path)
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(matches)")}
+            if "game" not in columns:  # a log written before matches named their game
+                self._db.execute("ALTER TABLE matches ADD COLUMN game TEXT")
         except sqlite3.Error as exc:
             raise MatchLogError(f"cannot open match log {self.path}: {exc}") from exc
         self._lock = threading.Lock()
         self._defaults = (table, clock_mode)
+        self._default_game = game
         self._newest: dict[int, int] = {}  # match id -> id of its newest snapshot row
 
     @property
     def default_table(self) -> str:
         """The table profile a new match is played on unless told otherwise."""
         return self._defaults[0]
+
+    @property
+    def default_game(self) -> str | None:
+        """The game a new match plays unless told otherwise (None: the table profile's)."""
+        return self._default_game
 
     def close(self) -> None:
         with self._lock:
@@ -142,18 +160,23 @@ class MatchLog:
         table: str | None = None,
         clock_mode: str | None = None,
         settings: Mapping[str, Any] | None = None,
+        game: str | None = None,
     ) -> int:
-        """Start a new match (the earlier ones stay in the file) and return its id."""
+        """Start a new match (the earlier ones stay in the file) and return its id.
+
+        ``table``, ``clock_mode`` and ``game`` default to the log's; a ``game`` of None on a
+        log without one is the game the table profile names."""
         with self._lock:
             return int(
                 self._db.execute(
-                    "INSERT INTO matches (started_at, table_name, clock_mode, settings) "
-                    "VALUES (?, ?, ?, ?)",
+                    "INSERT INTO matches (started_at, table_name, clock_mode, settings, game) "
+                    "VALUES (?, ?, ?, ?, ?)",
                     (
                         time.time(),
                         table or self._defaults[0],
                         clock_mode or self._defaults[1],
                         json.dumps(dict(settings or {})),
+                        game or self._default_game,
                     ),
                 ).lastrowid
             )
@@ -165,13 +188,13 @@ class MatchLog:
 
     def match(self, match_id: int) -> MatchInfo:
         found = self._rows(
-            "SELECT table_name, clock_mode, settings, started_at FROM matches WHERE id = ?",
+            "SELECT table_name, clock_mode, settings, started_at, game FROM matches WHERE id = ?",
             (match_id,),
         )
         if not found:
             raise MatchLogError(f"no match {match_id} in {self.path}")
-        table, clock_mode, settings, started_at = found[0]
-        return MatchInfo(match_id, table, clock_mode, json.loads(settings), started_at)
+        table, clock_mode, settings, started_at, game = found[0]
+        return MatchInfo(match_id, table, clock_mode, json.loads(settings), started_at, game)
 
     def matches(self) -> list[MatchInfo]:
         return [self.match(int(r[0])) for r in self._rows("SELECT id FROM matches ORDER BY id", ())]

@@ -23,7 +23,7 @@ from rules.profile import ProfileError
 from web.auth import json_body
 from web.decisions import goal_end, offside_shapes, shot_frame, shot_shapes
 from web.extensions import RECORDINGS, hub_of
-from web.games import page_words
+from web.games import game_of, page_words
 from web.geometry import (
     QuestionError,
     ask,
@@ -146,6 +146,8 @@ def recording(name: str):
     pitch, camera = geometry_of(analysis)
     summary = read_or_422(analysis.summary) or {}
     video = read_or_422(analysis.video_info)
+    placed = game_of(analysis.table()).placed_restarts
+    ring_mm = 1.4 * pitch.profile.ball_radius_mm  # as the evidence picture rings it
     return jsonify(
         {
             "name": analysis.name,
@@ -159,22 +161,36 @@ def recording(name: str):
                 "playable": video.playable,
                 "frame_times_s": [round(t, 6) for t in video.frame_times_s],
             },
-            "calls": [_with_position_px(c, camera) for c in read_or_422(analysis.calls)],
+            "calls": [
+                _with_position_px(c, camera, ring_mm if placed else None)
+                for c in read_or_422(analysis.calls)
+            ],
             "pitch": pitch_json(pitch),
             "lines_px": lines_px(pitch, camera) if camera else None,
         }
     )
 
 
-def _with_position_px(call: dict[str, Any], camera) -> dict[str, Any]:
-    """The call with ``position_px``: where it happened in the picture (the spot to zoom on)."""
+def _with_position_px(
+    call: dict[str, Any], camera, spot_ring_mm: float | None = None
+) -> dict[str, Any]:
+    """The call with ``position_px``: where it happened in the picture (the spot to zoom on),
+    and ``restart_spot``: in a game whose ball is put on its restart's spot (``spot_ring_mm``
+    given: the radius it is ringed with), a restart's ``position`` is that spot
+    (``{"x_mm", "y_mm", "px", "ring_px"}``, the pixels None without a camera), else None."""
     position = call.get("position")
-    xy = None
-    if camera is not None and isinstance(position, dict):
+    xy = mm = None
+    if isinstance(position, dict):
         x, y = position.get("x_mm"), position.get("y_mm")
         if isinstance(x, (int, float)) and isinstance(y, (int, float)):
-            xy = project_mm(camera, np.array([[float(x), float(y)]]))[0]
-    return {**call, "position_px": xy}
+            mm = (float(x), float(y))
+            if camera is not None:
+                xy = project_mm(camera, np.array([mm]))[0]
+    spot = None
+    if spot_ring_mm is not None and call.get("restart") and mm is not None:
+        ring = project_mm(camera, circle_mm(mm, spot_ring_mm)) if camera is not None else None
+        spot = {"x_mm": mm[0], "y_mm": mm[1], "px": xy, "ring_px": ring}
+    return {**call, "position_px": xy, "restart_spot": spot}
 
 
 @bp.get("/api/recordings/<name>/frames/<int:index>.jpg")

@@ -25,6 +25,7 @@ from calibration.tables import load_pitch
 from hardware.recording import check_writable
 from hardware.sources import SPEC_HELP, FrameSource, open_source
 from rules.clock import CLOCK_MODES
+from rules.games import GAMES
 from simulator.sim_source import is_sim_spec, open_sim
 from tablevar.commands.serve import add_server_options, check_server_options, start_server
 from tablevar.live import LiveOptions, LiveRunner
@@ -65,6 +66,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(default: in real time, as a camera delivers them)",
     )
     parser.add_argument("--table", default="fistf", help="table profile name or .toml path")
+    parser.add_argument(
+        "--game",
+        choices=list(GAMES),
+        default=None,
+        help="the game to referee (default: the one the table profile names)",
+    )
     parser.add_argument(
         "--clock-mode",
         choices=CLOCK_MODES,
@@ -151,11 +158,13 @@ def _first_then(source: FrameSource, reopen):
 
 def run(args: argparse.Namespace) -> int:
     check_server_options(args)
-    pitch = refereed_live(load_pitch(args.table))  # a wrong profile fails here, in one line
+    # A wrong profile, an unknown game or a game the table has no pieces for fails here, in
+    # one line.
+    pitch = refereed_live(load_pitch(args.table, args.game))
     if is_sim_spec(args.source) and pitch.profile.game != "fistf":
         raise LiveCommandError(
-            f"the simulated live match plays FISTF scenes, not {args.table!r}'s game: play a "
-            "recording of it instead, e.g. --source recordings/demo-button-football"
+            f"the simulated live match plays FISTF scenes, not {GAMES[pitch.profile.game].title}: "
+            "play a recording of it instead, e.g. --source recordings/demo-button-football"
         )
     calibration = read_calibration(args.calibration) if args.calibration else None
     if args.record is not None:
@@ -181,6 +190,7 @@ def run(args: argparse.Namespace) -> int:
             "RECORDINGS_DIR": DEFAULT_RECORDINGS if DEFAULT_RECORDINGS.is_dir() else None,
             "PIN": args.pin,
             "TABLE": args.table,
+            "GAME": args.game,
             "CLOCK_MODE": args.clock_mode,
         }
     )
@@ -191,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
         hub,
         args.out,
         calibration=calibration,
-        options=LiveOptions(table=args.table),
+        options=LiveOptions(table=args.table, game=args.game),
         record_dir=args.record,
         signals=signals,
     )

@@ -104,6 +104,30 @@ def test_the_clock_stops_when_the_ball_crossed_not_at_the_frame(feed):
     assert f.state.clock.elapsed_s - before == pytest.approx(0.02 * 5.5 / 10, abs=1e-9)
 
 
+def test_a_roll_slowing_to_rest_over_the_line_stops_the_clock_when_it_crossed(feed):
+    """BF Das Spiel: 'die Uhr läuft nur, solange der Ball rollt' (in play). A roll slowing at
+    500 mm/s² comes to rest 3 mm over the touchline, within its 4 mm uncertainty: decided only
+    once at rest (its stop seen 0.1 s late), yet the clock stops when it crossed, between the
+    sightings on either side of the crossing (a straight line from the last sighting surely
+    inside would date it 0.1 s late)."""
+    f = feed()
+    decel, y0, y_rest = 500.0, 250.0, 375.0 + 10.5 + 3.0  # far edge at 375, ball radius 10.5
+    v0 = (2 * decel * (y_rest - y0)) ** 0.5
+    stop_s = v0 / decel
+    crossed_s = (v0 - (v0**2 - 2 * decel * (385.5 - y0)) ** 0.5) / decel
+    f("ball 0,250 rest unc=4")
+    lines = []
+    for k in range(1, int((stop_s + 0.1) * 50) + 1):  # the flick at frame 0; 0.1 s to see it stop
+        t = min(k / 50, stop_s)
+        y = y0 + v0 * t - decel * t * t / 2
+        lines.append(f"ball 0,{y:.3f} moving unc=4" + ("; flick 3" if k == 1 else ""))
+    f(*lines)
+    assert f.state.restart is None  # rolling, within its uncertainty of the line
+    calls = f(f"ball 0,{y_rest} rest unc=4")
+    assert kinds(calls) == [("ball_out", AWAY, "throw_in")]
+    assert f.state.clock.elapsed_s == pytest.approx(crossed_s, abs=0.021)
+
+
 # --- BF Anstoß -----------------------------------------------------------------------------
 
 

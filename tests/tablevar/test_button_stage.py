@@ -49,3 +49,38 @@ def test_a_bad_shot_calls_file_names_the_line(tmp_path):
     with pytest.raises(ShotCallsError, match=r"shot_calls\.jsonl:2: not a shot call"):
         read_shot_calls(tmp_path)
     assert read_shot_calls(tmp_path / "none") == ()
+
+
+@pytest.mark.parametrize(
+    ("target", "kind", "restart", "law"),
+    [
+        (5, "foul", "free_kick", "BF Fouls"),  # an away button in midfield
+        (4, "foul", "goal_kick", "BF Fouls"),  # the away keeper block: its kick (BF Torwartball)
+        (2, None, None, None),  # a team-mate: no foul
+    ],
+)
+def test_a_button_hit_before_the_ball_is_a_foul_at_the_fouled_piece(
+    pitch, target, kind, restart, law
+):
+    """BF Fouls: "Wer einen gegnerischen Knopf oder Torwart vor dem Ball trifft, begeht ein
+    Foul" and "Das gefoulte Team bekommt an der Stelle des Fouls einen Freistoß"; BF
+    Torwartball: "Auch ein Foul am Torwart führt zu seinem Abschlag", from the foul's place."""
+    rules = ButtonRules(pitch)
+    calls = []
+    for i in range(4):  # home button 2 hits the target while the ball lies at rest
+        hit = (Contact(2, "flick", i, target_id=target),) if i == 2 else ()
+        calls += rules.judge(frame(i, (0.0, 200.0), False, hit))[1]
+    fouls = [c for c in calls if c.kind == "foul"]
+    if kind is None:
+        assert fouls == []
+        return
+    (c,) = fouls
+    assert (c.team, c.restart, c.law) == (AWAY, restart, law)
+    assert tuple(c.position) == XY[target - 1]
+    assert c.figure.id == 2
+
+
+def test_a_hit_on_a_piece_not_seen_this_frame_is_not_given_to_the_rules(pitch):
+    rules = ButtonRules(pitch)
+    obs = rules.observation(frame(0, (0.0, 0.0), False, (Contact(2, "flick", 0, target_id=9),)))
+    assert obs.contacts == ()

@@ -195,10 +195,20 @@ def test_a_button_recording_s_review_page_and_report_speak_of_buttons(tmp_path, 
         client = app.test_client()
         review = client.get("/review/match1").get_data(as_text=True)
         assert 'id="show-figures"> Buttons</label>' in review
+        # BF Ball im Aus: the ball robot puts the ball on the restart's spot: the page draws it
+        assert 'id="show-spot" checked> Restart spot' in review
+        for call in client.get("/api/recordings/match1").json["calls"]:
+            spot = call["restart_spot"]
+            assert (spot["x_mm"], spot["y_mm"]) == (call["position"]["x_mm"], 40.0)
+            assert spot["px"] == call["position_px"] and len(spot["ring_px"]) == 32
         report = client.get("/review/match1/report").get_data(as_text=True)
         assert "Nearest button to the ball" in report and "The buttons at each goal" in report
         fistf = client.get("/").get_data(as_text=True)  # the live table is FISTF's
         assert 'id="turn-panel"' not in fistf and "game-fistf" in fistf
+        write_calibration(folder / "calibration.json", cal)  # a FISTF recording: no spots
+        assert 'id="show-spot"' not in client.get("/review/match1").get_data(as_text=True)
+        calls = client.get("/api/recordings/match1").json["calls"]
+        assert calls and all(c["restart_spot"] is None for c in calls)
     finally:
         shutdown(app)
 
@@ -221,3 +231,31 @@ def test_a_log_of_another_game_gets_a_new_match_of_this_table_s_game(config):
         assert hub_of(again).match_id == 2
     finally:
         shutdown(again)
+
+
+def test_a_cloth_of_both_games_plays_the_game_chosen_and_keeps_it_across_restarts(config, tmp_path):
+    """``GAME`` (``tablevar live --game``) overrides the game the profile names; the log keeps
+    the game of each match, so a restart with the same choice goes on with it, and one with
+    another choice starts a new match."""
+    both = tmp_path / "club.toml"  # the FISTF cloth with the button pieces added
+    text = open("calibration/tables/fistf.toml", encoding="utf-8").read()
+    both.write_text(
+        text + "\n[button]\ndiameter_mm = 32.0\nheight_mm = 5.0\n"
+        "\n[keeper]\nwidth_mm = 60.0\ndepth_mm = 20.0\nheight_mm = 25.0\n",
+        encoding="utf-8",
+    )
+    chosen = {**config, "TABLE": str(both), "GAME": "button-football"}
+    for match_id in (1, 1):  # the second app is a restart: the same match goes on
+        app = create_app(chosen)
+        try:
+            hub = hub_of(app)
+            assert (hub.game, hub.match_id) == ("button-football", match_id)
+            assert 'id="turn-panel"' in app.test_client().get("/").get_data(as_text=True)
+        finally:
+            shutdown(app)
+    named = create_app({**chosen, "GAME": None})  # the profile names FISTF
+    try:
+        assert (hub_of(named).game, hub_of(named).match_id) == ("fistf", 2)
+        assert [m.game for m in hub_of(named).log.matches()] == ["button-football", None]
+    finally:
+        shutdown(named)

@@ -130,3 +130,24 @@ def test_mistakes_raise_clear_errors(tmp_path: Path, action, message):
 def test_an_unopenable_path_is_a_clear_error(tmp_path: Path):
     with pytest.raises(MatchLogError, match="cannot open match log"):
         MatchLog(tmp_path / "missing-folder" / "m.sqlite")
+
+
+def test_a_log_keeps_the_game_of_each_match_and_an_older_log_opens(tmp_path: Path):
+    """A match names its game when one was chosen (``tablevar live --game``); a log written
+    before matches named their game gains the column, its matches playing the profile's."""
+    import sqlite3
+
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.execute(
+        "CREATE TABLE matches (id INTEGER PRIMARY KEY, started_at REAL NOT NULL, "
+        "table_name TEXT NOT NULL, clock_mode TEXT NOT NULL, settings TEXT NOT NULL DEFAULT '{}')"
+    )
+    db.execute("INSERT INTO matches VALUES (1, 0.0, 'fistf', 'ball-moving', '{}')")
+    db.commit()
+    db.close()
+    log = MatchLog(path, table="club", game="button-football")
+    assert log.match(1).game is None and log.default_game == "button-football"
+    assert log.match(log.new_match()).game == "button-football"
+    assert log.match(log.new_match(game="fistf")).game == "fistf"
+    log.close()

@@ -312,3 +312,24 @@ def test_the_match_report_draws_its_charts_within_the_screen(
     expect(page.locator("#frame-number")).to_have_attribute("data-frame", "0")
     page.context.close()
     assert errors == []
+
+
+def test_a_button_football_restart_s_spot_is_drawn_on_its_call_s_frame(
+    serve, page: Page, recordings_dir: Path
+):
+    """BF Ball im Aus: "Der Ballroboter ... legt ihn an die richtige Stelle": the review page of
+    a button recording rings each restart's spot on its call's frame, behind its own toggle."""
+    from dataclasses import replace
+
+    from calibration.calibration_file import read_calibration, write_calibration
+
+    path = recordings_dir / "match1" / "calibration.json"
+    write_calibration(path, replace(read_calibration(path), table="button-football"))
+    page.goto(f"{serve().url}review/match1")
+    page.locator('#review-calls li[data-index="0"] button.show-call').click()
+    mark = page.locator("#overlay .spot-mark")
+    expect(mark).to_have_count(1)
+    expect(page.locator("#overlay .spot-label")).to_contain_text("spot")
+    expect(page.locator('#review-calls li[data-index="0"] .call-facts')).to_contain_text("spot x")
+    page.locator("#show-spot").uncheck()
+    expect(mark).to_be_hidden()

@@ -10,7 +10,8 @@
   const root = $("review");
   const name = root.dataset.recording;
   const base = `/api/recordings/${encodeURIComponent(name)}`;
-  const LAYERS = ["lines", "figures", "ball", "margin", "offside", "shot"];
+  // "spot": the restart spot of a game whose ball is put on it (its toggle only on such a page).
+  const LAYERS = ["lines", "figures", "ball", "margin", "offside", "shot", "spot"];
   const REPLAY_BEFORE_S = 2;
   const REPLAY_AFTER_S = 1;
   const REPLAY_RATE = 0.25;
@@ -56,7 +57,7 @@
     for (const layer of LAYERS) {
       layers[layer] = TV.svg("g", { class: `layer-${layer}` });
       overlay.append(layers[layer]);
-      $(`show-${layer}`).addEventListener("change", applyToggles);
+      $(`show-${layer}`)?.addEventListener("change", applyToggles);
     }
     for (const line of info.lines_px || []) {
       layers.lines.append(TV.svg("polyline", { points: pts(line.inner), class: "edge" }));
@@ -66,7 +67,7 @@
   }
 
   function applyToggles() {
-    for (const layer of LAYERS) layers[layer].style.display = $(`show-${layer}`).checked ? "" : "none";
+    for (const layer of LAYERS) layers[layer].style.display = $(`show-${layer}`)?.checked ? "" : "none";
   }
 
   function label(layer, xy, text, cls) {
@@ -76,7 +77,8 @@
   }
 
   function drawTracks(data) {
-    for (const layer of ["ball", "figures", "margin", "offside", "shot"]) layers[layer].replaceChildren();
+    for (const layer of ["ball", "figures", "margin", "offside", "shot", "spot"]) layers[layer].replaceChildren();
+    drawSpots(tracksFrame);
     if (data.ball_px) layers.ball.append(TV.svg("polygon", { points: pts(data.ball_px), class: "footprint" }));
     if (data.ball_margin_px) layers.ball.append(TV.svg("polygon", { points: pts(data.ball_margin_px), class: "footprint-margin" }));
     for (const fig of data.figures_px) {
@@ -102,6 +104,24 @@
       label(layers.shot, [s.ball_px[0][0] + 12, s.ball_px[0][1] - 12], `shot at frame ${s.frame}: ${s.inside ? "inside" : "outside"} ${TV.fmtMm(s.margin_mm)}`, "shot-label");
     }
     if (radarObjects) TV.drawObjects(radarObjects, data.record, info.pitch);
+  }
+
+  /* The restart spots of the calls made on frame `index` (the selected one's only, if any). */
+  function drawSpots(index) {
+    for (const call of info.calls) {
+      const spot = call.restart_spot;
+      if (call.frame !== index || !spot || !spot.px) continue;
+      if (selected !== null && call.index !== selected) continue;
+      const [x, y] = spot.px;
+      const ring = spot.ring_px;
+      const r = ring ? Math.max(...ring.map((p) => Math.hypot(p[0] - x, p[1] - y))) : 12;
+      const mark = TV.svg("g", { class: "spot-mark", "data-kind": call.restart });
+      mark.append(ring ? TV.svg("polygon", { points: pts(ring) }) : TV.svg("circle", { cx: x, cy: y, r }),
+        TV.svg("line", { x1: x - r, y1: y, x2: x + r, y2: y }),
+        TV.svg("line", { x1: x, y1: y - r, x2: x, y2: y + r }));
+      layers.spot.append(mark);
+      label(layers.spot, [x + r + 6, y - r - 6], `${TV.restartName(call.restart)} spot`, "spot-label");
+    }
   }
 
   async function loadTracks(index) {
@@ -254,6 +274,11 @@
     window.addEventListener("resize", applyView);
   }
 
+  function spotFacts(call) {
+    const s = call.restart_spot;
+    return s ? ` · spot x ${s.x_mm.toFixed(0)} mm, y ${s.y_mm.toFixed(0)} mm` : "";
+  }
+
   function buildCalls() {
     const list = $("review-calls");
     $("review-calls-count").textContent = `${info.calls.length} in this recording`;
@@ -262,7 +287,7 @@
       const item = TV.el("li", { class: `call kind-${call.kind}`, "data-index": call.index, "data-frame": call.frame },
         TV.el("div", { class: "call-main" },
           TV.el("div", { class: "call-head" }, TV.el("span", { class: "kind", text: TV.callWords(call) }), ...TV.callBadges(call)),
-          TV.el("div", { class: "call-facts", text: TV.callFacts(call) }),
+          TV.el("div", { class: "call-facts", text: TV.callFacts(call) + spotFacts(call) }),
           TV.el("div", { class: "call-time muted", text: `frame ${call.frame} · ${Number(call.t_s || 0).toFixed(2)} s` }),
           TV.el("div", { class: "call-actions" },
             TV.el("button", { type: "button", class: "show-call", text: "Show frame", "aria-label": `Show the frame of call ${call.index + 1}`, onclick: () => selectCall(call.index) }),
