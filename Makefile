@@ -12,11 +12,13 @@ STAMP := $(VENV)/.installed
 demo: $(STAMP)
 	$(BIN)/tablevar demo
 
+# pytest: a worker per core; a module's tests that share a costly fixture share a worker
+# (tests/conftest.py).
 test: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest -n auto  # one worker per core
+	$(BIN)/python -m pytest -n auto
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || python3 -m venv $(VENV)
