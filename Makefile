@@ -12,11 +12,13 @@ STAMP := $(VENV)/.installed
 demo: $(STAMP)
 	$(BIN)/tablevar demo
 
+# pytest: a worker per core; a module's tests that share a costly fixture share a worker
+# (tests/conftest.py).
 test: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest -n auto  # one worker per core
+	$(BIN)/python -m pytest -n auto
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || python3 -m venv $(VENV)
@@ -76,11 +78,11 @@ pi-service:
 # test-pi: the unit tests of the Pi's path (camera, GPIO, calibration, vision, tracking, rules,
 # the signals, the server and its API) in a venv made as `make pi` makes it, over Debian 12's
 # packages (numpy 1.24, OpenCV 4.6, SciPy 1.10, Flask 2.2, PyAV 10, gpiozero 1.6: what Raspberry
-# Pi OS has), with the test tools from pip. Left to `make test`, to keep CI within its time: the
-# browser tests (the page does not depend on the Pi's packages), the simulator's own tests and
-# the tests that run the whole pipeline on rendered frames or clips (analyses, the live runner's
-# simulated matches, restarts after SIGKILL, review; the same pipeline and rules whose parts the
-# unit tests run here), and the fuzz tests.
+# Pi OS has), with the test tools from pip (not Playwright, which only the browser tests use).
+# Left to `make test`, to keep CI within its time: the browser tests (the page does not depend on
+# the Pi's packages), the simulator's own tests and the tests that run the whole pipeline on
+# rendered frames or clips (analyses, the live runner's simulated matches, restarts after SIGKILL,
+# review; the same pipeline and rules whose parts the unit tests run here), and the fuzz tests.
 PI_TEST_VENV := .venv-pi
 PI_TEST_SKIP := tests/web/*browser* tests/simulator tests/*/test_fuzz* tests/*/*_rendered.py \
 	tests/tablevar/test_live.py tests/tablevar/test_live_restart.py tests/tablevar/test_replay.py \
@@ -90,6 +92,6 @@ PI_TEST_SKIP := tests/web/*browser* tests/simulator tests/*/test_fuzz* tests/*/*
 test-pi:
 	$(MAKE) --no-print-directory pi-venv PI_VENV=$(PI_TEST_VENV)
 	$(PI_TEST_VENV)/bin/pip install --quiet --disable-pip-version-check \
-	  pytest pytest-xdist hypothesis playwright
+	  pytest pytest-xdist hypothesis
 	$(PI_TEST_VENV)/bin/python -m pytest -n auto -p no:cacheprovider \
 	  $(addprefix --ignore-glob=,$(PI_TEST_SKIP))

@@ -1,8 +1,10 @@
-"""Shared fixtures: small synthetic recordings written with the real RecordingWriter."""
+"""Shared fixtures: small synthetic recordings written with the real RecordingWriter; and, with
+``-n N``, the tests that share a module's costly fixture kept on one worker."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,6 +16,33 @@ import pytest
 
 from hardware.recording import RecordingWriter
 from hardware.sources import FrameSource
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """With ``-n N``: the tests of a module that builds a module-scoped fixture (a rendered
+    clip, its analysis, a learned model) go to one worker, which builds it once; every other
+    test goes to whichever worker is free, as xdist's ``load`` sends them.
+
+    (xdist's ``--dist loadgroup`` cannot do this under pytest 9.2, where a test's node id can
+    no longer be given its group; the controller sees node ids only, so it reads the module.)"""
+    if config.getvalue("dist") != "load":
+        return None  # an explicit --dist other than load is obeyed
+    from xdist.scheduler import LoadScopeScheduling
+
+    @functools.cache
+    def builds_module_fixture(module: str) -> bool:
+        path = config.rootpath / module
+        return path.suffix == ".py" and MODULE_FIXTURE in path.read_text(encoding="utf-8")
+
+    class SharedFixtureScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::")[0]
+            return module if builds_module_fixture(module) else nodeid
+
+    return SharedFixtureScheduling(config, log)
+
+
+MODULE_FIXTURE = '@pytest.fixture(scope="module"'
 
 
 @dataclass(frozen=True, slots=True)

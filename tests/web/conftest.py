@@ -12,17 +12,20 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
 
 from calibration.calibration_file import Calibration, read_calibration, write_calibration
 from calibration.camera import CameraModel
 from calibration.tables import load_profile
 from web.app import create_app, shutdown
 from web.chromium import launch_chromium
+
+if TYPE_CHECKING:  # Playwright is imported only where a browser opens (make test-pi has none)
+    from playwright.sync_api import Browser, Page
 
 PIN = "2468"
 SIZE_PX = (320, 200)
@@ -267,13 +270,24 @@ def client(app):
     return app.test_client()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Debian's headless Chromium, one per test module."""
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Browser]:
+    """Debian's headless Chromium, launched once per test worker (a launch costs seconds)."""
+    from playwright.sync_api import sync_playwright
+
     with sync_playwright() as p:
         browser = launch_chromium(p)
         yield browser
         browser.close()
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: Browser) -> Iterator[Browser]:
+    """The worker's Chromium for one test module: the pages the module left open are closed
+    with it, as if the browser were its own."""
+    yield chromium
+    for context in chromium.contexts:
+        context.close()
 
 
 @pytest.fixture
