@@ -27,7 +27,7 @@ from vision.cloth import BlobTable, ClothBlobs
 from vision.config import VisionConfig
 from vision.detections import Detections
 from vision.keepers import KeeperFinder
-from vision.model import SceneModel, moving_ball_colour
+from vision.model import SceneModel, every_step, moving_ball_colour
 from vision.refine import near_rim_px, refine_balls, refine_bases
 
 # A ball is fitted again from its last fit until the centre moves less than this.
@@ -310,7 +310,7 @@ class Detector:
             return
         phase = self._frames % PROBE_FRAMES
         if phase == PROBE_FRAMES - 1:
-            self._probe_before = image[:: self._step, :: self._step].copy()
+            self._probe_before = every_step(image, self._step)
             return
         if phase != 0 or self._probe_before is None:
             return

@@ -196,7 +196,9 @@ class KeeperFinder:
             x0, y0, x1, y1 = box
             region = image[y0:y1, x0:x1]
             gate = self._gates[i]
-            key = balls_px.round(0).tobytes()
+            # Only a ball that reaches the box changes what is found in it (``_in_box``): a
+            # ball rolling elsewhere leaves an unchanged box its keeper.
+            key = balls_px[_reaches(balls_px, balls_r_px, box)].round(0).tobytes()
             found = gate.lookup(key, region, self._frame)
             if found is None:
                 found = self._in_box(i, region, balls_px, balls_r_px)
@@ -220,9 +222,9 @@ class KeeperFinder:
         # The ball is not the keeper, even touching it (a save): its disc is left out, and
         # what it hides of the keeper is not taken for the keeper's outline.
         hidden = np.zeros_like(fg)
-        for (bx, by), br in zip(balls_px - np.array([x0, y0]), balls_r_px, strict=True):
-            if -br <= bx < x1 - x0 + br and -br <= by < y1 - y0 + br:
-                cv2.circle(hidden, (round(bx), round(by)), int(np.ceil(1.2 * br)), 255, -1)
+        near = _reaches(balls_px, balls_r_px, self._boxes[i])
+        for (bx, by), br in zip(balls_px[near] - np.array([x0, y0]), balls_r_px[near], strict=True):
+            cv2.circle(hidden, (round(bx), round(by)), int(np.ceil(1.2 * br)), 255, -1)
         if hidden.any():
             fg[hidden > 0] = 0
             grow = self._kernel.shape[0] + 2
@@ -293,3 +295,12 @@ class KeeperFinder:
             return None  # the ball hides the face's foot: not placed from what is left
         front = float(np.median(reach[seen]))
         return np.array([(front - 0.5 * self.shape.depth_mm) * toward, rough_mm[1]])
+
+
+def _reaches(balls_px: NDArray, balls_r_px: NDArray, box: tuple[int, int, int, int]):
+    """Which balls ``(m, 2)`` px of radii ``(m,)`` reach into ``box`` ``(x0, y0, x1, y1)``
+    (within a radius of it): those whose disc ``_in_box`` leaves out of a keeper."""
+    x0, y0, x1, y1 = box
+    bx, by = balls_px[:, 0] - x0, balls_px[:, 1] - y0
+    r = balls_r_px
+    return (-r <= bx) & (bx < x1 - x0 + r) & (-r <= by) & (by < y1 - y0 + r)

@@ -129,6 +129,7 @@ class _Patch:
         self.r = r_mm
         self.rim = rim  # (n,) px from the start's silhouette, + outward
         self.weights = np.ones(len(img))
+        self._y = np.einsum("nij,nj->ni", proj, img)  # what is compared of each pixel
 
     @classmethod
     def cut(cls, image, background, cam: FastCamera, centre_mm, r_mm):
@@ -214,13 +215,12 @@ class _Patch:
         log blur px)."""
         ball, cloth = self._bases(params[:2], float(np.exp(params[2])))
         n, _, nl = cloth.shape
-        # Unknowns: 4 shading numbers per colour, then the cloth's light factor.
-        a = np.zeros((n, 3, 12 + nl))
-        for ch in range(3):
-            a[:, ch, 4 * ch : 4 * ch + 4] = ball
-        a[:, :, 12:] = cloth
-        a = np.einsum("nij,njk->nik", self.proj, a)
-        y = np.einsum("nij,nj->ni", self.proj, self.img)
+        # Unknowns: 4 shading numbers per colour, then the cloth's light factor. Colour ch's
+        # shading numbers reach the compared colour i through proj[:, i, ch] alone.
+        a = np.empty((n, 3, 12 + nl))
+        a[:, :, :12] = (self.proj[:, :, :, None] * ball[:, None, None, :]).reshape(n, 3, 12)
+        a[:, :, 12:] = np.einsum("nij,njk->nik", self.proj, cloth)
+        y = self._y
         sw = np.sqrt(self.weights)[:, None, None]
         aw = (a * sw).reshape(-1, 12 + nl)
         yw = (y * sw[..., 0]).ravel()
