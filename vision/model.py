@@ -648,15 +648,15 @@ def _lit_objects(image: NDArray[np.uint8], background: NDArray[np.uint8], thresh
     # (a few percent) take the exact test below, pixel by pixel as on the whole frame.
     level = int(max(float(threshold) - 1.0, 0.0) / np.sqrt(3.0))
     diff = cv2.absdiff(np.ascontiguousarray(image), np.ascontiguousarray(background))
-    near = cv2.inRange(diff, lowerb=(0, 0, 0), upperb=(level, level, level)) == 0
+    may_differ = cv2.inRange(diff, lowerb=(0, 0, 0), upperb=(level, level, level)) == 0
     out = np.zeros(image.shape[:2], bool)
-    if not near.any():
+    if not may_differ.any():
         return out
-    pix = image[near].astype(np.float32)
-    bg = background[near].astype(np.float32)
+    pix = image[may_differ].astype(np.float32)
+    bg = background[may_differ].astype(np.float32)
     differs = np.linalg.norm(pix - bg, axis=1) > threshold
     a = np.clip((pix * bg).sum(axis=1) / np.maximum((bg * bg).sum(axis=1), 1.0), 0.0, 1.0)
     resid = np.linalg.norm(pix - a[..., None] * bg, axis=1)
     shadow = resid < 0.12 * np.linalg.norm(pix, axis=1) + 0.5 * threshold
-    out[near] = differs & ~shadow
+    out[may_differ] = differs & ~shadow
     return out
