@@ -41,7 +41,7 @@ from rules.clock import Clock
 from rules.observation import Observation, team_code, team_name
 from rules.pitch import Pitch
 from rules.snapshot_codec import decode, encode
-from web.match import CallEntry, MatchCalls, call_record
+from web.match import CallEntry, MatchCalls, call_record, clock_view
 from web.matchlog import MatchLogError
 
 SCHEMA_VERSION = 1
@@ -222,20 +222,9 @@ class ButtonLiveMatch(MatchCalls):
         """The scoreboard (JSON-ready), with the turn, the shot called and the restart: its
         spot, and the buttons moved for it against each team's allowance."""
         s = self.state
-        clock = s.clock
-        if s.finished:
-            status = "ended"
-        elif self.hold is not None:
-            status = self.hold
-        elif not source_ok:
-            status = "stopped"
-        elif clock.period > 1 and not clock.started:
-            status = "half_time"
-        else:
-            status = "running" if clock.last_running else "stopped"
         turn = s.turn if s.restart is None else s.restart.team
         return {
-            "clock": {"clock_s": clock.elapsed_s, "half": clock.period, "status": status},
+            "clock": clock_view(s.clock, s.finished, self.hold, source_ok),
             "added_time_s": 0.0,
             "score": {"home": s.score[0], "away": s.score[1]},
             "teams": {"home": self.names[0], "away": self.names[1]},

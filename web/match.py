@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rules.calls import Call
+from rules.clock import Clock
 from rules.fistf import MatchConfig, MatchState, step
 from rules.fistf_codec import StateEncoder, state_from_json
 from rules.observation import Observation, team_name
@@ -52,6 +53,22 @@ class CallEntry:
 
     def to_json(self) -> dict[str, Any]:
         return {**self.record, "id": self.id, "status": self.status, "reason": self.reason}
+
+
+def clock_view(clock: Clock, finished: bool, hold: str | None, source_ok: bool) -> dict[str, Any]:
+    """The page's clock (JSON-ready): its time, half and status; ``hold`` names a referee's
+    hold (it shows as the status), ``source_ok`` False: no frames come, so the clock stands."""
+    if finished:
+        status = "ended"
+    elif hold is not None:
+        status = hold
+    elif not source_ok:
+        status = "stopped"  # no frames: the rules' clock cannot run
+    elif clock.period > 1 and not clock.started:
+        status = "half_time"
+    else:
+        status = "running" if clock.last_running else "stopped"
+    return {"clock_s": clock.elapsed_s, "half": clock.period, "status": status}
 
 
 def call_record(call: Call) -> dict[str, Any]:
@@ -260,22 +277,11 @@ class LiveMatch(MatchCalls):
     def view(self, source_ok: bool = True) -> dict[str, Any]:
         """The scoreboard as the rules' state has it (JSON-ready)."""
         s = self.state
-        clock = s.clock
-        if s.finished:
-            status = "ended"
-        elif s.hold is not None:
-            status = s.hold
-        elif not source_ok:
-            status = "stopped"  # no frames: the rules' clock cannot run
-        elif clock.period > 1 and not clock.started:
-            status = "half_time"
-        else:
-            status = "running" if clock.last_running else "stopped"
         restart = s.restart
         waiting = restart is not None and restart.kind == "referee"
         return {
-            "clock": {"clock_s": clock.elapsed_s, "half": clock.period, "status": status},
-            "added_time_s": clock.added_s,
+            "clock": clock_view(s.clock, s.finished, s.hold, source_ok),
+            "added_time_s": s.clock.added_s,
             "score": {"home": s.score[0], "away": s.score[1]},
             "teams": {"home": s.team_names[0], "away": s.team_names[1]},
             "possession": None if s.possession is None else team_name(s.possession),
