@@ -36,6 +36,7 @@ only on the nadir side) strayed 0.25 px RMS with the shadow test, 0.15 px with t
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -43,6 +44,7 @@ from numpy.typing import NDArray
 
 SHADOW_FLOOR = 0.25  # the darkest shadow: a quarter of the light on the cloth
 SHADOW_SHARE = 0.25  # how much of a shadow's difference may lie off the cloth's colour
+RAY_REACH = 2.2  # rays run out to this many radii of a candidate, by default
 INSIDE_REACH = 0.6  # a candidate's own colour is read within this many radii of its centre
 # Views of a radial profile (``radial_edge_sets``): the colour distance from the background,
 # the same with shadows taken out, and the difference along the direction toward the ball.
@@ -67,7 +69,7 @@ def radial_edges(
     r_ref_px: NDArray,
     *,
     rays: int,
-    reach: float = 2.2,
+    reach: float = RAY_REACH,
     samples: int = 40,
     min_level: float = 10.0,
     ignore_shadows: bool = False,
@@ -104,26 +106,39 @@ def radial_edges(
     return found
 
 
-def radial_edge_sets(
+@dataclass(frozen=True, slots=True)
+class RaySamples:
+    """The image and the background sampled along the rays of ``sample_rays``.
+
+    ``image`` and ``background`` are ``(n * rays, samples, 3)`` float32 (BGR, bilinear);
+    ``centres_px (n, 2)`` and ``r_ref_px (n,)`` say where the rays of each candidate start and
+    how long they are (``reach`` radii), for ``edge_views`` to turn into edges.
+    """
+
+    image: NDArray[np.float32]
+    background: NDArray[np.float32]
+    centres_px: NDArray[np.float64]
+    r_ref_px: NDArray[np.float64]
+    rays: int
+    reach: float
+
+
+def sample_rays(
     image: NDArray[np.uint8],
     background: NDArray[np.uint8],
     centres_px: NDArray,
     r_ref_px: NDArray,
     *,
     rays: int,
-    views: tuple[str, ...],
-    reach: float = 2.2,
+    reach: float = RAY_REACH,
     samples: int = 40,
-    min_level: float = 10.0,
-    ball_bgr: NDArray | None = None,
-) -> list[tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64]]]:
-    """``radial_edges`` for each of ``views`` (``PLAIN``, ``PAST_SHADOWS``, ``TOWARD_BALL``
-    with the ball's colour ``ball_bgr (3,)``; see the module docstring), from one sampling of
-    the rays."""
+) -> RaySamples:
+    """Image and background along ``rays`` rays from each centre ``(n, 2)`` px, from 0.3 to
+    ``reach`` times ``r_ref_px (n,)``: one sampling, for as many ``edge_views`` as needed."""
     c = np.asarray(centres_px, np.float64).reshape(-1, 2)
     r = np.asarray(r_ref_px, np.float64).reshape(-1)
     n = len(c)
-    u, frac, j_ref = _rays(rays, reach, samples)
+    u, frac, _ = _rays(rays, reach, samples)
     s = r[:, None] * frac[None, :]  # (n, samples) px
     # Sample points (n * rays, samples): centre + direction x distance, per coordinate.
     us = u[None, :, None, :] * s[:, None, :, None]
@@ -132,9 +147,46 @@ def radial_edge_sets(
     kw = {"interpolation": cv2.INTER_LINEAR, "borderMode": cv2.BORDER_REPLICATE}
     a = cv2.remap(image, map1=mapx, map2=mapy, **kw).astype(np.float32)
     b = cv2.remap(background, map1=mapx, map2=mapy, **kw).astype(np.float32)
+    return RaySamples(a, b, c, r, rays, reach)
+
+
+def radial_edge_sets(
+    image: NDArray[np.uint8],
+    background: NDArray[np.uint8],
+    centres_px: NDArray,
+    r_ref_px: NDArray,
+    *,
+    rays: int,
+    views: tuple[str, ...],
+    reach: float = RAY_REACH,
+    samples: int = 40,
+    min_level: float = 10.0,
+    ball_bgr: NDArray | None = None,
+) -> list[tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64]]]:
+    """``radial_edges`` for each of ``views`` (``PLAIN``, ``PAST_SHADOWS``, ``TOWARD_BALL``
+    with the ball's colour ``ball_bgr (3,)``; see the module docstring), from one sampling of
+    the rays."""
+    found = sample_rays(
+        image, background, centres_px, r_ref_px, rays=rays, reach=reach, samples=samples
+    )
+    return edge_views(found, views, min_level=min_level, ball_bgr=ball_bgr)
+
+
+def edge_views(
+    found: RaySamples,
+    views: tuple[str, ...],
+    *,
+    min_level: float = 10.0,
+    ball_bgr: NDArray | None = None,
+) -> list[tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64]]]:
+    """Edges, valid and contrast (as ``radial_edges``) of rays sampled once
+    (``sample_rays``), for each of ``views``."""
+    a, b, c, r = found.image, found.background, found.centres_px, found.r_ref_px
+    n, rays, samples = len(c), found.rays, a.shape[1]
+    u, frac, j_ref = _rays(rays, found.reach, samples)
     diff = a - b
     plain = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
-    out = []
+    profiles = []
     for view in views:
         if view == PAST_SHADOWS:
             d = _past_shadows(a, b, plain, min_level)
@@ -146,8 +198,18 @@ def radial_edge_sets(
             d = _toward(diff, colour - b)
         else:
             d = plain
-        out.append(_outermost_edges(d.reshape(n, rays, samples), c, r, u, frac, j_ref, min_level))
-    return out
+        profiles.append(d)
+    # The edges of every view in one go: each row's edge is its own, so this is the same as
+    # one call per view, for the fixed cost of one.
+    v = len(views)
+    if v > 1:
+        profiles, c, r = [np.concatenate(profiles)], np.tile(c, (v, 1)), np.tile(r, v)
+    d = profiles[0].reshape(v * n, rays, samples)
+    edges, valid, contrast = _outermost_edges(d, c, r, u, frac, j_ref, min_level)
+    return [
+        (edges[i * n : (i + 1) * n], valid[i * n : (i + 1) * n], contrast[i * n : (i + 1) * n])
+        for i in range(v)
+    ]
 
 
 def _inside_colours(samples: NDArray, n: int, frac: NDArray) -> NDArray:
@@ -302,13 +364,17 @@ def refit_by_contrast(
     spread = np.hypot(*mean_dir.T) <= max_resultant
     c, r = c0.copy(), r0.copy()
     eye = 1e-9 * np.eye(3)
+    # The Jacobian (n, m, 3) of the residuals by (cx, cy, r): minus the unit vectors and -1.
+    # Its sums are matrix products (a fit costs its number of array operations, not its size).
+    jac = np.full((*p.shape[:2], 3), -1.0)
     for _ in range(steps):
         v = p - c[:, None]
         dist = np.maximum(np.hypot(v[..., 0], v[..., 1]), 1e-9)
-        jac = np.concatenate([-v / dist[..., None], -np.ones_like(dist)[..., None]], 2)
-        a = np.einsum("nm,nmi,nmk->nik", w, jac, jac) + eye
-        g = np.einsum("nm,nmi,nm->ni", w, jac, dist - r[:, None])
-        st = -np.linalg.solve(a, g[..., None])[..., 0]
+        np.divide(v, -dist[..., None], out=jac[..., :2])
+        wjt = (jac * w[..., None]).transpose(0, 2, 1)  # (n, 3, m)
+        a = wjt @ jac + eye
+        g = wjt @ (dist - r[:, None])[..., None]
+        st = -np.linalg.solve(a, g)[..., 0]
         c, r = c + st[:, :2], r + st[:, 2]
     good = (
         spread

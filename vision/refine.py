@@ -37,11 +37,14 @@ from vision.config import VisionConfig
 from vision.edges import (
     PAST_SHADOWS,
     PLAIN,
+    RAY_REACH,
     TOWARD_BALL,
+    RaySamples,
+    edge_views,
     fit_circles,
-    radial_edge_sets,
     radial_edges,
     refit_by_contrast,
+    sample_rays,
 )
 from vision.model import SceneModel
 from vision.shading import fit_ball_patches
@@ -120,15 +123,18 @@ def refine_balls(
         use = again["ok"]
         start = passes["centre_px"]
         # Each ball keeps the last pass that fitted it, with what that pass read.
-        passes = {
-            key: np.where(use.reshape(-1, *([1] * (a.ndim - 1))), a, passes[key])
-            for key, a in again.items()
-        }
+        if use.all():
+            passes = again
+        elif use.any():
+            passes = {
+                key: np.where(use.reshape(-1, *([1] * (a.ndim - 1))), a, passes[key])
+                for key, a in again.items()
+            }
         passes["ok"] = use | passes["ok"]
     centre_px, r_px, ground, ok, streak = (
         passes[key] for key in ("centre_px", "r_px", "ground", "ok", "streak")
     )
-    outline, size_err, sigma, between = _ball_outline(image, model, passes, config)
+    outline, size_err, sigma, between = _ball_outline(model, passes, config)
     ground = ground + between
     r = model.pitch.profile.ball_radius_mm
     # A round ball in the open is placed by its whole patch (``vision/shading.py``); a streak
@@ -158,14 +164,11 @@ def _ball_pass(image, model, rough, config) -> dict[str, NDArray]:
     # colour, which is larger). Where a ball is, it is placed past its contact shadow by the
     # shadow's colour (``vision/edges.py``); ``_ball_outline`` adds a second placing reading.
     # (Neither is a place to judge size from: a dark base's rim passes for shadow there.)
-    (edges, valid, contrast), (past_px, past_valid, past_contrast) = radial_edge_sets(
-        image,
-        model.background,
-        rough,
-        r_px,
-        rays=config.rays,
-        min_level=model.threshold,
-        views=(PLAIN, PAST_SHADOWS),
+    # The samples are kept with the pass: the pass a ball keeps is read once more, another
+    # way, from the same samples (``_ball_outline``).
+    found = sample_rays(image, model.background, rough, r_px, rays=config.rays)
+    (edges, valid, contrast), (past_px, past_valid, past_contrast) = edge_views(
+        found, (PLAIN, PAST_SHADOWS), min_level=model.threshold
     )
     k, m = valid.shape
     # Both sets of edges and the rough centres cross to the plane of the ball's centre at once.
@@ -228,10 +231,12 @@ def _ball_pass(image, model, rough, config) -> dict[str, NDArray]:
         "past_r": refit_r[k:],
         "past_ok": use,
         "past_inl": inl[k:],
+        "ray_image": found.image.reshape(k, m, *found.image.shape[1:]),
+        "ray_background": found.background.reshape(k, m, *found.background.shape[1:]),
     }
 
 
-def _ball_outline(image, model, p: dict[str, NDArray], config):
+def _ball_outline(model, p: dict[str, NDArray], config):
     """What the final passes ``p`` (``_ball_pass``) read of each ball's outline: on_outline
     (k, rays), size_err (k,) mm, sigma (k,) mm and between (k, 2) mm (see ``refine_balls``).
 
@@ -243,16 +248,18 @@ def _ball_outline(image, model, p: dict[str, NDArray], config):
     r = model.pitch.profile.ball_radius_mm
     r_px, valid, squeezed, streak = p["r_px"], p["valid"], p["squeezed"], p["streak"]
     c0, e, cos_t = p["c0"], p["e"], p["cos_t"]
-    ((tow_px, tow_valid, tow_contrast),) = radial_edge_sets(
-        image,
-        model.background,
+    k, m = valid.shape
+    found = RaySamples(
+        p["ray_image"].reshape(k * m, *p["ray_image"].shape[2:]),
+        p["ray_background"].reshape(k * m, *p["ray_background"].shape[2:]),
         p["rough"],
         r_px,
-        rays=config.rays,
-        min_level=model.threshold,
-        views=(TOWARD_BALL,),
+        config.rays,
+        RAY_REACH,
     )
-    k, m = valid.shape
+    ((tow_px, tow_valid, tow_contrast),) = edge_views(
+        found, (TOWARD_BALL,), min_level=model.threshold
+    )
     tow = _squeeze(model.lens.back_project(tow_px.reshape(-1, 2), r).reshape(k, m, 2), c0, e, cos_t)
     radius = np.full(k, r)
     tow_fixed, tow_ok, tow_inl = fit_circles(tow, tow_valid, radius)
