@@ -42,7 +42,8 @@ over the touchline and the ball fetched for the throw-in, and a shot that scores
 DIR`` keeps the rendered frames on disk for the next run.
 
 Usage: ``.venv/bin/python benchmarks/live_loop.py [--sizes 2304x1296,1456x1088] [--fps 56]
-[--segments 1.5:4,8.5:12,40.5:43.5] [--format RGB888|YUV420] [--cache DIR] [--every-frame]``
+[--segments 1.5:4,8.5:12,40.5:43.5] [--format RGB888|YUV420] [--cache DIR] [--every-frame]
+[--profile FILE]``
 """
 
 from __future__ import annotations
@@ -53,7 +54,9 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
+import cProfile  # noqa: E402
 import json  # noqa: E402
+import pstats  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
@@ -200,7 +203,7 @@ def calibration_for(size) -> Calibration:
     )
 
 
-def run_segment(buffers, fmt, size, fps, cal, ref_every, every_frame):
+def run_segment(buffers, fmt, size, fps, cal, ref_every, every_frame, profile=None):
     """One live run over ``buffers``: per-frame records, drops, call latencies."""
     out = Path(tempfile.mkdtemp(prefix="tablevar-live-loop-"))
     app = create_app({"OUTPUT_DIR": out, "PIN": "1234", "TABLE": TABLE})
@@ -232,7 +235,10 @@ def run_segment(buffers, fmt, size, fps, cal, ref_every, every_frame):
         if frame.index > 0 and not process:  # after the start-up (learning the table)
             process.append(time.process_time())
         cpu, wall = time.thread_time(), time.perf_counter()
-        receive(frame, first, source)
+        if profile is not None and frame.index > 0:
+            profile.runcall(receive, frame, first, source)
+        else:
+            receive(frame, first, source)
         records.append((frame.index, time.thread_time() - cpu, time.perf_counter() - wall))
         ends.append((time.monotonic(), frame.index))
         process[1:] = [time.process_time()]
@@ -297,7 +303,16 @@ def main() -> None:
         help="the camera waits for the worker (no frame dropped, however busy the machine): "
         "per-frame costs and calls of every frame, for comparing code on a shared machine",
     )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="profile the worker's steps (cProfile, after each run's first frame) into this "
+        "file, and print the stages that cost most (profiling slows the loop: its times are "
+        "then no measure)",
+    )
     args = parser.parse_args()
+    profile = cProfile.Profile() if args.profile is not None else None
     core = args.core if args.core is not None else max(os.sched_getaffinity(0))
     os.sched_setaffinity(0, {core})
     cv2.setNumThreads(1)
@@ -309,7 +324,7 @@ def main() -> None:
         for start_s, end_s in segments:
             buffers = render_segment(size, args.fps, start_s, end_s, args.format, args.cache)
             r, f, d, k, lat, c = run_segment(
-                buffers, args.format, size, args.fps, cal, args.ref_every, args.every_frame
+                buffers, args.format, size, args.fps, cal, args.ref_every, args.every_frame, profile
             )
             rows += r
             refs += f
@@ -346,6 +361,21 @@ def main() -> None:
             )
         else:
             print(f"  calls on the page: {', '.join(kinds) or 'none'}")
+    if profile is not None:
+        print_stages(profile, args.profile)
+
+
+def print_stages(profile: cProfile.Profile, path: Path) -> None:
+    """Save the profile and print the functions that cost most, inclusive, ms a frame."""
+    profile.dump_stats(path)
+    stats = pstats.Stats(profile).stats  # (file, line, name) -> (prim, calls, tt, cum, callers)
+    frames = max((v[1] for k, v in stats.items() if k[2] == "_receive"), default=1)
+    print(f"\nprofile of {frames} frames ({path}): inclusive ms a frame, calls a frame")
+    for (file, line, name), (_, calls, _, cum, _) in sorted(
+        stats.items(), key=lambda kv: -kv[1][3]
+    )[:30]:
+        where = f"{Path(file).name}:{line}({name})"
+        print(f"  {1000 * cum / frames:7.2f}  {calls / frames:6.2f}  {where}")
 
 
 if __name__ == "__main__":

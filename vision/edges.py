@@ -36,6 +36,7 @@ only on the nadir side) strayed 0.25 px RMS with the shadow test, 0.15 px with t
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -43,6 +44,7 @@ from numpy.typing import NDArray
 
 SHADOW_FLOOR = 0.25  # the darkest shadow: a quarter of the light on the cloth
 SHADOW_SHARE = 0.25  # how much of a shadow's difference may lie off the cloth's colour
+RAY_REACH = 2.2  # rays run out to this many radii of a candidate, by default
 INSIDE_REACH = 0.6  # a candidate's own colour is read within this many radii of its centre
 # Views of a radial profile (``radial_edge_sets``): the colour distance from the background,
 # the same with shadows taken out, and the difference along the direction toward the ball.
@@ -67,7 +69,7 @@ def radial_edges(
     r_ref_px: NDArray,
     *,
     rays: int,
-    reach: float = 2.2,
+    reach: float = RAY_REACH,
     samples: int = 40,
     min_level: float = 10.0,
     ignore_shadows: bool = False,
@@ -104,26 +106,39 @@ def radial_edges(
     return found
 
 
-def radial_edge_sets(
+@dataclass(frozen=True, slots=True)
+class RaySamples:
+    """The image and the background sampled along the rays of ``sample_rays``.
+
+    ``image`` and ``background`` are ``(n * rays, samples, 3)`` float32 (BGR, bilinear);
+    ``centres_px (n, 2)`` and ``r_ref_px (n,)`` say where the rays of each candidate start and
+    how long they are (``reach`` radii), for ``edge_views`` to turn into edges.
+    """
+
+    image: NDArray[np.float32]
+    background: NDArray[np.float32]
+    centres_px: NDArray[np.float64]
+    r_ref_px: NDArray[np.float64]
+    rays: int
+    reach: float
+
+
+def sample_rays(
     image: NDArray[np.uint8],
     background: NDArray[np.uint8],
     centres_px: NDArray,
     r_ref_px: NDArray,
     *,
     rays: int,
-    views: tuple[str, ...],
-    reach: float = 2.2,
+    reach: float = RAY_REACH,
     samples: int = 40,
-    min_level: float = 10.0,
-    ball_bgr: NDArray | None = None,
-) -> list[tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64]]]:
-    """``radial_edges`` for each of ``views`` (``PLAIN``, ``PAST_SHADOWS``, ``TOWARD_BALL``
-    with the ball's colour ``ball_bgr (3,)``; see the module docstring), from one sampling of
-    the rays."""
+) -> RaySamples:
+    """Image and background along ``rays`` rays from each centre ``(n, 2)`` px, from 0.3 to
+    ``reach`` times ``r_ref_px (n,)``: one sampling, for as many ``edge_views`` as needed."""
     c = np.asarray(centres_px, np.float64).reshape(-1, 2)
     r = np.asarray(r_ref_px, np.float64).reshape(-1)
     n = len(c)
-    u, frac, j_ref = _rays(rays, reach, samples)
+    u, frac, _ = _rays(rays, reach, samples)
     s = r[:, None] * frac[None, :]  # (n, samples) px
     # Sample points (n * rays, samples): centre + direction x distance, per coordinate.
     us = u[None, :, None, :] * s[:, None, :, None]
@@ -132,9 +147,46 @@ def radial_edge_sets(
     kw = {"interpolation": cv2.INTER_LINEAR, "borderMode": cv2.BORDER_REPLICATE}
     a = cv2.remap(image, map1=mapx, map2=mapy, **kw).astype(np.float32)
     b = cv2.remap(background, map1=mapx, map2=mapy, **kw).astype(np.float32)
+    return RaySamples(a, b, c, r, rays, reach)
+
+
+def radial_edge_sets(
+    image: NDArray[np.uint8],
+    background: NDArray[np.uint8],
+    centres_px: NDArray,
+    r_ref_px: NDArray,
+    *,
+    rays: int,
+    views: tuple[str, ...],
+    reach: float = RAY_REACH,
+    samples: int = 40,
+    min_level: float = 10.0,
+    ball_bgr: NDArray | None = None,
+) -> list[tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64]]]:
+    """``radial_edges`` for each of ``views`` (``PLAIN``, ``PAST_SHADOWS``, ``TOWARD_BALL``
+    with the ball's colour ``ball_bgr (3,)``; see the module docstring), from one sampling of
+    the rays."""
+    found = sample_rays(
+        image, background, centres_px, r_ref_px, rays=rays, reach=reach, samples=samples
+    )
+    return edge_views(found, views, min_level=min_level, ball_bgr=ball_bgr)
+
+
+def edge_views(
+    found: RaySamples,
+    views: tuple[str, ...],
+    *,
+    min_level: float = 10.0,
+    ball_bgr: NDArray | None = None,
+) -> list[tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64]]]:
+    """Edges, valid and contrast (as ``radial_edges``) of rays sampled once
+    (``sample_rays``), for each of ``views``."""
+    a, b, c, r = found.image, found.background, found.centres_px, found.r_ref_px
+    n, rays, samples = len(c), found.rays, a.shape[1]
+    u, frac, j_ref = _rays(rays, found.reach, samples)
     diff = a - b
     plain = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
-    out = []
+    profiles = []
     for view in views:
         if view == PAST_SHADOWS:
             d = _past_shadows(a, b, plain, min_level)
@@ -146,8 +198,18 @@ def radial_edge_sets(
             d = _toward(diff, colour - b)
         else:
             d = plain
-        out.append(_outermost_edges(d.reshape(n, rays, samples), c, r, u, frac, j_ref, min_level))
-    return out
+        profiles.append(d)
+    # The edges of every view in one go: each row's edge is its own, so this is the same as
+    # one call per view, for the fixed cost of one.
+    v = len(views)
+    if v > 1:
+        profiles, c, r = [np.concatenate(profiles)], np.tile(c, (v, 1)), np.tile(r, v)
+    d = profiles[0].reshape(v * n, rays, samples)
+    edges, valid, contrast = _outermost_edges(d, c, r, u, frac, j_ref, min_level)
+    return [
+        (edges[i * n : (i + 1) * n], valid[i * n : (i + 1) * n], contrast[i * n : (i + 1) * n])
+        for i in range(v)
+    ]
 
 
 def _inside_colours(samples: NDArray, n: int, frac: NDArray) -> NDArray:
@@ -155,8 +217,14 @@ def _inside_colours(samples: NDArray, n: int, frac: NDArray) -> NDArray:
     ``INSIDE_REACH`` radii of its centre: the ball as this frame shows it, whatever light,
     white balance or colour hypothesis (a ball seen under one lamp is not the colour it was
     learnt as under another, and a candidate may be tested for a colour it does not have)."""
-    inner = samples[:, frac <= INSIDE_REACH, :]
-    return np.median(inner.reshape(n, -1, 3), axis=1)
+    inner = samples[:, frac <= INSIDE_REACH, :].reshape(n, -1, 3)
+    # np.median's own way (the middle one or two of a partition), without its checks for
+    # NaN, which samples of a uint8 image never hold: a third of its cost on a few balls.
+    h = inner.shape[1] // 2
+    if inner.shape[1] % 2:
+        return np.partition(inner, h, axis=1)[:, h]
+    part = np.partition(inner, (h - 1, h), axis=1)
+    return (part[:, h - 1] + part[:, h]) / 2
 
 
 def _toward(diff: NDArray, direction: NDArray) -> NDArray:
@@ -169,7 +237,8 @@ def _past_shadows(a: NDArray, b: NDArray, plain: NDArray, min_level: float) -> N
     """The difference of samples ``a`` from the background ``b``, a shadow's only the part
     of it off the background's colour (see the module docstring)."""
     gain = np.einsum("ijk,ijk->ij", a, b) / np.maximum(np.einsum("ijk,ijk->ij", b, b), 1.0)
-    off = a - np.clip(gain, SHADOW_FLOOR, 1.0)[..., None] * b
+    # (np.minimum / np.maximum: np.clip costs several times more)
+    off = a - np.minimum(np.maximum(gain, SHADOW_FLOOR), 1.0)[..., None] * b
     off_darkened = np.sqrt(np.einsum("ijk,ijk->ij", off, off))
     shadow = (gain < 1.0) & (off_darkened < SHADOW_SHARE * np.maximum(plain, min_level))
     return np.where(shadow, off_darkened, plain)
@@ -233,11 +302,19 @@ def fit_circles(
     rounds = (*trims, trims[-1])
     block = np.arange(len(z)) // max(len(z) // parts, 1)  # the block of each row
     active = np.ones(len(z), bool)  # rows whose block goes on
+    every = True  # every row goes on (most fits): no masking needed
+    radc = rad[:, None]
+    # The points' offsets from the centre and their lengths; those a round ends with (for its
+    # residuals) are the next round's first.
+    v = z - c[:, None]
+    off = np.abs(v)
     for i, trim in enumerate(rounds):
         sw = w.sum(1)
-        for _ in range(2 if i == 0 else 1):
-            v = z - c[:, None]
-            dist = np.maximum(np.abs(v), 1e-9)
+        for step in range(2 if i == 0 else 1):
+            if step:
+                v = z - c[:, None]
+                off = np.abs(v)
+            dist = np.maximum(off, 1e-9)
             j = v / dist  # unit vectors, minus d res / d c
             wj = w * j
             # Normal equations M st = g with M = sum w j j^T and g = sum w j res. In complex
@@ -245,23 +322,33 @@ def fit_circles(
             # so the 2x2 system is solved in closed form: st = (sw g - j2 conj(g)) / (2 det M),
             # det M = (sw^2 - |j2|^2) / 4.
             j2 = (wj * j).sum(1)
-            g = (wj * (dist - rad[:, None])).sum(1)
+            g = (wj * (dist - radc)).sum(1)
             det = np.maximum(0.25 * (sw * sw - (j2 * j2.conj()).real), 1e-12)
             st = (sw * g - j2 * g.conj()) / (2.0 * det)
             # Points on a short arc (or on one line) leave the normal equations nearly
             # singular: never jump farther than a radius in one step.
             st = st * np.minimum(1.0, rad / np.maximum(np.abs(st), 1e-12))
-            c = np.where(active, c + st, c)
-        res = np.abs(z - c[:, None]) - rad[:, None]
+            c = c + st if every else np.where(active, c + st, c)
+        v = z - c[:, None]
+        off = np.abs(v)
+        res = off - radc
         kept = (valid & (np.abs(res) <= trim)).astype(np.float64)
         # Converged (the last step a ten-thousandth of a radius, so the next would move the
         # centre by far less) and the trim dropped nothing: more rounds would change nothing.
         settled = (kept == w).all(1) & (np.abs(st) < 1e-4 * rad)
-        done = np.bincount(block, ~settled, minlength=parts)[block] == 0
-        w = np.where(active[:, None], kept, w)
-        active &= ~done
-        if not active.any():
-            break
+        if parts == 1:
+            if settled.all():
+                w = kept if every else np.where(active[:, None], kept, w)
+                break
+            done = None
+        else:
+            done = np.bincount(block, ~settled, minlength=parts)[block] == 0
+        w = kept if every else np.where(active[:, None], kept, w)
+        if done is not None and done.any():
+            active &= ~done
+            every = False
+            if not active.any():
+                break
     # The centre of points on a circle lies within a radius of their mean.
     near = np.abs(c - start) <= 1.5 * rad
     ok = (w.sum(1) >= 5) & near & np.isfinite(c)
@@ -302,13 +389,17 @@ def refit_by_contrast(
     spread = np.hypot(*mean_dir.T) <= max_resultant
     c, r = c0.copy(), r0.copy()
     eye = 1e-9 * np.eye(3)
+    # The Jacobian (n, m, 3) of the residuals by (cx, cy, r): minus the unit vectors and -1.
+    # Its sums are matrix products (a fit costs its number of array operations, not its size).
+    jac = np.full((*p.shape[:2], 3), -1.0)
     for _ in range(steps):
         v = p - c[:, None]
         dist = np.maximum(np.hypot(v[..., 0], v[..., 1]), 1e-9)
-        jac = np.concatenate([-v / dist[..., None], -np.ones_like(dist)[..., None]], 2)
-        a = np.einsum("nm,nmi,nmk->nik", w, jac, jac) + eye
-        g = np.einsum("nm,nmi,nm->ni", w, jac, dist - r[:, None])
-        st = -np.linalg.solve(a, g[..., None])[..., 0]
+        np.divide(v, -dist[..., None], out=jac[..., :2])
+        wjt = (jac * w[..., None]).transpose(0, 2, 1)  # (n, 3, m)
+        a = wjt @ jac + eye
+        g = wjt @ (dist - r[:, None])[..., None]
+        st = -np.linalg.solve(a, g)[..., 0]
         c, r = c + st[:, :2], r + st[:, 2]
     good = (
         spread

@@ -44,6 +44,8 @@ class FastCamera:
             px = np.stack(np.meshgrid(gx, gy), axis=2).reshape(-1, 2)
             exact = camera.undistort((px - self._c) / self._f)
             self._table = exact.reshape(len(gy), len(gx), 2)
+            self._flat = exact
+            self._row_step = np.array([1, len(gx)], np.intp)
 
     def project(self, xyz_mm: ArrayLike) -> NDArray[np.float64]:
         """Pixels ``(n, 2)`` of pitch points ``(n, 3)`` mm; ValueError behind the camera."""
@@ -91,10 +93,13 @@ class FastCamera:
             if inside.any():
                 out[inside] = self._undistort(xd[inside], px[inside])
             return out
-        t = (u - i0)[:, :, None]  # (n, 2, 1)
-        ix, iy = i0[:, 0], i0[:, 1]
-        tab = self._table
-        top = tab[iy, ix] * (1.0 - t[:, 0]) + tab[iy, ix + 1] * t[:, 0]
-        bottom = tab[iy + 1, ix] * (1.0 - t[:, 0]) + tab[iy + 1, ix + 1] * t[:, 0]
-        start = top * (1.0 - t[:, 1]) + bottom * t[:, 1]
+        # Bilinear between the four table entries round each point, found in the table's
+        # rows laid end to end (one index, not two, per entry).
+        t = u - i0
+        tx, ty = t[:, 0:1], t[:, 1:2]
+        i = i0 @ self._row_step
+        tab, gw = self._flat, self._table.shape[1]
+        top = tab[i] + (tab[i + 1] - tab[i]) * tx
+        bottom = tab[i + gw] + (tab[i + gw + 1] - tab[i + gw]) * tx
+        start = top + (bottom - top) * ty
         return undistort_newton(self.camera.dist, xd, start, _NEWTON_STEPS)

@@ -38,10 +38,11 @@ from vision.edges import (
     PAST_SHADOWS,
     PLAIN,
     TOWARD_BALL,
+    edge_views,
     fit_circles,
-    radial_edge_sets,
     radial_edges,
     refit_by_contrast,
+    sample_rays,
 )
 from vision.model import SceneModel
 from vision.shading import fit_ball_patches
@@ -120,15 +121,18 @@ def refine_balls(
         use = again["ok"]
         start = passes["centre_px"]
         # Each ball keeps the last pass that fitted it, with what that pass read.
-        passes = {
-            key: np.where(use.reshape(-1, *([1] * (a.ndim - 1))), a, passes[key])
-            for key, a in again.items()
-        }
+        if use.all():
+            passes = again
+        elif use.any():
+            passes = {
+                key: np.where(use.reshape(-1, *([1] * (a.ndim - 1))), a, passes[key])
+                for key, a in again.items()
+            }
         passes["ok"] = use | passes["ok"]
     centre_px, r_px, ground, ok, streak = (
         passes[key] for key in ("centre_px", "r_px", "ground", "ok", "streak")
     )
-    outline, size_err, sigma, between = _ball_outline(image, model, passes, config)
+    outline, size_err, sigma, between = _ball_outline(model, passes, config)
     ground = ground + between
     r = model.pitch.profile.ball_radius_mm
     # A round ball in the open is placed by its whole patch (``vision/shading.py``); a streak
@@ -156,38 +160,32 @@ def _ball_pass(image, model, rough, config) -> dict[str, NDArray]:
     cam = model.lens
     # The outline as it shows says what a candidate is (a ball, a streak, a base of the ball's
     # colour, which is larger). Where a ball is, it is placed past its contact shadow by the
-    # shadow's colour (``vision/edges.py``); ``_ball_outline`` adds a second placing reading.
-    # (Neither is a place to judge size from: a dark base's rim passes for shadow there.)
-    (edges, valid, contrast), (past_px, past_valid, past_contrast) = radial_edge_sets(
-        image,
-        model.background,
-        rough,
-        r_px,
-        rays=config.rays,
-        min_level=model.threshold,
-        views=(PLAIN, PAST_SHADOWS),
-    )
+    # shadow's colour (``vision/edges.py``), and read a second way, toward the ball's colour,
+    # for ``_ball_outline``. (Neither is a place to judge size from: a dark base's rim passes
+    # for shadow there.)
+    found = sample_rays(image, model.background, rough, r_px, rays=config.rays)
+    sets = edge_views(found, (PLAIN, PAST_SHADOWS, TOWARD_BALL), min_level=model.threshold)
+    (_, valid, contrast), (_, past_valid, past_contrast), (_, tow_valid, tow_contrast) = sets
     k, m = valid.shape
-    # Both sets of edges and the rough centres cross to the plane of the ball's centre at once.
-    crossed = cam.back_project(
-        np.concatenate([edges.reshape(-1, 2), past_px.reshape(-1, 2), rough]), r
-    )
-    c0 = crossed[2 * k * m :]
+    # The three sets of edges and the rough centres cross to the plane of the ball's centre at
+    # once, and the three readings are fitted at once (a circle of the ball's radius through
+    # all edges, then weighted by contrast with the radius free): a fit of a few balls costs
+    # its number of array operations, not its size.
+    crossed = cam.back_project(np.concatenate([*(s[0].reshape(-1, 2) for s in sets), rough]), r)
+    c0 = crossed[3 * k * m :]
     e, _, tan_t, height = _radial_frame(model, c0, r)
     cos_t = 1.0 / np.sqrt(1.0 + tan_t**2)
-    sq = _squeeze(crossed[: 2 * k * m].reshape(2, k, m, 2), c0, e, cos_t)
+    sq = _squeeze(crossed[: 3 * k * m].reshape(3, k, m, 2), c0, e, cos_t)
     pts = crossed[: k * m].reshape(k, m, 2)
-    # The outline as it shows and the edges past the shadow, fitted at once (a circle of the
-    # ball's radius through all edges, then weighted by contrast with the radius free).
-    both_valid = np.concatenate([valid, past_valid])
-    both_contrast = np.concatenate([contrast, past_contrast])
-    both_pts = sq.reshape(2 * k, m, 2)
-    fixed, fit_ok, inl = fit_circles(both_pts, both_valid, np.full(2 * k, r), parts=2)
+    all_valid = np.concatenate([valid, past_valid, tow_valid])
+    all_contrast = np.concatenate([contrast, past_contrast, tow_contrast])
+    all_pts = sq.reshape(3 * k, m, 2)
+    fixed, fit_ok, inl = fit_circles(all_pts, all_valid, np.full(3 * k, r), parts=3)
     inl &= fit_ok[:, None]
-    refit, refit_r = refit_by_contrast(both_pts, inl, both_contrast, fixed, np.full(2 * k, r))
-    ok, use = fit_ok[:k].copy(), fit_ok[k:]
+    refit, refit_r = refit_by_contrast(all_pts, inl, all_contrast, fixed, np.full(3 * k, r))
+    ok, use = fit_ok[:k].copy(), fit_ok[k : 2 * k]
     # The passes follow the reading past the shadow, failing that the outline as it shows.
-    place = np.where(use[:, None], refit[k:], refit[:k])
+    place = np.where(use[:, None], refit[k : 2 * k], refit[:k])
     centre = _unsqueeze(place, c0, e, cos_t)
     fitted = centre.copy()
     # A streak: elongated, and a ball-sized circle explains less than half of its outline
@@ -223,15 +221,18 @@ def _ball_pass(image, model, rough, config) -> dict[str, NDArray]:
         "fit": refit[:k],
         "past_pts": sq[1],
         "past_contrast": past_contrast,
-        "past_fixed": fixed[k:],
-        "past_fit": refit[k:],
-        "past_r": refit_r[k:],
+        "past_fixed": fixed[k : 2 * k],
+        "past_fit": refit[k : 2 * k],
+        "past_r": refit_r[k : 2 * k],
         "past_ok": use,
-        "past_inl": inl[k:],
+        "past_inl": inl[k : 2 * k],
+        "tow_fixed": fixed[2 * k :],
+        "tow_fit": refit[2 * k :],
+        "tow_ok": fit_ok[2 * k :],
     }
 
 
-def _ball_outline(image, model, p: dict[str, NDArray], config):
+def _ball_outline(model, p: dict[str, NDArray], config):
     """What the final passes ``p`` (``_ball_pass``) read of each ball's outline: on_outline
     (k, rays), size_err (k,) mm, sigma (k,) mm and between (k, 2) mm (see ``refine_balls``).
 
@@ -243,21 +244,8 @@ def _ball_outline(image, model, p: dict[str, NDArray], config):
     r = model.pitch.profile.ball_radius_mm
     r_px, valid, squeezed, streak = p["r_px"], p["valid"], p["squeezed"], p["streak"]
     c0, e, cos_t = p["c0"], p["e"], p["cos_t"]
-    ((tow_px, tow_valid, tow_contrast),) = radial_edge_sets(
-        image,
-        model.background,
-        p["rough"],
-        r_px,
-        rays=config.rays,
-        min_level=model.threshold,
-        views=(TOWARD_BALL,),
-    )
-    k, m = valid.shape
-    tow = _squeeze(model.lens.back_project(tow_px.reshape(-1, 2), r).reshape(k, m, 2), c0, e, cos_t)
-    radius = np.full(k, r)
-    tow_fixed, tow_ok, tow_inl = fit_circles(tow, tow_valid, radius)
-    tow_inl &= tow_ok[:, None]
-    tow_fit, _ = refit_by_contrast(tow, tow_inl, tow_contrast, tow_fixed, radius)
+    k = len(valid)
+    tow_fixed, tow_fit, tow_ok = p["tow_fixed"], p["tow_fit"], p["tow_ok"]
     # The two readings fail in opposite ways: past the shadow, the ball's colour bled into its
     # shadow reads as ball, out by up to a pixel; toward the ball, a dim limb darker than the
     # cloth reads as cloth, in by as much. Only lossy frames (4:2:0 colour, a codec) bleed
@@ -278,7 +266,7 @@ def _ball_outline(image, model, p: dict[str, NDArray], config):
     # The scatter of the placing edges about their own circle.
     use_pts = np.where(use[:, None, None], p["past_pts"], squeezed)
     use_c = np.where(use[:, None], p["past_fit"], fit)
-    use_r = np.where(use, p["past_r"], radius)
+    use_r = np.where(use, p["past_r"], r)
     inl = p["inl"]
     use_w = np.where(
         use[:, None],

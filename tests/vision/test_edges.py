@@ -10,11 +10,14 @@ import pytest
 
 from vision.edges import (
     PAST_SHADOWS,
+    PLAIN,
     TOWARD_BALL,
+    edge_views,
     fit_circles,
     radial_edge_sets,
     radial_edges,
     refit_by_contrast,
+    sample_rays,
 )
 
 CLOTH = np.array([48.0, 128.0, 38.0])  # BGR
@@ -137,6 +140,29 @@ def test_the_toward_ball_view_reads_each_candidates_own_colour():
     assert ok.all()
     off = np.hypot(*(edges - centres[:, None, :]).transpose(2, 0, 1)) - r_px
     assert np.abs(off).max() < 0.5
+
+
+def test_every_view_of_one_sampling_reads_as_a_sampling_of_its_own():
+    """The three views of one sampling of the rays, found in one call (``edge_views``, as a
+    ball's fit reads them), give bit for bit what one sampling and call per view gives, for
+    each of two candidates of other colours."""
+    white, centre, r_px = disc_on_cloth((240, 240, 240), (150, 150, 150), shadow=0.5)
+    orange, _, _ = disc_on_cloth((20, 120, 245), (10, 60, 120), shadow=0.5)
+    img = np.concatenate([white, orange], axis=1)
+    background = np.broadcast_to(CLOTH.astype(np.uint8), img.shape).copy()
+    centres = np.stack([centre, centre + np.array([64.3, 0.4])])
+    radii = np.array([r_px, r_px + 0.3])
+    views = (PLAIN, PAST_SHADOWS, TOWARD_BALL)
+    found = sample_rays(img, background, centres, radii, rays=32)
+    together = edge_views(found, views, min_level=18.0)
+    for view, got in zip(views, together, strict=True):
+        ((edges, ok, contrast),) = radial_edge_sets(
+            img, background, centres, radii, rays=32, min_level=18.0, views=(view,)
+        )
+        assert ok.sum() > 40
+        assert np.array_equal(got[0], edges)
+        assert np.array_equal(got[1], ok)
+        assert np.array_equal(got[2], contrast)
 
 
 @pytest.mark.parametrize(
