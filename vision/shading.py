@@ -11,7 +11,10 @@ explained instead, pixel by pixel, by what lies there:
 - **The ball** as a Lambertian sphere: where a ray meets it, its brightness in each colour is
   linear in the surface normal ``n`` there, ``a + b . n``. That holds for any number of distant
   lights (unclamped) and for light from a sky hemisphere (``(1 + n_z) / 2``), so a dim lower
-  side is shading the model expects, not an edge moved inward.
+  side is shading the model expects, not an edge moved inward. A marked ball (two-tone, a
+  band, spots: its inside in two colours that shading does not explain) gets one such
+  shading per tone, each pixel taking the tone the ball shows just inside the silhouette
+  along its radius: a dark mark at the limb is ball, not shadow (``_tones``).
 - **The cloth**: where cloth may show (beyond the silhouette and within a pixel and a half
   inside it) only the part of a pixel's colour off the learnt background's colour is compared:
   a shadow darkens the cloth and keeps its colour, so the contact shadow and a shadow cast to
