@@ -361,16 +361,26 @@ class Detector:
         # The fit runs from its own centre until it settles; one that wandered more than half
         # a radius from its start may have left for something else: the blobs decide then.
         near = np.hypot(*(fit[0][0] - start[0])) < 0.5 * fit[1][0]
-        if near and fit[4].all() and fit[3][0] >= self.config.hint_min_score:
+        # A ball placed by its whole patch is a sphere of the ball's size whose outline is
+        # whole round it, whatever its colour share says (a marked ball's dark half is no
+        # ball colour).
+        sure = fit[3][0] >= self.config.hint_min_score or fit[7][0]
+        if near and fit[4].all() and sure:
             self._ball_gate.store(box, region, fit, self._frames)
             return fit
         balls, _ = self._ball_in_window(image, box)
+        # The fit at the prediction passed every check of a ball, though not convincingly:
+        # it stands where the window's blobs give none (a marked ball's blob of its main
+        # colour may be a sliver of it).
+        fallback = fit if near and fit[4].all() else None
         if len(balls) == 0:
             self._ball_gate.clear()
-            return None
-        fit = self._fit_balls(image, balls, whole_patch=not rolling)
-        self._ball_gate.store(box, region, fit, self._frames)
-        return fit
+            return fallback
+        found = self._fit_balls(image, balls, whole_patch=not rolling)
+        if not found[4].any() and fallback is not None:
+            found = fallback
+        self._ball_gate.store(box, region, found, self._frames)
+        return found
 
     def _scale_at(self, xy_px: NDArray) -> float:
         """Pixels per mm at one point (the ball's: the same point frame after frame while it

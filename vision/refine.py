@@ -45,7 +45,7 @@ from vision.edges import (
     sample_rays,
 )
 from vision.model import SceneModel
-from vision.shading import fit_ball_patches
+from vision.shading import PatchFits, fit_ball_patches
 
 MAX_PASSES = 8  # fits of one ball, each from the last one's centre
 BASE_PASSES = 3  # fits of one base, each from the last one's centre
@@ -54,6 +54,12 @@ EDGE_SPACING_PX = 2.0  # edges of a ball's outline this far apart err independen
 # The whole patch is a ball's only where the ball shows whole: balls in the open have 0.9-1
 # of their rays on the outline, one with a fifth of it under a finger 0.78.
 PATCH_MIN_SUPPORT = 0.85
+MAX_PAST_OUTLINE = 2  # rays whose outline may lie inside the circle read past the shadow
+# ... and from this share on it is fitted, then kept where the outline round its own centre
+# is whole (the edges' centre may have strayed).
+PATCH_TRY_SUPPORT = 0.5
+OWN_INSIDE = 0.8  # radii where a limb's colour is read
+OWN_BACKGROUND = (0.4, 0.6, 0.8, 1.1, 1.3)  # ... and where the background is compared with it
 
 
 def _radial_frame(model: SceneModel, c_mm: NDArray, z_mm: float):
@@ -136,19 +142,84 @@ def refine_balls(
     ground = ground + between
     r = model.pitch.profile.ball_radius_mm
     # A round ball in the open is placed by its whole patch (``vision/shading.py``); a streak
-    # is no sphere, and the model has no finger, net or base hiding part of the ball.
-    patch = ok & ~streak & (outline.mean(axis=1) >= PATCH_MIN_SUPPORT)
+    # is no sphere, and the model has no finger, net or base hiding part of the ball. A ray
+    # whose limb meets a background of its own colour (a white ball on a white line) shows
+    # no outline there and hides nothing: the patch model holds that background.
+    support = (outline | _on_own_colour(image, model, centre_px, r_px, config.rays)).mean(1)
+    patch = ok & ~streak & (support >= PATCH_TRY_SUPPORT)
     placed = np.zeros(len(ground), bool)
     if whole_patch and config.patch_fit and patch.any():
         fits = fit_ball_patches(
             image, model.background, model.lens, ground[patch], r, model.noise_sigma
         )
-        idx = np.flatnonzero(patch)[fits.ok]
-        ground[idx] = fits.centre_mm[fits.ok]
-        sigma[idx] = fits.sigma_mm[fits.ok]
+        # Edges that strayed far from where the search started (a ball at rest: its last
+        # fit) may leave the patch fit too far to converge: it starts again from there.
+        far = ~fits.ok & (np.hypot(*(centre_px[patch] - rough[patch]).T) > 1.0)
+        if far.any():
+            start = model.lens.back_project(rough[patch][far], r)
+            again = fit_ball_patches(
+                image, model.background, model.lens, start, r, model.noise_sigma
+            )
+            fit_ok, fit_mm, fit_sigma = fits.ok.copy(), fits.centre_mm.copy(), fits.sigma_mm.copy()
+            fit_ok[far], fit_mm[far], fit_sigma[far] = again.ok, again.centre_mm, again.sigma_mm
+            fits = PatchFits(fit_mm, fit_sigma, fits.blur_px, fit_ok)
+        good = fits.ok.copy()
+        # Edges that strayed (a ball on a line of its own colour, a dark mark taken for
+        # shadow) leave the outline round their centre broken: the patch fit, which holds
+        # both, stands where the outline round its own centre is whole.
+        check = np.flatnonzero(good & (support[patch] < PATCH_MIN_SUPPORT))
+        if len(check):
+            whole = _outline_share(image, model, fits.centre_mm[check], config)
+            good[check] = whole >= PATCH_MIN_SUPPORT
+        idx = np.flatnonzero(patch)[good]
+        ground[idx] = fits.centre_mm[good]
+        sigma[idx] = fits.sigma_mm[good]
         placed[idx] = True
     centre_px = model.lens.project(np.concatenate([ground, np.full((len(ground), 1), r)], 1))
     return centre_px, r_px, ground, ok, outline, size_err, sigma, placed
+
+
+def _outline_share(image, model, centres_mm: NDArray, config) -> NDArray[np.float64]:
+    """Share ``(k,)`` of the rays from each ball centre ``(k, 2)`` mm whose edge lies on
+    that ball's outline (within a pixel) or meets a background of the limb's own colour."""
+    r = model.pitch.profile.ball_radius_mm
+    c_px = model.lens.project(np.concatenate([centres_mm, np.full((len(centres_mm), 1), r)], 1))
+    r_px = r * model.px_per_mm(c_px)
+    edges, valid, _ = radial_edges(
+        image, model.background, c_px, r_px, rays=config.rays, min_level=model.threshold
+    )
+    k, m = valid.shape
+    pts = model.lens.back_project(edges.reshape(-1, 2), r).reshape(k, m, 2)
+    e, _, tan_t, _ = _radial_frame(model, centres_mm, r)
+    sq = _squeeze(pts, centres_mm, e, 1.0 / np.sqrt(1.0 + tan_t**2))
+    signed = np.hypot(*(sq - centres_mm[:, None, :]).transpose(2, 0, 1)) - r
+    on = valid & (np.abs(signed) <= np.maximum(1.0, r / r_px)[:, None])
+    return (on | _on_own_colour(image, model, c_px, r_px, config.rays)).mean(axis=1)
+
+
+def _on_own_colour(image, model, centre_px, r_px, rays: int) -> NDArray[np.bool_]:
+    """Which rays ``(k, rays)`` from each ball's centre ``(k, 2)`` px cross a background of
+    the limb's own colour: the ball just inside its outline (``OWN_INSIDE`` radii) and the
+    background at one of ``OWN_BACKGROUND`` radii within twice the foreground threshold. A
+    white line under a white ball leaves no contrast there, and its ray no edge (its weakest
+    contrast inside is too low), nor one beyond it."""
+    ang = np.arange(rays) * (2 * np.pi / rays)
+    u = np.stack([np.cos(ang), np.sin(ang)], 1)
+    c, r = np.asarray(centre_px, np.float64), np.asarray(r_px, np.float64)
+    w, h = model.size_px
+
+    def at(img, frac):
+        p = c[:, None, :] + frac * r[:, None, None] * u[None]
+        ix = np.minimum(np.maximum(np.rint(p[..., 0]).astype(np.intp), 0), w - 1)
+        iy = np.minimum(np.maximum(np.rint(p[..., 1]).astype(np.intp), 0), h - 1)
+        return img[iy, ix].astype(np.float32)
+
+    limb = at(image, OWN_INSIDE)
+    own = np.zeros(limb.shape[:2], bool)
+    for frac in OWN_BACKGROUND:
+        gap = limb - at(model.background, frac)
+        own |= np.sqrt((gap * gap).sum(-1)) < 2.0 * model.threshold
+    return own
 
 
 def _ball_pass(image, model, rough, config) -> dict[str, NDArray]:
@@ -184,6 +255,13 @@ def _ball_pass(image, model, rough, config) -> dict[str, NDArray]:
     inl &= fit_ok[:, None]
     refit, refit_r = refit_by_contrast(all_pts, inl, all_contrast, fixed, np.full(3 * k, r))
     ok, use = fit_ok[:k].copy(), fit_ok[k : 2 * k]
+    # The ball lies within its outline as it shows (ball, shadow and marks all differ from
+    # the cloth): a circle read past the shadow that reaches beyond that outline on several
+    # rays took a dark part of the ball for shadow (a marked ball's dark half), and its
+    # centre strays pass after pass toward that part.
+    inside = np.hypot(*(sq[0] - refit[k : 2 * k, None, :]).transpose(2, 0, 1)) - r
+    tol = np.maximum(1.0, r / r_px)[:, None]
+    use = use & ((valid & (inside < -tol)).sum(1) <= MAX_PAST_OUTLINE)
     # The passes follow the reading past the shadow, failing that the outline as it shows.
     place = np.where(use[:, None], refit[k : 2 * k], refit[:k])
     centre = _unsqueeze(place, c0, e, cos_t)

@@ -11,7 +11,10 @@ explained instead, pixel by pixel, by what lies there:
 - **The ball** as a Lambertian sphere: where a ray meets it, its brightness in each colour is
   linear in the surface normal ``n`` there, ``a + b . n``. That holds for any number of distant
   lights (unclamped) and for light from a sky hemisphere (``(1 + n_z) / 2``), so a dim lower
-  side is shading the model expects, not an edge moved inward.
+  side is shading the model expects, not an edge moved inward. A marked ball (two-tone, a
+  band, spots: its inside in two colours that shading does not explain) gets one such
+  shading per tone, each pixel taking the tone the ball shows just inside the silhouette
+  along its radius: a dark mark at the limb is ball, not shadow (``_tones``).
 - **The cloth**: where cloth may show (beyond the silhouette and within a pixel and a half
   inside it) only the part of a pixel's colour off the learnt background's colour is compared:
   a shadow darkens the cloth and keeps its colour, so the contact shadow and a shadow cast to
@@ -46,6 +49,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.colour import shaded_distance
 from vision.geometry import FastCamera
 
 SUPERSAMPLE = 3  # sub-samples per pixel and axis, near the silhouette
@@ -60,6 +64,12 @@ MODEL_SIGMA_PX = 0.05  # what the model lacks (see the module docstring)
 HUBER = 2.0  # residuals beyond this many robust sigmas are weighed down
 START_BLUR_PX = 0.6
 BLUR_RANGE_PX = (0.15, 1.5)
+# A marked ball (two-tone, a band, spots): a pixel's tone is read this far inside the
+# silhouette along its radius, where no cloth is mixed in; each tone must hold at least this
+# share of the ball's inside, and differ from the other by more than shading does.
+TONE_INSIDE_PX = 2.0
+TONE_MIN_SHARE = 0.1
+TONE_SHADING = (0.3, 1.4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +108,48 @@ def fit_ball_patches(
         if patch is None:
             out[0][i] = start[i]
             continue
-        out[0][i], out[1][i], out[2][i], out[3][i] = patch.fit(start[i], noise)
+        centre, sigma, blur, ok = patch.fit(start[i], noise)
+        out[0][i], out[1][i], out[2][i], out[3][i] = centre, sigma, blur, ok
     return PatchFits(*out)
+
+
+def _tones(patch_bgr, px, py, c_px, r_px: float, rim) -> NDArray[np.float64] | None:
+    """Which of two tones ``(h * w,)`` 0/1 the ball shows at each pixel of ``patch_bgr
+    (h, w, 3)`` (pixel coordinates ``px, py`` and the silhouette's centre ``c_px`` in the
+    patch, ``rim`` px from the silhouette), or None for a ball of one colour.
+
+    A marked ball (two-tone, a band, spots) is two colours, each shaded as the sphere is:
+    one linear shading cannot explain both, and a dark mark at the limb is ball, not shadow.
+    The inside's colours fall in two clusters; they are two tones when both are common and
+    they differ by more than shading does (a plain ball's dim side is its lit side darker).
+    Each pixel takes the tone of the ball ``TONE_INSIDE_PX`` inside the silhouette along
+    its radius (a pixel at the limb: the limb's tone, with no cloth mixed in).
+    """
+    inside = rim < -TONE_INSIDE_PX
+    pix = patch_bgr[inside].astype(np.float32)
+    if len(pix) < 20:
+        return None
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    _, labels, centres = cv2.kmeans(
+        pix, K=2, bestLabels=None, criteria=criteria, attempts=2, flags=cv2.KMEANS_PP_CENTERS
+    )
+    share = float(labels.mean())
+    if min(share, 1.0 - share) < TONE_MIN_SHARE:
+        return None
+    bright = int(np.argmax(centres.sum(1)))
+    dark = centres[1 - bright]
+    d = float(shaded_distance(dark[None], centres[bright][None], TONE_SHADING)[0, 0])
+    if d < 0.2 * float(np.linalg.norm(dark)) + 10.0:
+        return None
+    dx, dy = px - c_px[0], py - c_px[1]
+    rho = np.maximum(np.hypot(dx, dy), 1e-9)
+    k = np.minimum(1.0, max(r_px - TONE_INSIDE_PX, 0.0) / rho)
+    h, w = patch_bgr.shape[:2]
+    ix = np.clip(np.rint(c_px[0] + dx * k).astype(np.intp), 0, w - 1)
+    iy = np.clip(np.rint(c_px[1] + dy * k).astype(np.intp), 0, h - 1)
+    at = patch_bgr[iy, ix].astype(np.float32).reshape(-1, 3)
+    near = ((at[:, None, :] - centres[None]) ** 2).sum(2)
+    return np.argmin(near, axis=1).astype(np.float64)
 
 
 def _blur_taps(blur_px: float) -> NDArray[np.float32]:
@@ -115,7 +165,9 @@ class _Patch:
     """The pixels round one ball: their rays (a pixel near the silhouette sub-sampled), where
     those meet the cloth, and the background there."""
 
-    def __init__(self, img, bg, proj, rays, ground, band, shape, origin, f_px, mask, r_mm, rim):
+    def __init__(
+        self, img, bg, proj, rays, ground, band, shape, origin, f_px, mask, r_mm, rim, tone
+    ):
         self.img = img  # (n, 3) pixels used
         self.bg = bg  # (n, 3) their background
         self.proj = proj  # (n, 3, 3) what of each pixel's colour is compared
@@ -128,6 +180,7 @@ class _Patch:
         self.mask = mask  # (h, w) which modelled pixels are used
         self.r = r_mm
         self.rim = rim  # (n,) px from the start's silhouette, + outward
+        self.tone = tone  # (h * w,) 0/1 which of a marked ball's two tones, or None
         self.weights = np.ones(len(img))
         self._y = np.einsum("nij,nj->ni", proj, img)  # what is compared of each pixel
 
@@ -168,7 +221,10 @@ class _Patch:
         proj = np.eye(3)[None] - b[:, :, None] * b[:, None, :]
         inner = (rim[mask] < -OUTSIDE_PX)[:, None, None]
         proj = np.where(inner, np.eye(3)[None], proj)
-        return cls(img, bg, proj, d, ground, band, px.shape, origin, f_px, mask, r_mm, rim[mask])
+        tone = _tones(image[y0:y1, x0:x1], px - x0, py - y0, c_px - (x0, y0), r_px, rim)
+        return cls(
+            img, bg, proj, d, ground, band, px.shape, origin, f_px, mask, r_mm, rim[mask], tone
+        )
 
     def _bases(self, centre_mm, blur_px: float):
         """The model's basis images at the used pixels: ``(n, 4)`` for the ball's shading
@@ -197,6 +253,9 @@ class _Patch:
         # Each pixel averages its samples, then the blur mixes neighbouring pixels.
         pix = maps[:p].copy()
         pix[self.band] = maps[p:].reshape(len(self.band), -1, 6).mean(1)
+        if self.tone is not None:  # each tone its own shading, blurred into the other
+            t = self.tone[:, None]
+            pix = np.concatenate([pix[:, :4] * (1.0 - t), pix[:, :4] * t, pix[:, 4:]], 1)
         kern = _blur_taps(blur_px)
         pix = cv2.sepFilter2D(
             pix.reshape(*self.shape, -1).astype(np.float32),
@@ -205,24 +264,26 @@ class _Patch:
             kern,
             borderType=cv2.BORDER_REPLICATE,
         )[self.mask].astype(np.float64)
+        nb = pix.shape[1] - 2
         # The cloth's light factor scales the background (a pixel's own; within one pixel
         # it changes little).
-        cloth = self.bg[:, :, None] * pix[:, None, 4:]
-        return pix[:, :4], cloth
+        cloth = self.bg[:, :, None] * pix[:, None, nb:]
+        return pix[:, :nb], cloth
 
     def _residual(self, params):
         """Weighted residuals ``(n * 3,)`` of the best appearance for ``params`` (x, y mm,
         log blur px)."""
         ball, cloth = self._bases(params[:2], float(np.exp(params[2])))
         n, _, nl = cloth.shape
-        # Unknowns: 4 shading numbers per colour, then the cloth's light factor. Colour ch's
-        # shading numbers reach the compared colour i through proj[:, i, ch] alone.
-        a = np.empty((n, 3, 12 + nl))
-        a[:, :, :12] = (self.proj[:, :, :, None] * ball[:, None, None, :]).reshape(n, 3, 12)
-        a[:, :, 12:] = np.einsum("nij,njk->nik", self.proj, cloth)
+        nb = 3 * ball.shape[1]
+        # Unknowns: 4 shading numbers per colour (and tone), then the cloth's light factor.
+        # Colour ch's shading numbers reach the compared colour i through proj[:, i, ch] alone.
+        a = np.empty((n, 3, nb + nl))
+        a[:, :, :nb] = (self.proj[:, :, :, None] * ball[:, None, None, :]).reshape(n, 3, nb)
+        a[:, :, nb:] = np.einsum("nij,njk->nik", self.proj, cloth)
         y = self._y
         sw = np.sqrt(self.weights)[:, None, None]
-        aw = (a * sw).reshape(-1, 12 + nl)
+        aw = (a * sw).reshape(-1, nb + nl)
         yw = (y * sw[..., 0]).ravel()
         ata = aw.T @ aw
         ata[np.diag_indices_from(ata)] += 1e-9 * (np.trace(ata) + 1.0)
@@ -263,7 +324,7 @@ class _Patch:
                 break
         # The last Jacobian stands for the covariance: the last step moved the centre by a
         # few thousandths of a pixel.
-        dof = max(len(res) - 12 - 4 - 3, 1)
+        dof = max(len(res) - (12 if self.tone is None else 24) - 4 - 3, 1)
         s2 = (res @ res) / dof
         blur = float(np.exp(p[2]))
         # Neighbouring pixels share their errors over about the blur's area.
