@@ -16,8 +16,10 @@ from hardware.recording import read_meta
 from simulator.sim_source import SimSource
 from tablevar.cli import main
 from tablevar.live_record import LiveRecorder
+from web.games import page_words
 from web.hub import MatchHub
 from web.matchlog import MatchLog
+from web.recordings import Analysis
 
 
 @pytest.fixture
@@ -61,6 +63,9 @@ def test_analyze_referees_the_recorded_game(sim_recording, both_games, tmp_path)
     argv = ["analyze", str(sim_recording), "--out", str(out), "--table", both_games]
     assert main([*argv, "--no-progress"]) == 0
     assert json.loads((out / "summary.json").read_text())["game"] == "button-football"
+    # the review page of that analysis speaks of button football, not of the table's FISTF
+    analysis = Analysis(out)
+    assert page_words(analysis.table(), analysis.game())["game"].name == "button-football"
 
 
 def test_a_recorded_game_tablevar_does_not_know_is_one_line(sim_recording, tmp_path, capsys):
