@@ -2,7 +2,8 @@
 
 Renders button-football clips the tests never see (seeds from 1000 on, the scenes of
 ``simulator.button_scenes`` in turn: kick-offs, passes, seven contacts, called shots that score
-or stay in play, uncalled goals, throw-ins, corners, goal kicks, the keeper's ball; a camera and
+or stay in play, uncalled goals, throw-ins, corners, goal kicks, the keeper's ball, fouls (a
+button flicked into an opponent's before the ball: a free kick, or a penalty); a camera and
 a look drawn from the seed), runs ``tablevar analyze`` on each (in this process, its rules stage
 watched for the contacts it is given) and compares with the clip's truth:
 
@@ -10,8 +11,9 @@ watched for the contacts it is given) and compares with the clip's truth:
   when a call of the same kind, team and restart is made within 3 frames, *abstained* when the
   call made there is ``too close to call`` (left to the referee), else *missed*; any other call
   is *confident wrong*, or *abstained* when it is ``too close to call``;
-- contacts: every strike of the clip filed once, by the right button, within 3 frames of its
-  onset, and nothing else (a clip is exact when both hold);
+- contacts: every strike of the clip (a flick that reached the ball, or a button flicked into
+  another) filed once, by the right button, within 3 frames of its onset, and nothing else (a
+  clip is exact when both hold);
 - clock: the analysed ``clock_s`` against the true rolling time in play (``rolling_time_s``, in
   continuous time; % of it);
 - speed: ``ms_per_frame`` of the pipeline and rules, and its ratio to FISTF clips of the same

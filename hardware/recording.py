@@ -5,7 +5,10 @@ A recording folder holds:
 - ``video.mp4``: the frames, H.264 in a fragmented MP4 (``hardware/video_writer.py``): one
   fragment a second, so a crash loses at most the last second.
 - ``meta.json``: ``{"schema_version": 1, "fps", "size_px": [w, h], "table", "source",
-  "camera": <CameraModel.to_dict()> | null, "frames", "complete"}``. It is written first with
+  "camera": <CameraModel.to_dict()> | null, "frames", "complete"}``, and ``"game"`` (the game
+  refereed on the table, ``rules.games``) when the recording says which: a table may be played
+  by more than one game, and a later analysis must referee the one that was played. It is
+  written first with
   ``complete: false`` and rewritten on ``close()`` with the frame count and ``complete: true``,
   so a folder whose meta still says ``false`` was not closed cleanly.
 - ``timestamps.csv``: header ``frame,t_ns``, one row per frame, the capture time in ns
@@ -42,6 +45,7 @@ TRUTH_NAME = "truth.jsonl"
 TRUTH_CALLS_NAME = "truth_calls.jsonl"
 TIMESTAMPS_HEADER = "frame,t_ns"
 _META_KEYS = ("schema_version", "fps", "size_px", "table", "source", "camera", "frames", "complete")
+_OPTIONAL_META_KEYS = ("game",)
 
 
 class RecordingError(ValueError):
@@ -61,6 +65,8 @@ class RecordingMeta:
         camera: the camera model when known (simulated or calibrated), else None.
         frames: number of frames written; 0 while the recording is still open.
         complete: True once the writer was closed cleanly.
+        game: the game refereed (``rules.games`` name), None when the recording does not say
+            (the game its table profile names).
     """
 
     schema_version: int
@@ -71,6 +77,7 @@ class RecordingMeta:
     camera: CameraModel | None
     frames: int
     complete: bool
+    game: str | None = None
 
     @property
     def duration_s(self) -> float:
@@ -87,7 +94,7 @@ class RecordingMeta:
             "camera": None if self.camera is None else self.camera.to_dict(),
             "frames": self.frames,
             "complete": self.complete,
-        }
+        } | ({} if self.game is None else {"game": self.game})
 
 
 def _json_default(value: Any) -> Any:
@@ -116,6 +123,7 @@ class RecordingWriter:
         table: table profile name or path.
         source: where the frames come from (``sim``, ``pi``, ``opencv:0``, ...).
         camera: the camera model, when known.
+        game: the game refereed on the table, when known (``RecordingMeta.game``).
         overwrite: replace an existing recording in ``folder``.
         repeatable: the same frames always give the same video (``VideoWriter``).
         lossless: write the video losslessly in full colour (``VideoWriter``), not H.264.
@@ -135,6 +143,7 @@ class RecordingWriter:
         table: str,
         source: str,
         camera: CameraModel | None = None,
+        game: str | None = None,
         overwrite: bool = False,
         repeatable: bool = False,
         lossless: bool = False,
@@ -148,7 +157,15 @@ class RecordingWriter:
             raise RecordingError(f"size_px must be (width, height) > 0, got {size_px!r}")
         self.size_px = (int(size_px[0]), int(size_px[1]))
         self._meta = RecordingMeta(
-            SCHEMA_VERSION, float(fps), self.size_px, str(table), str(source), camera, 0, False
+            SCHEMA_VERSION,
+            float(fps),
+            self.size_px,
+            str(table),
+            str(source),
+            camera,
+            0,
+            False,
+            game,
         )
         self._prepare_folder(overwrite)
         try:
@@ -352,7 +369,7 @@ def read_meta(folder: str | Path) -> RecordingMeta:
             f"(this tablevar reads version {SCHEMA_VERSION}); upgrade tablevar or re-record"
         )
     missing = [k for k in _META_KEYS if k not in data]
-    unknown = sorted(set(data) - set(_META_KEYS))
+    unknown = sorted(set(data) - set(_META_KEYS) - set(_OPTIONAL_META_KEYS))
     if missing or unknown:
         raise RecordingError(f"{path}: missing keys {missing}, unknown keys {unknown}")
     try:
@@ -367,7 +384,10 @@ def read_meta(folder: str | Path) -> RecordingMeta:
             camera=camera,
             frames=int(data["frames"]),
             complete=bool(data["complete"]),
+            game=data.get("game"),
         )
+        if meta.game is not None and not isinstance(meta.game, str):
+            raise TypeError(f"game must be a game's name, got {meta.game!r}")
     except (TypeError, ValueError, OverflowError) as exc:
         raise RecordingError(f"{path}: malformed value: {exc}") from exc
     if not (

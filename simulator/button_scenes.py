@@ -32,10 +32,11 @@ from rules.button_state import ButtonConfig, ButtonState, ShotCall
 from rules.calls import Call
 from rules.observation import AWAY, HOME, Contact, Figures, Observation
 from simulator.look import Look
+from simulator.physics import FIGURE_DECEL_MM_S2
 from simulator.render import Renderer
 from simulator.scene import TEAM_NAMES
-from simulator.scene_library import ATTEMPTS, Script, touchline_out
-from simulator.scenes import CompiledScene, SceneError, compile_scene
+from simulator.scene_library import ATTEMPTS, PAUSE_S, Script, _seg_dist, touchline_out
+from simulator.scenes import MAX_RUN_UP_MM, RUN_UP_MM, CompiledScene, SceneError, compile_scene, hit
 from simulator.simulate import EXPOSURE_S
 from simulator.truth import frame_truth
 
@@ -83,6 +84,27 @@ class ButtonScript(Script):
         )
         self.flick(fig, target)
         self.ball = stop
+
+    def hit(self, fig: int, target: int, to) -> None:
+        """``fig`` is flicked into ``target``'s base instead of the ball; ``target`` slides to
+        ``to`` (the compiler's head-on hit: ``fig`` stops where it touched)."""
+        to = np.asarray(to, dtype=float)
+        d = float(np.hypot(*(to - self.pos[target])))
+        u = (to - self.pos[target]) / d
+        contact = self.pos[target] - u * 2.0 * self.r_base
+        if not self.good_run_up(fig, contact, u):  # leave the compiler time to bring it behind
+            d_fig = float(np.hypot(*(contact - u * RUN_UP_MM - self.pos[fig])))
+            self.t += 2.0 * math.sqrt(4.0 * d_fig / FIGURE_DECEL_MM_S2) + 0.4
+        self.actions.append(hit(fig, self.t, target, tuple(to)))
+        self.pos[fig], self.pos[target] = contact, to
+        self.t += math.sqrt(2.0 * d / FIGURE_DECEL_MM_S2) + PAUSE_S
+
+    def good_run_up(self, fig: int, contact, u) -> bool:
+        """Whether ``fig`` stands where the compiler runs it up to ``contact`` along ``u``
+        straight from its place (else it is slid behind first)."""
+        run = np.asarray(contact) - self.pos[fig]
+        run_mm = float(np.hypot(*run))
+        return 1.0 < run_mm <= MAX_RUN_UP_MM and run @ u / run_mm >= math.cos(math.radians(30))
 
 
 def _attack(s: ButtonScript, call: bool) -> str:
@@ -190,6 +212,89 @@ def _keeper_ball(s: ButtonScript) -> str:
     raise SceneError(f"no clear pass into the goal area from {np.round(s.ball).tolist()}")
 
 
+def _foul(s: ButtonScript, team: int, in_area: bool) -> None:
+    """A button of ``team`` is flicked into an opponent's button, not the ball: one standing in
+    ``team``'s own penalty area (``in_area``), or one in open play clear of both areas. The hit
+    button slides 40-110 mm on; neither touches the ball or another piece."""
+    own = f"penalty_area_{'left' if team == HOME else 'right'}"
+    zones = [f"{b}_{e}" for b in ("penalty_area", "goal_area") for e in ("left", "right")]
+    if any(
+        float(s.pitch.zone_margin_mm(f"goal_area_{e}", s.ball)[0]) > -20.0
+        for e in ("left", "right")
+    ):
+        raise SceneError("the ball rests at a goal area: the keeper's ball, not open play")
+    targets = [i for i in s.pos if s.team[i] != team and i not in (1, 12)]
+    s.rng.shuffle(targets)
+    for target in targets:
+        p = s.pos[target]
+        if in_area and float(s.pitch.zone_margin_mm(own, p)[0]) < 20.0:
+            continue
+        if not in_area and max(float(s.pitch.zone_margin_mm(z, p)[0]) for z in zones) > -20.0:
+            continue
+        for _ in range(12):
+            u = _unit(s.rng.uniform(-1.0, 1.0))
+            to = p + float(s.rng.uniform(40.0, 110.0)) * u
+            contact = p - u * 2.0 * s.r_base
+            fig = s.nearest(team, to=contact - u * RUN_UP_MM)
+            if _hit_clear(s, fig, target, contact, to):
+                s.hit(fig, target, to)
+                return
+    where = "in its own penalty area" if in_area else "in open play"
+    raise SceneError(f"no clear hit on an opponent {where}")
+
+
+def _hit_clear(s: ButtonScript, fig: int, target: int, contact, to) -> bool:
+    """Whether ``fig`` can run (behind first, if it must) to ``contact`` and the hit button
+    slide to ``to`` without touching the ball or any other piece."""
+    p = s.pos[target]
+    u = (np.asarray(to) - p) / float(np.hypot(*(np.asarray(to) - p)))
+    if not s.inside(to, 60.0):
+        return False
+    legs = [(s.pos[fig], contact)]
+    if not s.good_run_up(fig, contact, u):
+        legs = [(s.pos[fig], contact - u * RUN_UP_MM), (contact - u * RUN_UP_MM, contact)]
+    base, ball = 2.0 * s.r_base + 6.0, s.r_ball + s.r_base + 6.0
+    for i, q in s.pos.items():
+        if i in (fig, target):
+            continue
+        if any(_seg_dist(q, a, b) < base for a, b in [*legs, (p, to)]):
+            return False
+    if any(_seg_dist(s.ball, a, b) < ball for a, b in [*legs, (p, to)]):
+        return False
+    return len(legs) == 1 or _seg_dist(p, *legs[0]) >= base
+
+
+def _foul_free_kick(s: ButtonScript) -> str:
+    """Home passes, then flicks a button into an away button in open play: a free kick for
+    away at the foul."""
+    s.pass_to_teammate(s.nearest(HOME))
+    _foul(s, HOME, in_area=False)
+    return "a button hit an opponent's before the ball: a free kick"
+
+
+def _foul_penalty(s: ButtonScript) -> str:
+    """Away passes deep in its half, then flicks a button into a home button standing in the
+    away penalty area: a penalty for home."""
+    area = s.pitch.profile
+    hx = 0.5 * area.length_mm
+    for _ in range(40):  # a home attacker comes into the away penalty area first
+        spot = np.array(
+            [
+                hx - float(s.rng.uniform(45.0, area.penalty_area_depth_mm - 30.0)),
+                float(s.rng.uniform(-1.0, 1.0)) * 150.0,
+            ]
+        )
+        inside = float(s.pitch.zone_margin_mm("penalty_area_right", spot)[0]) > 30.0
+        if inside and _open_spot(s, spot):
+            s.move(s.nearest(HOME, to=spot), spot)
+            break
+    else:
+        raise SceneError("no open spot for an attacker in the away penalty area")
+    s.pass_to_teammate(s.nearest(AWAY))
+    _foul(s, AWAY, in_area=True)
+    return "a defender hit an opponent in its own penalty area before the ball: a penalty"
+
+
 def _unit(turn: float) -> np.ndarray:
     return np.array([math.cos(math.pi * turn), math.sin(math.pi * turn)])
 
@@ -207,7 +312,7 @@ def _open_spot(s: ButtonScript, xy) -> bool:
 
 
 ATTACKS = ("bf_called_goal", "bf_uncalled_goal", "bf_called_kept_in_play", "bf_keeper_ball")
-AT_GOAL_LINE = ("bf_corner", "bf_goal_kick")
+AT_GOAL_LINE = ("bf_corner", "bf_goal_kick", "bf_foul_penalty")
 SCENES: dict[str, Callable[[ButtonScript], str]] = {
     "bf_called_goal": lambda s: _attack(s, True),
     "bf_uncalled_goal": lambda s: _attack(s, False),
@@ -218,6 +323,8 @@ SCENES: dict[str, Callable[[ButtonScript], str]] = {
     "bf_corner": _corner,
     "bf_goal_kick": _goal_kick,
     "bf_keeper_ball": _keeper_ball,
+    "bf_foul_free_kick": _foul_free_kick,
+    "bf_foul_penalty": _foul_penalty,
 }
 
 
@@ -268,7 +375,10 @@ def exact_observations(clip: ButtonClip, fps: float) -> list[Observation | ShotC
             [(f["x_mm"], f["y_mm"]) for f in figs],
             clip.compiled.pitch.profile.base_radius_mm,
         )
-        contacts = tuple(Contact(c["figure"], "flick", c["onset_frame"]) for c in rec["contacts"])
+        contacts = tuple(
+            Contact(c["figure"], "flick", c["onset_frame"], c.get("target"))
+            for c in rec["contacts"]
+        )
         ball = rec["ball"]
         out.append(
             Observation(

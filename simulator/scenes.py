@@ -8,6 +8,10 @@ defends the left goal, x < 0), where the ball starts, and actions in time order:
   the instant of contact, when the ball starts to move; the figure's run-up happens just before.
   A figure that does not stand behind the ball along the pass is first repositioned there.
 - ``move(figure, at_s, to)``: a figure slides to ``to`` without touching the ball.
+- ``hit(figure, at_s, target, target_to)``: the figure is flicked into another figure's base
+  instead of the ball (button football's foul). Bases of one size and mass meeting head on:
+  the struck base stops where it touches, the hit one slides on along the line of centres to
+  ``target_to`` with the speed the struck one had.
 - ``place_ball(at_s, to)``: a hand lifts the ball (it is off the table, ``None``, meanwhile) and
   puts it down on ``to`` for a restart; a finger is seen over the table while it does.
 - ``finger(at_s, until_s, tip)``: a finger hovering over the table.
@@ -85,6 +89,14 @@ class Move:
 
 
 @dataclass(frozen=True, slots=True)
+class Hit:
+    figure: int
+    at_s: float
+    target: int
+    target_to: tuple[float, float]
+
+
+@dataclass(frozen=True, slots=True)
 class PlaceBall:
     at_s: float
     to: tuple[float, float]
@@ -99,7 +111,7 @@ class FingerOver:
     tip: tuple[float, float]
 
 
-Action = Flick | Move | PlaceBall | FingerOver
+Action = Flick | Move | Hit | PlaceBall | FingerOver
 
 
 def flick(
@@ -114,6 +126,14 @@ def flick(
 def move(figure: int, at_s: float, to: tuple[float, float]) -> Move:
     """The figure slides from where it stands to ``to``, starting at ``at_s``."""
     return Move(figure, float(at_s), _pt(to))
+
+
+def hit(figure: int, at_s: float, target: int, target_to: tuple[float, float]) -> Hit:
+    """The figure is flicked into ``target``'s base at ``at_s``; ``target`` slides to
+    ``target_to``."""
+    if figure == target:
+        raise SceneError(f"hit of figure {figure}: a figure cannot hit itself")
+    return Hit(figure, float(at_s), target, _pt(target_to))
 
 
 def place_ball(
@@ -156,6 +176,17 @@ class Strike:
 
 
 @dataclass(frozen=True, slots=True)
+class BaseHit:
+    """A figure's base struck into another's: the instant (when the hit one starts to move)."""
+
+    t_s: float
+    figure: int
+    team: int
+    target: int
+    action_index: int
+
+
+@dataclass(frozen=True, slots=True)
 class _FingerTrack:
     t0_s: float
     t1_s: float
@@ -186,6 +217,7 @@ class CompiledScene:
     figure_paths: tuple[Path, ...]
     strikes: tuple[Strike, ...]
     fingers: tuple[_FingerTrack, ...] = field(default=())
+    hits: tuple[BaseHit, ...] = field(default=())
 
     @property
     def duration_s(self) -> float:
@@ -253,6 +285,7 @@ class _Compiler:
         self.ball_off = scene.ball_mm is None
         self.first_on: float | None = None
         self.strikes: list[Strike] = []
+        self.hits: list[BaseHit] = []
         self.fingers: list[_FingerTrack] = []
 
     def run(self) -> CompiledScene:
@@ -273,6 +306,7 @@ class _Compiler:
             tuple(self.paths),
             tuple(self.strikes),
             tuple(self.fingers),
+            tuple(self.hits),
         )
         _check_overlaps(compiled, self.r_ball, self.r_base)
         return compiled
@@ -282,6 +316,8 @@ class _Compiler:
             self._flick(i, action)
         elif isinstance(action, Move):
             self._slide_figure(action.figure, action.at_s, action.to)
+        elif isinstance(action, Hit):
+            self._hit(i, action)
         elif isinstance(action, PlaceBall):
             self._place(action)
         else:
@@ -314,24 +350,9 @@ class _Compiler:
         contact = ball - u * (self.r_ball + self.r_base)
         v_ball = launch_speed_mm_s(dist, BALL_DECEL_MM_S2)
         v_fig = FIGURE_CONTACT_SPEED_RATIO * v_ball
-        start = np.asarray(self.paths[k].rest_mm())
-        if not self._good_run_up(start, contact, u):
-            start = contact - u * RUN_UP_MM
-        run = start - contact
-        run_mm = float(np.hypot(*run))
-        approach = Slide.launched(
-            0.0,
-            start,
-            -run / run_mm,
-            math.sqrt(v_fig**2 + 2 * FIGURE_DECEL_MM_S2 * run_mm),
-            FIGURE_DECEL_MM_S2,
-            stop_mm=run_mm,
+        approach = self._approach(
+            k, f.figure, f.at_s, contact, u, v_fig, f"flick of figure {f.figure}"
         )
-        t_run = f.at_s - approach.duration_s
-        if not np.allclose(start, self.paths[k].rest_mm()):
-            self._slide_figure(f.figure, None, tuple(start), end_by_s=t_run - RUN_UP_GAP_S)
-        self._check_figure_free(k, t_run, f"flick of figure {f.figure}")
-        approach = replace(approach, t0_s=t_run, end_mm=_pt(contact))
         stop = self._net_stop(ball, u, dist)
         if stop < dist:
             rolled = Slide.launched(f.at_s, ball, u, v_ball, BALL_DECEL_MM_S2, stop_mm=stop)
@@ -351,6 +372,57 @@ class _Compiler:
         self.strikes.append(
             Strike(f.at_s, f.figure, team, _pt(ball), rolled.end_mm, rolled.t_end_s, f.expect, i)
         )
+
+    def _approach(
+        self,
+        k: int,
+        figure: int,
+        at_s: float,
+        contact: NDArray,
+        u: NDArray,
+        v_mm_s: float,
+        what: str,
+    ) -> Slide:
+        """The run-up of figure ``k`` that reaches ``contact`` at ``at_s`` with speed ``v_mm_s``
+        heading along ``u``; a figure not standing behind it is first slid there."""
+        start = np.asarray(self.paths[k].rest_mm())
+        if not self._good_run_up(start, contact, u):
+            start = contact - u * RUN_UP_MM
+        run = start - contact
+        run_mm = float(np.hypot(*run))
+        approach = Slide.launched(
+            0.0,
+            start,
+            -run / run_mm,
+            math.sqrt(v_mm_s**2 + 2 * FIGURE_DECEL_MM_S2 * run_mm),
+            FIGURE_DECEL_MM_S2,
+            stop_mm=run_mm,
+        )
+        t_run = at_s - approach.duration_s
+        if not np.allclose(start, self.paths[k].rest_mm()):
+            self._slide_figure(figure, None, tuple(start), end_by_s=t_run - RUN_UP_GAP_S)
+        self._check_figure_free(k, t_run, what)
+        return replace(approach, t0_s=t_run, end_mm=_pt(contact))
+
+    def _hit(self, i: int, h: Hit) -> None:
+        """Equal bases meeting head on: the struck one stops at the touch, the hit one takes its
+        speed along the line of centres and slides to ``target_to``."""
+        k, j = self._figure(h.figure), self._figure(h.target)
+        what = f"hit of figure {h.figure} on figure {h.target}"
+        self._check_figure_free(j, h.at_s, what)
+        rest = np.asarray(self.paths[j].rest_mm())
+        to = np.asarray(h.target_to)
+        dist = float(np.hypot(*(to - rest)))
+        if dist < 1.0:
+            raise SceneError(f"{what} at {h.at_s} s: the hit figure must move")
+        u = (to - rest) / dist
+        contact = rest - u * 2.0 * self.r_base
+        pushed = Slide.to_target(h.at_s, rest, to, FIGURE_DECEL_MM_S2)
+        approach = self._approach(k, h.figure, h.at_s, contact, u, pushed.v0_mm_s, what)
+        self.paths[k] = self.paths[k].then(approach)
+        self.paths[j] = self.paths[j].then(pushed)
+        team = self.scene.lineup[k].team
+        self.hits.append(BaseHit(h.at_s, h.figure, team, h.target, i))
 
     def _good_run_up(self, start: NDArray, contact: NDArray, u: NDArray) -> bool:
         run = contact - start
@@ -514,7 +586,7 @@ def _segment_distance(p: NDArray, a: NDArray, b: NDArray) -> float:
 
 
 def _name(action: Action) -> str:
-    if isinstance(action, Flick | Move):
+    if isinstance(action, Flick | Move | Hit):
         return f"{type(action).__name__.lower()} of figure {action.figure}"
     return type(action).__name__
 

@@ -6,6 +6,8 @@ Per frame (``frame_truth``), in the schema of ``tracks.jsonl`` (DESIGN.md sectio
 ``moving`` is true when the ball's ground point differs from the previous frame's, which is what
 a camera can see. A contact is listed on the first frame on which the struck ball has moved;
 ``onset_frame`` is the frame before it, the last one with the ball at rest before the strike.
+A base struck into another base (``CompiledScene.hits``) is a contact too, with ``"target"``
+the hit one's id, listed on the first frame on which the hit base has moved.
 
 Calls (``truth_calls``), one ``rules.calls.Call`` record per scripted call, come from the script's
 declared intent (each strike's ``expect``) checked against the exact trajectory: a declared goal
@@ -92,6 +94,18 @@ def frame_truth(c: CompiledScene, fps: float) -> list[dict[str, Any]]:
                     "team": TEAM_NAMES[strike.team],
                     "kind": "flick",
                     "onset_frame": k - 1,
+                }
+            )
+    for h in c.hits:  # a base struck into another: listed when the hit one has moved
+        k = math.floor(h.t_s * fps + 1e-9) + 1
+        if k < len(s.t_s):
+            contacts.setdefault(k, []).append(
+                {
+                    "figure": h.figure,
+                    "team": TEAM_NAMES[h.team],
+                    "kind": "flick",
+                    "onset_frame": k - 1,
+                    "target": h.target,
                 }
             )
     specs = c.figure_specs

@@ -100,8 +100,12 @@ class LiveRunner:
         self._open_source, self.hub = open_source, hub
         self.output_dir = Path(output_dir)
         (self.output_dir / EVIDENCE_DIR).mkdir(parents=True, exist_ok=True)
-        self._recorder = LiveRecorder(record_dir, hub, opts.table) if record_dir else None
         self.pitch = load_pitch(opts.table, opts.game)
+        self._recorder = (
+            LiveRecorder(record_dir, hub, opts.table, self.pitch.profile.game)
+            if record_dir
+            else None
+        )
         self._calibration = LiveCalibration(self.output_dir, self.pitch, opts, calibration)
         self._driver: Driver | None = None
         self._media = CallMedia(self.output_dir, hub, opts.evidence_frames, opts.replay)

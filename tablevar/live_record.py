@@ -21,8 +21,9 @@ _log = logging.getLogger(__name__)
 class LiveRecorder:
     """Writes the frames the runner receives into ``folder`` (opened at the first frame)."""
 
-    def __init__(self, folder: str | Path, hub: MatchHub, table: str) -> None:
-        self.folder, self.hub, self.table = Path(folder), hub, table
+    def __init__(self, folder: str | Path, hub: MatchHub, table: str, game: str) -> None:
+        # The game goes with the recording: its table may name another (RecordingMeta.game).
+        self.folder, self.hub, self.table, self.game = Path(folder), hub, table, game
         self._writer: RecordingWriter | None = None
         self.error: str | None = None  # why the recording stopped (refereeing goes on)
 
@@ -38,6 +39,7 @@ class LiveRecorder:
                     size_px=source.size_px,
                     table=self.table,
                     source=type(source).__name__,
+                    game=self.game,
                 )
                 self.hub.set_recording(True, f"recording into {self.folder}")
             self._writer.write(frame.image_bgr, round(t_s * 1e9))

@@ -4,9 +4,9 @@
 ball contacts. While the ball lies at rest, the first base that slides off its rest point faster
 than ``strike_speed_mm_s`` is the struck one. Another base that then leaves its own rest point by
 more than ``moved_mm`` was hit by it when the struck base's footprint came within
-``touch_gap_mm`` of it, at the latest the frame it started to move. The hit is a ``flick``
-contact of the struck base with the hit base as its target, decided once the ball has shown
-whether it moved first:
+``touch_gap_mm`` of that rest point; the hit is dated to the first frame it did. The hit is a
+``flick`` contact of the struck base with the hit base as its target, decided once the ball has
+shown whether it moved first:
 
 - the ball still at rest ``decide_frames`` after the hit (its onset is confirmed a frame or
   two late and dated back, so this is long enough to know): the hit came first;
@@ -75,7 +75,8 @@ class StrikeWatch:
         self.config = config or StrikeConfig()
         self._rest: dict[int, np.ndarray] = {}  # base id -> its rest point before the strike
         self._striker: int | None = None
-        # base id -> (least gap to the struck base, its frame, its time)
+        # base id -> (least gap between the struck base and its rest point, and the frame and
+        # time the gap first came within touch_gap_mm: the touch, or inf and this frame)
         self._closest: dict[int, tuple[float, int, float]] = {}
         self._hits: list[_Hit] = []
         self._hit_ids: set[int] = set()
@@ -113,26 +114,33 @@ class StrikeWatch:
             self._striker, self._closest, self._hit_ids = int(figures.id[best]), {}, set()
 
     def _follow(self, ball: BallTrack, figures: FigureTracks) -> None:
-        """Closest approaches of the struck base, and the bases that moved since."""
+        """Closest approaches of the struck base, and the bases that moved since.
+
+        The gap is taken to where each base stood at rest, not to where it is: at 50 fps the
+        frame of the touch itself is rarely seen (a base struck at 0.5 m/s covers 10 mm a
+        frame, and the hit one is on its way by the next frame), but the struck base stops or
+        runs on at that rest point, so its footprint reaches it either way."""
         cfg = self.config
         rows = np.flatnonzero(figures.id == self._striker)
         if len(rows) == 0:
             return  # lost for a frame (blurred while it runs): its approaches wait
-        s = int(rows[0])
-        gaps = np.hypot(*(figures.xy_mm - figures.xy_mm[s]).T) - 2.0 * cfg.base_radius_mm
+        at = figures.xy_mm[int(rows[0])]
         for row, fid in enumerate(figures.id.tolist()):
-            if row == s or fid in self._hit_ids:
-                continue
-            least = self._closest.get(fid, (math.inf, ball.frame, ball.t_s))
-            if gaps[row] < least[0]:
-                self._closest[fid] = least = (float(gaps[row]), ball.frame, ball.t_s)
             rest = self._rest.get(fid)
-            if rest is None or math.hypot(*(figures.xy_mm[row] - rest)) <= cfg.moved_mm:
+            if fid == self._striker or fid in self._hit_ids or rest is None:
+                continue
+            gap = math.hypot(*(rest - at)) - 2.0 * cfg.base_radius_mm
+            least = self._closest.get(fid, (math.inf, ball.frame, ball.t_s))
+            if gap < least[0]:
+                touched = least[0] <= cfg.touch_gap_mm  # keep the frame of the first touch
+                frame, t_s = (least[1], least[2]) if touched else (ball.frame, ball.t_s)
+                self._closest[fid] = least = (gap, frame, t_s)
+            if math.hypot(*(figures.xy_mm[row] - rest)) <= cfg.moved_mm:
                 continue
             self._hit_ids.add(fid)  # it moved: hit by the struck base, or by something else
             if least[0] <= cfg.touch_gap_mm:
                 xy = ball.xy_mm if ball.xy_mm is not None else np.full(2, np.nan)
-                team = int(figures.team[s])
+                team = int(figures.team[rows[0]])
                 gap, frame, t_s = least
                 self._hits.append(_Hit(frame, t_s, int(self._striker), team, fid, gap, xy))
 

@@ -340,6 +340,15 @@ class Analysis:
         path = self.folder / CALIBRATION_NAME
         return read_calibration(path) if path.is_file() else None
 
+    def game(self) -> str | None:
+        """The game the analysis refereed (its summary's, else the recording's; None: the one
+        its table names)."""
+        for name in ("summary.json", META_NAME):
+            data = read_json(self.folder / name) or {}
+            if isinstance(data.get("game"), str):
+                return data["game"]
+        return None
+
     def table(self) -> str:
         """The table profile the analysis used: calibration's, else the recording's, else fistf."""
         calibration = self.calibration()

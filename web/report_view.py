@@ -57,7 +57,7 @@ def _context(name: str) -> dict[str, Any]:
         "pitch": pitch_json(pitch),
         "heat_bins": HEAT_BINS,
         "heat_max": float(report.heat.max()) if report.heat.size else 0.0,
-        **page_words(analysis.table()),
+        **page_words(analysis.table(), analysis.game()),
     }
 
 

@@ -117,7 +117,9 @@ def _live_matches() -> list[dict[str, Any]]:
 @bp.get("/review/<name>")
 def page(name: str):
     analysis = analysis_named(name)
-    return render_template("review.html", name=analysis.name, **page_words(analysis.table()))
+    return render_template(
+        "review.html", name=analysis.name, **page_words(analysis.table(), analysis.game())
+    )
 
 
 @bp.get("/api/recordings")
@@ -146,7 +148,7 @@ def recording(name: str):
     pitch, camera = geometry_of(analysis)
     summary = read_or_422(analysis.summary) or {}
     video = read_or_422(analysis.video_info)
-    placed = game_of(analysis.table()).placed_restarts
+    placed = game_of(analysis.table(), analysis.game()).placed_restarts
     ring_mm = 1.4 * pitch.profile.ball_radius_mm  # as the evidence picture rings it
     return jsonify(
         {

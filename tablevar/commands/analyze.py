@@ -39,6 +39,7 @@ from tqdm import tqdm
 from calibration.calibrate import calibrate, clean_view
 from calibration.calibration_file import Calibration, read_calibration, write_calibration
 from calibration.tables import load_pitch
+from hardware.recording import META_NAME, read_meta
 from hardware.sources import Frame, SourceError, VideoFileSource, native_path
 from rules.games import GAMES
 from rules.observation import Figures
@@ -85,7 +86,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--game",
         choices=list(GAMES),
         default=None,
-        help="the game to referee (default: the one the table profile names)",
+        help="the game to referee (default: the one the recording was refereed as, else the "
+        "one the table profile names)",
     )
     parser.add_argument(
         "--seconds",
@@ -103,8 +105,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
+def recorded_game(video: Path) -> str | None:
+    """The game a recording folder says was refereed on it (``RecordingMeta.game``; None: a
+    video file, or a recording that does not say).
+
+    Raises:
+        AnalyzeError: the recording names a game this tablevar does not know.
+    """
+    if not (video.is_dir() and (video / META_NAME).is_file()):
+        return None
+    name = read_meta(video).game
+    if name is not None and name not in GAMES:
+        raise AnalyzeError(
+            f"{video / META_NAME}: the recording was refereed as {name!r}, a game this "
+            f"tablevar does not know ({', '.join(GAMES)}); pass --game"
+        )
+    return name
+
+
 def run(args: argparse.Namespace) -> int:
-    pitch = load_pitch(args.table, args.game)
+    # --game, else the game the recording was refereed as, else the one the table names.
+    pitch = load_pitch(args.table, args.game or recorded_game(args.video))
     # The players' shot calls (button football) travel with a recording folder.
     shot_calls = read_shot_calls(args.video) if args.video.is_dir() else ()
     with VideoFileSource(args.video) as video:
@@ -192,6 +213,7 @@ def analyze(
     pitch = cal.measured_pitch(pitch)
     rules = rules_for(pitch, cal, shot_calls)
     summary: dict[str, Any] = {
+        "game": pitch.profile.game,  # a review page speaks of the game refereed
         "frames": 0,
         "fps": video.fps,
         "clock_s": 0.0,

@@ -10,8 +10,18 @@ import pytest
 
 from calibration.tables import load_pitch
 from hardware.recording import read_meta, read_truth
+from simulator.physics import FIGURE_DECEL_MM_S2, launch_speed_mm_s
 from simulator.scene_library import UnknownSceneError, build_scene, lineup, scene_names
-from simulator.scenes import FigureSpec, Scene, SceneError, compile_scene, flick, move, place_ball
+from simulator.scenes import (
+    FigureSpec,
+    Scene,
+    SceneError,
+    compile_scene,
+    flick,
+    hit,
+    move,
+    place_ball,
+)
 from simulator.truth import frame_truth, truth_calls
 from tablevar.cli import main
 from tablevar.rules_stage import FistfRules
@@ -44,6 +54,47 @@ def test_shot_into_goal_is_stopped_by_the_back_net():
     rest = c.strikes[0].ball_rest_mm
     assert rest[0] == pytest.approx(goal.x_back_mm - R_BALL)
     assert goal.y_min_mm < rest[1] < goal.y_max_mm
+
+
+def test_a_hit_stops_the_struck_base_and_sends_the_hit_one_on_with_its_speed():
+    """Equal bases head on: the struck one stops where it touches, the hit one leaves along
+    the line of centres with the speed the struck one brought, and stops where scripted."""
+    specs = tuple(lineup(PITCH, np.random.default_rng(0)))
+    xy = {s.id: np.array(s.xy_mm) for s in specs}
+    target, striker = 21, 10  # an away forward, a home forward beside it
+    start = xy[target] + np.array([-80.0, 0.0])
+    specs = tuple(
+        FigureSpec(s.id, s.team, s.goalkeeper, tuple(start)) if s.id == striker else s
+        for s in specs
+    )
+    to = tuple(xy[target] + np.array([60.0, 0.0]))
+    c = compile_scene(
+        _scene([hit(striker, 2.0, target, to)], specs=specs, ball=(-300.0, 0.0)), PITCH
+    )
+    (h,) = c.hits
+    assert (h.t_s, h.figure, h.target) == (2.0, striker, target)
+    ids = [s.id for s in c.figure_specs]
+    i, j = ids.index(striker), ids.index(target)
+    t = np.array([2.0 - 1e-4, 2.0, 2.0 + 1e-4, 5.0])
+    fxy, fv = c.figure_state(t)
+    assert math.dist(fxy[1, i], fxy[1, j]) == pytest.approx(2 * R_BASE, abs=1e-9)
+    v_in, v_out = np.hypot(*fv[0, i]), np.hypot(*fv[2, j])
+    assert v_in == pytest.approx(launch_speed_mm_s(60.0, FIGURE_DECEL_MM_S2), rel=1e-3)
+    assert v_out == pytest.approx(v_in, rel=1e-3)
+    assert np.hypot(*fv[2, i]) == 0.0 and np.allclose(fxy[3, i], fxy[1, i])
+    assert np.allclose(fxy[3, j], to)
+    # the truth lists it as the struck base's contact, naming the hit one
+    contacts = [k for rec in frame_truth(c, 50.0) for k in rec["contacts"]]
+    assert contacts == [
+        {"figure": striker, "team": "home", "kind": "flick", "onset_frame": 100, "target": target}
+    ]
+
+
+def test_a_hit_that_moves_nothing_is_refused():
+    with pytest.raises(SceneError, match="the hit figure must move"):
+        specs = tuple(lineup(PITCH, np.random.default_rng(0)))
+        spot = next(s.xy_mm for s in specs if s.id == 21)
+        compile_scene(_scene([hit(10, 2.0, 21, spot)]), PITCH)
 
 
 def test_place_ball_lifts_the_ball_with_a_finger_over_the_table():

@@ -87,3 +87,25 @@ def test_a_keeper_is_hit_but_never_the_struck_piece():
     """A keeper block slid by hand is not a strike; a button that hits a keeper is."""
     assert len(_play(_run_to(68.5), 12, None, keeper=(20,))) == 1
     assert _play(_run_to(68.5), 12, None, keeper=(1,)) == []
+
+
+def test_a_fast_hit_whose_touch_falls_between_frames_is_found():
+    """At 50 fps a button struck at 0.6 m/s covers 12 mm a frame: the frame before the touch
+    shows it 10 mm short, the next shows it stopped at the touch with the hit button already
+    8 mm on its way. Neither frame shows the two within the touch gap of each other, but the
+    struck button's footprint reached where the hit one stood (BF Fouls)."""
+    watch = StrikeWatch(StrikeConfig(base_radius_mm=R))
+    found = []
+    striker = [(-50.0, 0.0)] * 3 + [(-50.0 + 12.0 * k, 0.0) for k in range(1, 10)]  # to 58
+    touch = len(striker)  # stopped at the touch (x = 68), the hit button already at 108
+    striker.append((68.0, 0.0))
+    for frame in range(len(striker) + 15):
+        k = min(frame, len(striker) - 1)
+        s = np.array(striker[k])
+        v_s = (s - np.array(striker[max(k - 1, 0)])) * FPS if frame < len(striker) else (0, 0)
+        t_x = 108.0 + 10.0 * (frame - touch) if frame >= touch else 100.0
+        v_t = (500.0, 0.0) if touch <= frame < touch + 6 else (0.0, 0.0)
+        figs = _figures({1: tuple(s), 20: (min(t_x, 160.0), 0.0)}, {1: tuple(v_s), 20: v_t})
+        found += watch.update(_ball(frame, None, False), figs)
+    assert [(c.figure_id, c.target_id) for c in found] == [(1, 20)]
+    assert found[0].frame == touch
