@@ -284,7 +284,8 @@ class Pipeline:
                     p.ball_xy = (bx, by)
             if rest is not None:
                 p.ball_xy = (x, y)
-                p.ball_sigma_mm = ball.sigma_mm
+                if ball.measured:  # unseen, the rest point's sigma is not this frame's
+                    p.ball_sigma_mm = ball.sigma_mm
                 # Placed at this rest point, it is in the same doubt as the ball placed now.
                 p.ball_doubt_mm = max(p.ball_doubt_mm, tracks.ball_doubt_mm)
             p.moving = moving
