@@ -41,7 +41,7 @@ benchmarks'. Per factor it prints:
 - ``cover %``: of those frames, the share whose error along the nearest boundary line's normal
   (the direction a line call reads) lies within the uncertainty the rules were told for that
   frame (``tablevar.rules_stage``: ``U = 2 * sqrt(sigma_track^2 + sigma_line^2 +
-  sigma_camera^2)``, the rules'
+  sigma_camera^2)`` plus the identity doubt while no candidate has rolled, the rules'
   default 0.5 mm when the tracker gives none). Tracks do not carry it, so the analysis runs
   with its rules stage wrapped to log the ``U`` it hands on (``ball_uncertainty.jsonl``);
   nothing else about the run changes;
@@ -189,7 +189,7 @@ def tapped_analyze(clip: str, out: str, table: str) -> int:
 
     class LoggingRules(FistfRules):
         def judge(self, frame):
-            u = self.ball_uncertainty(frame.ball, frame.ball_sigma_mm)
+            u = self.ball_uncertainty(frame)
             log.append((frame.frame, DEFAULT_UNCERTAINTY_MM if u is None else u))
             return super().judge(frame)
 

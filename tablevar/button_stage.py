@@ -27,7 +27,7 @@ from rules.calls import Call
 from rules.keepers import rod_goalkeepers
 from rules.observation import HOME, Figures, Observation, other_team, team_code
 from rules.pitch import END_SIGN, Pitch
-from tablevar.rules_stage import Parallax, ball_uncertainty_mm
+from tablevar.rules_stage import Parallax, frame_ball_uncertainty_mm
 from tablevar.tracked import TrackedFrame
 
 SHOT_CALLS_NAME = "shot_calls.jsonl"
@@ -91,12 +91,8 @@ class ButtonRules:
         """The ``Observation`` of a final frame, the pieces named (module docstring)."""
         figures = self._named(frame.figures)
         ball, unc = frame.ball, {}
-        if frame.ball_sigma_mm is not None:
-            camera = 0.0
-            if ball is not None and self._parallax is not None:
-                xy = np.array([[ball.x_mm, ball.y_mm]])
-                camera = float(self._parallax(xy, self._pitch.profile.ball_radius_mm)[0])
-            u = ball_uncertainty_mm(frame.ball_sigma_mm, self._line_sigma_mm, camera)
+        u = self.ball_uncertainty(frame)
+        if u is not None:
             unc["ball_uncertainty_mm"] = u
         ids = set(figures.id.tolist())
         return Observation(
@@ -114,6 +110,10 @@ class ButtonRules:
             ),
             **unc,
         )
+
+    def ball_uncertainty(self, frame: TrackedFrame) -> float | None:
+        """The ball's uncertainty the rules are told, mm (``FistfRules.ball_uncertainty``)."""
+        return frame_ball_uncertainty_mm(frame, self._pitch, self._line_sigma_mm, self._parallax)
 
     def _named(self, figures: Figures) -> Figures:
         keeper = rod_goalkeepers(self._pitch, figures.xy_mm)

@@ -64,6 +64,7 @@ class _Pending:
     contacts: list[Contact] = field(default_factory=list)
     ball_sigma_mm: float | None = None
     ball_switch_before_s: float | None = None  # the ball started or stopped that long before
+    ball_doubt_mm: float = 0.0  # ``Tracks.ball_doubt_mm``: which candidate is the ball
 
     def released(self, offset: int) -> TrackedFrame:
         ball = None if self.ball_xy is None else TrackedBall(*self.ball_xy, self.moving)
@@ -76,6 +77,7 @@ class _Pending:
             contacts,
             self.ball_sigma_mm,
             self.ball_switch_before_s,
+            self.ball_doubt_mm if ball is not None else 0.0,
         )
 
 
@@ -223,6 +225,7 @@ class Pipeline:
             bool(ball.moving) if xy is not None else False,
             self._figures(tracks.figures),
             ball_sigma_mm=tracks.ball.sigma_mm,
+            ball_doubt_mm=tracks.ball_doubt_mm,
         )
 
     def _figures(self, figs) -> Figures:
@@ -281,7 +284,10 @@ class Pipeline:
                     p.ball_xy = (bx, by)
             if rest is not None:
                 p.ball_xy = (x, y)
-                p.ball_sigma_mm = ball.sigma_mm
+                if ball.measured:  # unseen, the rest point's sigma is not this frame's
+                    p.ball_sigma_mm = ball.sigma_mm
+                # Placed at this rest point, it is in the same doubt as the ball placed now.
+                p.ball_doubt_mm = max(p.ball_doubt_mm, tracks.ball_doubt_mm)
             p.moving = moving
 
     def _unflag_before(self, since: int) -> None:

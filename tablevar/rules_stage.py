@@ -21,6 +21,12 @@ at d from the nadir, plus ``r / H`` times the nadir's own error; averaging frame
 remove it either. ``COVERAGE`` = 2 makes ``U`` cover about 95 % of normal errors along a
 line's normal. Without a sigma the rules' default applies.
 
+While motion has not settled which candidate is the ball (``TrackedFrame.ball_doubt_mm``: a
+clip picked up with a ball of a kit's colour, say), the tracked one may be the wrong object
+however precisely it is placed: ``U`` then grows by the distance to the farthest rival, and a
+call on that ball is left to the referee. The doubt is a bound on a possible mix-up, not a
+spread of errors, so it is added, not combined in quadrature.
+
 Which figures are the rod goalkeepers is the rules' word (``rules.keepers``). The frames go
 in and out typed (``tablevar.tracked.TrackedFrame`` -> ``rules.observation.Observation`` ->
 ``rules.calls.Call``): no record is turned back into arrays here.
@@ -47,7 +53,7 @@ from rules.games import GameError, game
 from rules.keepers import rod_goalkeepers
 from rules.observation import Figures, Observation
 from rules.pitch import Pitch
-from tablevar.tracked import TrackedBall, TrackedFrame
+from tablevar.tracked import TrackedFrame
 
 COVERAGE = 2.0  # expanded uncertainty = 2 standard uncertainties (about 95 %)
 FIGURE_UNCERTAINTY_MM = 1.0  # the rules' own bound of a base's position (Observation's)
@@ -77,10 +83,26 @@ def refereed_live(pitch: Pitch) -> Pitch:
 
 
 def ball_uncertainty_mm(
-    sigma_mm: float, line_sigma_mm: float, camera_sigma_mm: float = 0.0
+    sigma_mm: float, line_sigma_mm: float, camera_sigma_mm: float = 0.0, doubt_mm: float = 0.0
 ) -> float:
-    """The expanded uncertainty of a ball's margin to a line (see the module docstring), mm."""
-    return COVERAGE * math.sqrt(sigma_mm**2 + line_sigma_mm**2 + camera_sigma_mm**2)
+    """The expanded uncertainty of a ball's margin to a line, with the identity doubt (see the
+    module docstring), mm."""
+    return COVERAGE * math.sqrt(sigma_mm**2 + line_sigma_mm**2 + camera_sigma_mm**2) + doubt_mm
+
+
+def frame_ball_uncertainty_mm(
+    frame: TrackedFrame, pitch: Pitch, line_sigma_mm: float, parallax: Parallax | None
+) -> float | None:
+    """``ball_uncertainty_mm`` of a frame's ball at its place, with its identity doubt, mm;
+    None without the tracker's sigma (the rules' default applies)."""
+    if frame.ball_sigma_mm is None:
+        return None
+    ball, camera = frame.ball, 0.0
+    if ball is not None and parallax is not None:
+        xy = np.array([[ball.x_mm, ball.y_mm]])
+        camera = float(parallax(xy, pitch.profile.ball_radius_mm)[0])
+    doubt = frame.ball_doubt_mm if ball is not None else 0.0
+    return ball_uncertainty_mm(frame.ball_sigma_mm, line_sigma_mm, camera, doubt)
 
 
 class FistfRules:
@@ -139,18 +161,10 @@ class FistfRules:
         # (first frame, home kit) of each kit belief held so far: one entry per change
         self._kit_since: list[tuple[int, int]] = []
 
-    def ball_uncertainty(
-        self, ball: TrackedBall | None, ball_sigma_mm: float | None
-    ) -> float | None:
-        """The expanded uncertainty ``U`` (module docstring) of a frame's ball, mm; None
-        without the tracker's sigma (the rules' default applies)."""
-        if ball_sigma_mm is None:
-            return None
-        camera = 0.0
-        if ball is not None and self._parallax is not None:
-            xy = np.array([[ball.x_mm, ball.y_mm]])
-            camera = float(self._parallax(xy, self._pitch.profile.ball_radius_mm)[0])
-        return ball_uncertainty_mm(ball_sigma_mm, self._line_sigma_mm, camera)
+    def ball_uncertainty(self, frame: TrackedFrame) -> float | None:
+        """The expanded uncertainty ``U`` (module docstring) of a frame's ball, mm, as the
+        rules are told it; None without the tracker's sigma (the rules' default applies)."""
+        return frame_ball_uncertainty_mm(frame, self._pitch, self._line_sigma_mm, self._parallax)
 
     def judge(self, frame: TrackedFrame) -> tuple[TrackedFrame, list[Call]]:
         """Step the match with one final frame: the frame with the rules' team names and
@@ -196,7 +210,7 @@ class FistfRules:
         figures, ids, figure_unc = self._figures(frame.figures)
         ball = frame.ball
         unc = {}
-        u = self.ball_uncertainty(ball, frame.ball_sigma_mm)
+        u = self.ball_uncertainty(frame)
         if u is not None:
             unc["ball_uncertainty_mm"] = u
         if figure_unc is not None:

@@ -42,6 +42,8 @@ class TrackedFrame:
         ball_sigma_mm: the tracker's standard uncertainty of the ball's position, or None.
         ball_switch_before_s: how long before ``t_s`` the ball started or stopped rolling,
             when it did so since the frame before; None otherwise.
+        ball_doubt_mm: how far the ball may be off because another candidate may be the
+            ball (``tracking.tracker.Tracks.ball_doubt_mm``), mm; 0 when motion settled it.
     """
 
     frame: int
@@ -51,6 +53,7 @@ class TrackedFrame:
     contacts: tuple[Contact, ...] = ()
     ball_sigma_mm: float | None = None
     ball_switch_before_s: float | None = None
+    ball_doubt_mm: float = 0.0
 
     def shifted(self, frames: int, t_s: float) -> TrackedFrame:
         """The same frame numbered ``frames`` later and ``t_s`` later (a live runner's

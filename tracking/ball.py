@@ -31,7 +31,12 @@ Position uncertainty (``BallTrack.sigma_mm``, one standard deviation, the larger
   measurement, not many: a detector that reuses its fit of an unchanged view adds no
   information;
 - moving: from the Kalman covariance of the position;
-- displaced from its rest but not yet confirmed moving: one measurement, ``measurement_sigma_mm``.
+- displaced from its rest but not yet confirmed moving: one measurement, ``measurement_sigma_mm``;
+- seen leaving its rest (last seen clearly off it, ``ROLLING_SIGHTINGS * start_distance_mm``)
+  and not seen since: the track holds the rest point (it may have been a glitch), but the ball
+  may be anywhere it could have rolled, so the sigma is how far it was seen off the rest point
+  plus a flick's travel (``max_speed_mm_s``) over the time since. Only the reported figure: the
+  search goes on as for any hidden ball at rest.
 
 Finding the ball: a lost ball is taken up only when a candidate scoring at least
 ``acquire_score`` is seen in ``acquire_frames`` consecutive frames, each within reach of the last
@@ -182,6 +187,7 @@ class BallTracker:
         self._rest_patch = False  # the rest point is of such placings only
         self._anchor = np.zeros(2)
         self._displaced = 0
+        self._off = (0.0, 0.0)  # (t_s, mm off the rest point) of the last displaced sighting
         self._missing_s = 0.0
         # (xy, velocity or None, sightings, first frame, first xy) of a candidate not yet taken up
         self._newcomer: tuple | None = None
@@ -388,6 +394,7 @@ class BallTracker:
                 self._add_fit_sigma()
             return None
         self._displaced += 1
+        self._off = (self._t_s, float(np.hypot(*(z - self._anchor))))
         if self._displaced < cfg.start_frames:
             return None
         onset = self._onset_frame()
@@ -522,7 +529,20 @@ class BallTracker:
             return math.sqrt(largest_eigenvalue(self._kf.p[:2, :2]))
         if self._displaced and self._history[-1][2] is not None:
             return self.config.measurement_sigma_mm  # one measurement off the rest point
+        if self._displaced:
+            left = self._left_mm()
+            if left is not None:
+                return left
         return self._rest_sigma_mm()
+
+    def _left_mm(self) -> float | None:
+        """For a ball at rest last seen clearly off its rest point and not seen since: how
+        far it may be from the rest point now (see the module docstring); else None."""
+        cfg = self.config
+        t_s, off = self._off
+        if off <= ROLLING_SIGHTINGS * cfg.start_distance_mm:
+            return None  # a fit nudged by a figure arriving beside the ball, then hidden
+        return off + cfg.max_speed_mm_s * (self._t_s - t_s)
 
     def _track(self, measured: bool, onset: int | None) -> BallTrack:
         if self._state == _LOST:

@@ -7,7 +7,8 @@ gets struck and rolls*. ``BallHypotheses`` follows every candidate the detector 
 from frame to frame and
 
 - chooses the best-ranked one as the ball (its mean score, once seen in a few frames), and
-  keeps it until another ranks clearly better or it has not been seen for ``forget_s``;
+  keeps it until another, in view, ranks clearly better or it has not been seen for
+  ``forget_s``;
 - settles on the first candidate that rolls ``roll_mm`` from where it stood, seen as a ball
   along the way: from then on it is the ball (``confirmed``), and the caller hands every
   candidate to the ball tracker again;
@@ -15,6 +16,12 @@ from frame to frame and
   the clip began) that has rolled ``roll_mm``, whatever its rank: a ball is what rolls, and a
   keeper of its colour stands still. It stays the choice after it comes to rest; a candidate
   struck and rolled in view still settles the ball.
+
+Until motion has settled it, the choice may be wrong however well the chosen one is placed:
+``rival_mm`` is how far the farthest other ball-like candidate stands from it, the error the
+ball's position carries if it is that one. It is reported beside the position (an identity
+doubt, ``tracking/tracker.py``), never fed to the ball's own track, whose search must stay
+narrow.
 
 Candidates on figures' bases are removed before (``tracking/tracker.py``): a figure flicked
 across the cloth is a figure, not a rolling ball. Time comes only from ``t_s``.
@@ -103,6 +110,24 @@ class BallHypotheses:
         if c is None or c.moved_frames or c.still_frames < self.config.settle_frames:
             return None
         return c.xy_mm.copy(), c.first_frame
+
+    def rival_mm(self, xy_mm: NDArray) -> float:
+        """How far from ``xy_mm (2,)`` (the ball as tracked) the farthest ball-like candidate
+        other than the chosen one stands, mm, while motion has not settled the choice (0 once
+        it has, or when there is none). Ball-like: ranked as a ball may be (``min_score``,
+        seen in ``settle_frames`` updates), so one glint raises no doubt."""
+        cfg = self.config
+        if self.confirmed:
+            return 0.0
+        xy_mm = np.asarray(xy_mm, np.float64)
+        far = [
+            float(np.hypot(*(c.xy_mm - xy_mm)))
+            for c in self._cands
+            if c.key != self._chosen
+            and c.sightings >= cfg.settle_frames
+            and self._mean_score(c) >= cfg.min_score
+        ]
+        return max(far, default=0.0)
 
     def __len__(self) -> int:
         return len(self._cands)
@@ -256,7 +281,11 @@ class BallHypotheses:
         elif rolling:
             self._chosen = max(rolling, key=lambda c: (c.moved_frames, self._rank(c))).key
         elif self._cands:
-            best = max(self._cands, key=self._rank)
+            # Only a candidate in view now may take the choice: one glimpsed for a few frames
+            # a while ago (a kit's patch as a figure passed) is no better evidence than the
+            # one in view, though it keeps its rank until it is forgotten.
+            now = [c for c in self._cands if c.seen_s == self._t_s]
+            best = max(now or self._cands, key=self._rank)
             current = self._find(self._chosen)
             if self._mean_score(best) < cfg.min_score:
                 self._chosen = None  # nothing ball-like enough: no ball

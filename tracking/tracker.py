@@ -41,11 +41,23 @@ class TrackerConfig:
 
 @dataclass(frozen=True, slots=True)
 class Tracks:
-    """Everything tracked after one frame."""
+    """Everything tracked after one frame.
+
+    Attributes:
+        ball: the ball's track.
+        figures: the figures' tracks.
+        contacts: contacts found on this frame.
+        ball_doubt_mm: while motion has not settled which candidate is the ball, how far the
+            farthest other ball-like candidate stands from the tracked ball
+            (``BallHypotheses.rival_mm``): the ball's position is off by that much if the
+            choice is wrong. 0 once a candidate has rolled, or with no rival. Reported only;
+            the ball's own ``sigma_mm`` (and its search) leaves it out.
+    """
 
     ball: BallTrack
     figures: FigureTracks
     contacts: tuple[Contact, ...]
+    ball_doubt_mm: float = 0.0
 
 
 class Tracker:
@@ -90,10 +102,13 @@ class Tracker:
             det = det.with_balls(keep)
         ball = self.ball.update(det, t_s)
         self._settled = self._settled or (self.hypotheses.confirmed and ball.xy_mm is not None)
+        doubt = 0.0
+        if not self._settled and ball.xy_mm is not None:
+            doubt = self.hypotheses.rival_mm(ball.xy_mm)
         contacts = self.contacts.update(ball, figures)
         if self.strikes is not None:
             contacts += self.strikes.update(ball, figures)
-        return Tracks(ball, figures, contacts)
+        return Tracks(ball, figures, contacts, doubt)
 
 
 def _off_bases(det: Detections, figures: FigureTracks, base_r_mm: float) -> Detections:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from calibration.tables import load_pitch
@@ -84,3 +86,14 @@ def test_a_hit_on_a_piece_not_seen_this_frame_is_not_given_to_the_rules(pitch):
     rules = ButtonRules(pitch)
     obs = rules.observation(frame(0, (0.0, 0.0), False, (Contact(2, "flick", 0, target_id=9),)))
     assert obs.contacts == ()
+
+
+def test_the_identity_doubt_widens_the_ball_uncertainty_the_rules_are_told(pitch):
+    """While another ball-like candidate may be the ball, the ball's uncertainty covers the
+    distance to it (a line call on it is then left to the referee)."""
+    rules = ButtonRules(pitch, line_sigma_mm=0.1)
+    sure = replace(frame(0, (100.0, 50.0), False), ball_sigma_mm=0.2)
+    doubt = replace(sure, ball_doubt_mm=180.0)
+    u = rules.observation(sure).ball_uncertainty_mm
+    assert rules.observation(doubt).ball_uncertainty_mm == pytest.approx(u + 180.0)
+    assert rules.ball_uncertainty(doubt) == rules.observation(doubt).ball_uncertainty_mm

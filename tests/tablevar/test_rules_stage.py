@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from calibration.tables import load_pitch
+from rules.observation import Figures
 from simulator.scene_margins import build_margin_scene
 from simulator.truth import frame_truth
 from tablevar.rules_stage import FistfRules, ball_uncertainty_mm
-from tablevar.tracked import TrackedBall, TracksEncoder
+from tablevar.tracked import TrackedBall, TrackedFrame, TracksEncoder
 from tests.tablevar.conftest import judge, tracked
 
 FPS = 24.0
@@ -54,16 +57,49 @@ def test_the_parallax_term_enters_a_line_calls_uncertainty(per_mm, too_close):
     assert (abs(first["margin_mm"]) <= first["uncertainty_mm"]) == too_close
 
 
+def _frame(ball: TrackedBall | None, sigma_mm: float | None, doubt_mm: float = 0.0):
+    return TrackedFrame(0, 0.0, ball, Figures.empty(), (), sigma_mm, None, doubt_mm)
+
+
 def test_the_ball_uncertainty_adds_the_parallax_in_quadrature():
     rules = FistfRules(load_pitch("fistf"), line_sigma_mm=0.1, parallax=_parallax(0.1))
     ball = TrackedBall(300.0, 400.0, False)
     camera = 0.1 * 10.5 * 500.0 / 1000.0
-    assert rules.ball_uncertainty(ball, 0.2) == pytest.approx(
+    assert rules.ball_uncertainty(_frame(ball, 0.2)) == pytest.approx(
         2.0 * np.sqrt(0.2**2 + 0.1**2 + camera**2)
     )
-    assert rules.ball_uncertainty(ball, None) is None
+    assert rules.ball_uncertainty(_frame(ball, None)) is None
     plain = FistfRules(load_pitch("fistf"), line_sigma_mm=0.1)
-    assert plain.ball_uncertainty(ball, 0.2) == pytest.approx(ball_uncertainty_mm(0.2, 0.1))
+    assert plain.ball_uncertainty(_frame(ball, 0.2)) == pytest.approx(ball_uncertainty_mm(0.2, 0.1))
+
+
+def test_the_identity_doubt_is_added_to_the_ball_uncertainty_the_rules_are_told():
+    """While another ball-like candidate stands 250 mm away, the tracked ball may be that far
+    off: the uncertainty handed to the rules covers it, whatever the tracker's own sigma."""
+    rules = FistfRules(load_pitch("fistf"), line_sigma_mm=0.1)
+    ball = TrackedBall(300.0, 400.0, False)
+    sure = rules.observation(_frame(ball, 0.2)).ball_uncertainty_mm
+    doubt = rules.observation(_frame(ball, 0.2, 250.0)).ball_uncertainty_mm
+    assert sure == pytest.approx(ball_uncertainty_mm(0.2, 0.1))
+    assert doubt == pytest.approx(sure + 250.0)
+    assert rules.ball_uncertainty(_frame(ball, 0.2, 250.0)) == doubt  # what the output states
+
+
+@pytest.mark.parametrize("doubt_mm", [0.0, 3.0, 300.0])
+def test_a_line_call_on_a_ball_in_identity_doubt_is_left_to_the_referee(doubt_mm):
+    """FISTF 14.1, "fully crossed": a ball rolling 1.5 mm over the touchline is called out
+    when the ball is known; while another candidate may be the ball, no call on it is
+    confident (a near one is too close to call, a far one leaves the ball unseen)."""
+    scene = build_margin_scene("line", 28, line="touchline", margin_mm=1.5)
+    rules = FistfRules(scene.pitch, line_sigma_mm=0.05)
+    calls: list[dict] = []
+    for rec in frame_truth(scene, FPS):
+        frame = replace(tracked(rules, rec, 0.05), ball_doubt_mm=doubt_mm)
+        calls += [c.to_record() for c in rules.judge(frame)[1]]
+    said = [c for c in calls if c["line"] in ("touchline", "goal_line")]
+    confident = [c for c in said if abs(c["margin_mm"]) > c["uncertainty_mm"]]
+    assert bool(confident) == (doubt_mm == 0.0)
+    assert all(c["uncertainty_mm"] >= doubt_mm for c in said)
 
 
 def test_the_figures_uncertainty_carries_the_parallax_of_their_rims():

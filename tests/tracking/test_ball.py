@@ -432,3 +432,24 @@ def test_a_rest_placed_anew_by_the_whole_patch_is_no_movement(shift_mm):
         for k in range(1, 6)
     ]
     assert any(t.moving for t in strike)
+
+
+def test_a_ball_seen_leaving_its_rest_and_then_lost_is_not_sure_of_its_place():
+    """The ball is struck so hard that the detector sees only its first step off the rest
+    point and then nothing: the track holds the rest point, but may no longer state the
+    rest's sub-millimetre uncertainty there (the ball is somewhere along its roll)."""
+    xy = [np.array([0.0, 0.0])] * 40 + [np.array([12.0, 3.0])] + [None] * 100  # < coast_rest_s
+    tracks = run(xy, noise_mm=0.05)
+    assert tracks[39].sigma_mm < 0.2
+    for t in tracks[41:]:
+        assert t.xy_mm is not None and np.hypot(*t.xy_mm) < 0.2  # held at the rest point
+        assert t.sigma_mm > np.hypot(12.0, 3.0)
+
+
+def test_a_ball_nudged_by_a_figure_and_then_hidden_keeps_its_rest_sigma():
+    """A figure arriving beside the ball shifts its fit by a millimetre or so, then covers
+    it: the ball has not left, and keeps the rest's uncertainty."""
+    xy = [np.array([0.0, 0.0])] * 40 + [np.array([1.5, 0.0])] + [None] * 30
+    tracks = run(xy, noise_mm=0.05)
+    for t in tracks[41:]:
+        assert t.sigma_mm == pytest.approx(tracks[39].sigma_mm)

@@ -171,3 +171,58 @@ def test_a_ball_reported_twice_as_it_is_struck_is_followed_and_settles():
     assert len(rolled) == len(picked[12:])
     np.testing.assert_allclose(rolled[-1], seq[-1][1][1])
     assert hyp.confirmed
+
+
+def test_an_unsettled_choice_reports_the_distance_to_its_rival_as_doubt():
+    """Two ball-like candidates, nothing struck yet: the tracked one (the better ranked) may
+    be the wrong object, so the tracker reports the distance to the other as the ball's
+    identity doubt, while its own sigma (which steers its search) is that of the lone
+    candidate. Once the other is struck and rolls, it is the ball and the doubt is gone."""
+    rival_mm = float(np.hypot(*(KEEPER - BALL)))
+    both, alone = Tracker(), Tracker()
+    seq = frames(80, roll_from=40)
+    for k, (t, xy, score) in enumerate(seq[:40]):
+        tracks = both.update(Detections.build(ball_xy_mm=xy, ball_score=score), t)
+        lone = alone.update(Detections.build(ball_xy_mm=xy[:1], ball_score=score[:1]), t)
+        if k >= 10:
+            assert np.hypot(*(tracks.ball.xy_mm - KEEPER)) < 1.0
+            assert tracks.ball_doubt_mm == pytest.approx(rival_mm, abs=1.0)
+            assert tracks.ball.sigma_mm == pytest.approx(lone.ball.sigma_mm)
+            assert lone.ball_doubt_mm == 0.0  # no rival: no doubt
+    for t, xy, score in seq[40:]:
+        tracks = both.update(Detections.build(ball_xy_mm=xy, ball_score=score), t)
+    assert both.ball_confirmed
+    assert np.hypot(*(tracks.ball.xy_mm - seq[-1][1][1])) < 3.0
+    assert tracks.ball_doubt_mm == 0.0
+
+
+def test_a_glint_raises_no_doubt():
+    """A ball-coloured speck seen in one frame is no rival: the doubt needs a candidate seen
+    as long as one must be to be chosen."""
+    hyp = BallHypotheses()
+    for t, xy, score in frames(20):
+        hyp.update(xy[:1], score[:1], t)
+    hyp.update(np.array([KEEPER, BALL]), np.array([0.9, 0.9]), 20 / FPS)
+    assert hyp.rival_mm(KEEPER) == 0.0
+
+
+def test_a_candidate_glimpsed_a_while_ago_does_not_take_the_choice():
+    """A patch of a kit's colour seen in a few frames as a figure passes, then not again,
+    ranks on those few sightings; it must not take the choice from the candidate in view
+    (whose mean score sank a little over a long rest), or the ball is placed where nothing
+    is seen."""
+    hyp = BallHypotheses()
+    t = 0.0
+    for _ in range(30):
+        hyp.update(BALL[None], np.array([0.7]), t)
+        t += 1 / FPS
+    for _ in range(3):  # glimpsed, scored better than the ball but not clearly
+        i = hyp.update(np.array([BALL, KEEPER]), np.array([0.7, 0.8]), t)
+        t += 1 / FPS
+        assert i == 0
+    for _ in range(60):  # then only the ball is seen again, less sharply
+        i = hyp.update(BALL[None], np.array([0.5]), t)
+        t += 1 / FPS
+        assert i == 0
+        assert np.allclose(hyp.chosen_xy_mm, BALL)
+    assert hyp.rival_mm(BALL) == pytest.approx(np.hypot(*(KEEPER - BALL)))
