@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules import clock as clk
-from rules.button_lines import close_call, is_over, lines, surely_inside
+from rules.button_lines import close_call, is_over, lies_over, lines, surely_inside
 from rules.button_setpiece import check_set_up, note_moves
 from rules.button_shootout import shoot_out_step, start_shoot_out
 from rules.button_state import (
@@ -132,8 +132,10 @@ def _take_restart(state: ButtonState, obs: Observation) -> tuple[ButtonState, li
     assert r is not None
     taker: Toucher | None = None
     flick = None
-    if r.by_keeper:  # the kick sets a ball at rest rolling (not one still rolling on)
-        if not (obs.ball_seen and obs.ball_moving and not state.ball_moving):
+    if r.by_keeper:  # the kick sets a ball at rest rolling (not one still rolling on) ...
+        rest = state.ball_xy_mm  # ... on the pitch: one beyond a line is being fetched
+        fetched = rest is not None and lies_over(state, rest, obs.ball_radius_mm)
+        if fetched or not (obs.ball_seen and obs.ball_moving and not state.ball_moving):
             return state, []
     else:
         flick = next((c for c in obs.contacts if c.kind == "flick" and c.on_ball), None)

@@ -57,8 +57,12 @@ def surely_inside(state: ButtonState, obs: Observation) -> bool:
 def is_over(state: ButtonState, obs: Observation) -> bool:
     """Whether the ball's footprint, as measured, is wholly over a boundary line."""
     assert obs.ball_xy_mm is not None
-    margins = boundary_margins_mm(state.pitch, obs.ball_xy_mm, obs.ball_radius_mm)
-    return max(margins.values()) > 0.0
+    return lies_over(state, obs.ball_xy_mm, obs.ball_radius_mm)
+
+
+def lies_over(state: ButtonState, xy_mm: tuple[float, float], radius_mm: float) -> bool:
+    """Whether a ball of ``radius_mm`` at ``xy_mm`` lies wholly over a boundary line."""
+    return max(boundary_margins_mm(state.pitch, xy_mm, radius_mm).values()) > 0.0
 
 
 def _since_crossing_s(

@@ -414,6 +414,21 @@ def test_a_goal_kick_hitting_a_team_button_keeps_the_ball(feed, hit, turn):
     assert f.state.turn == turn
 
 
+def test_a_goal_kick_is_not_taken_by_fetching_the_ball(feed):
+    """BF Abstöße: the keeper kicks the goal kick from its goal area; a ball lifted from
+    beyond the goal line to be placed there is not kicked, and is not out a second time."""
+    f = feed()
+    f("ball 300,100 rest")
+    f.roll((300, 100), (640, 200), n=10, first="flick 3")
+    assert f.state.restart.kind == "goal_kick"
+    kx, ky = f.state.restart.xy_mm
+    calls = f("ball 640,200 rest", "ball 640,200 moving", "ball 620,150 moving")
+    calls += f(f"ball {kx},{ky} rest", f"ball {kx},{ky} rest")
+    assert calls == [] and f.state.restart.kind == "goal_kick"
+    f(f"ball {kx},{ky} moving", f"ball {kx - 40},{ky} moving")  # the keeper's kick
+    assert f.state.restart is None and f.state.set_piece.kind == "goal_kick"
+
+
 def test_a_throw_in_reaching_no_team_mate_goes_over(feed):
     """BF Ball im Aus: 'Ein Einwurf, der keinen Mitspieler erreicht, geht an die Gegenseite'."""
     f = feed()
