@@ -342,9 +342,13 @@ class Analysis:
 
     def game(self) -> str | None:
         """The game the analysis refereed (its summary's, else the recording's; None: the one
-        its table names)."""
+        its table names). A file that cannot be read says nothing of it here: the page still
+        renders, and that file's own reader reports what is wrong."""
         for name in ("summary.json", META_NAME):
-            data = read_json(self.folder / name) or {}
+            try:
+                data = read_json(self.folder / name) or {}
+            except AnalysisError:
+                continue
             if isinstance(data.get("game"), str):
                 return data["game"]
         return None

@@ -148,7 +148,7 @@ def recording(name: str):
     pitch, camera = geometry_of(analysis)
     summary = read_or_422(analysis.summary) or {}
     video = read_or_422(analysis.video_info)
-    placed = game_of(analysis.table(), analysis.game()).placed_restarts
+    placed = game_of(read_or_422(analysis.table), analysis.game()).placed_restarts
     ring_mm = 1.4 * pitch.profile.ball_radius_mm  # as the evidence picture rings it
     return jsonify(
         {

@@ -21,7 +21,7 @@ SIZE = (800, 600)
 FPS = 30.0
 FRAMES = 75
 TRACK_KEYS = {"frame", "t_s", "ball", "figures"}
-SUMMARY_KEYS = {"frames", "fps", "clock_s", "score", "calls", "ms_per_frame", "complete"}
+SUMMARY_KEYS = {"frames", "fps", "clock_s", "score", "calls", "ms_per_frame", "complete", "game"}
 
 
 @pytest.fixture(scope="module")
