@@ -46,7 +46,7 @@ from numpy.typing import NDArray
 from rules.calls import Call, FigureRef
 from rules.geometry import shooting_margin_mm
 from simulator.scene import AWAY, HOME, TEAM_NAMES
-from simulator.scenes import CompiledScene, SceneError, Strike
+from simulator.scenes import BaseHit, CompiledScene, SceneError, Strike
 
 BOUNDARY = ("touchline_top", "touchline_bottom", "goal_line_left", "goal_line_right")
 CLOSE_MM = 3.0
@@ -76,8 +76,9 @@ def _sample(c: CompiledScene, fps: float) -> _Frames:
     return _Frames(t, bxy, on, moved, fxy)
 
 
-def contact_frame(strike: Strike, fps: float) -> int:
-    """First frame after the strike instant (the first on which the ball has moved)."""
+def contact_frame(strike: Strike | BaseHit, fps: float) -> int:
+    """First frame after the strike instant (the first on which the ball, or the hit base,
+    has moved)."""
     return math.floor(strike.t_s * fps + 1e-9) + 1
 
 
@@ -85,29 +86,19 @@ def frame_truth(c: CompiledScene, fps: float) -> list[dict[str, Any]]:
     """One truth record per frame at ``t = i / fps``."""
     s = _sample(c, fps)
     contacts: dict[int, list[dict[str, Any]]] = {}
-    for strike in c.strikes:
-        k = contact_frame(strike, fps)
+    # A base struck into another (a hit) is listed when the hit one has moved, naming it.
+    for event in (*c.strikes, *c.hits):
+        k = contact_frame(event, fps)
         if k < len(s.t_s):
-            contacts.setdefault(k, []).append(
-                {
-                    "figure": strike.figure,
-                    "team": TEAM_NAMES[strike.team],
-                    "kind": "flick",
-                    "onset_frame": k - 1,
-                }
-            )
-    for h in c.hits:  # a base struck into another: listed when the hit one has moved
-        k = math.floor(h.t_s * fps + 1e-9) + 1
-        if k < len(s.t_s):
-            contacts.setdefault(k, []).append(
-                {
-                    "figure": h.figure,
-                    "team": TEAM_NAMES[h.team],
-                    "kind": "flick",
-                    "onset_frame": k - 1,
-                    "target": h.target,
-                }
-            )
+            record = {
+                "figure": event.figure,
+                "team": TEAM_NAMES[event.team],
+                "kind": "flick",
+                "onset_frame": k - 1,
+            }
+            if isinstance(event, BaseHit):
+                record["target"] = event.target
+            contacts.setdefault(k, []).append(record)
     specs = c.figure_specs
     out = []
     for i, t in enumerate(s.t_s):

@@ -192,8 +192,7 @@ def _outline_share(image, model, centres_mm: NDArray, config) -> NDArray[np.floa
     pts = model.lens.back_project(edges.reshape(-1, 2), r).reshape(k, m, 2)
     e, _, tan_t, _ = _radial_frame(model, centres_mm, r)
     sq = _squeeze(pts, centres_mm, e, 1.0 / np.sqrt(1.0 + tan_t**2))
-    signed = np.hypot(*(sq - centres_mm[:, None, :]).transpose(2, 0, 1)) - r
-    on = valid & (np.abs(signed) <= np.maximum(1.0, r / r_px)[:, None])
+    on = valid & (np.abs(_off_circle(sq, centres_mm, r)) <= _one_px_mm(r, r_px))
     return (on | _on_own_colour(image, model, c_px, r_px, config.rays)).mean(axis=1)
 
 
@@ -259,9 +258,8 @@ def _ball_pass(image, model, rough, config) -> dict[str, NDArray]:
     # the cloth): a circle read past the shadow that reaches beyond that outline on several
     # rays took a dark part of the ball for shadow (a marked ball's dark half), and its
     # centre strays pass after pass toward that part.
-    inside = np.hypot(*(sq[0] - refit[k : 2 * k, None, :]).transpose(2, 0, 1)) - r
-    tol = np.maximum(1.0, r / r_px)[:, None]
-    use = use & ((valid & (inside < -tol)).sum(1) <= MAX_PAST_OUTLINE)
+    inside = _off_circle(sq[0], refit[k : 2 * k], r)
+    use = use & ((valid & (inside < -_one_px_mm(r, r_px))).sum(1) <= MAX_PAST_OUTLINE)
     # The passes follow the reading past the shadow, failing that the outline as it shows.
     place = np.where(use[:, None], refit[k : 2 * k], refit[:k])
     centre = _unsqueeze(place, c0, e, cos_t)
@@ -370,9 +368,8 @@ def _ball_outline(model, p: dict[str, NDArray], config):
         r_px,
     )
     # Rays whose edge lies on the fitted outline, within a pixel (however few mm that is).
-    signed = np.hypot(*(squeezed - fit[:, None, :]).transpose(2, 0, 1)) - r
-    tol = np.maximum(1.0, r / r_px)[:, None]
-    on_outline = valid & (np.abs(signed) <= tol)
+    signed = _off_circle(squeezed, fit, r)
+    on_outline = valid & (np.abs(signed) <= _one_px_mm(r, r_px))
     # How much larger than the ball the outline is (a base of the ball's colour is larger).
     size_err = _row_medians(signed, valid)
     if streak.any():
@@ -382,6 +379,18 @@ def _ball_outline(model, p: dict[str, NDArray], config):
         sigma[streak] = 0.0
         between[streak] = 0.0
     return on_outline, size_err, sigma, between
+
+
+def _off_circle(pts: NDArray, centres: NDArray, r: float) -> NDArray[np.float64]:
+    """How far points ``(k, m, 2)`` lie outside the circle of radius ``r`` round their row's
+    centre ``(k, 2)`` (negative: inside)."""
+    return np.hypot(*(pts - centres[:, None, :]).transpose(2, 0, 1)) - r
+
+
+def _one_px_mm(r: float, r_px: NDArray) -> NDArray[np.float64]:
+    """A pixel in mm at each ball ``(k, 1)``, and never less than 1 mm: within it an edge is
+    on the outline."""
+    return np.maximum(1.0, r / r_px)[:, None]
 
 
 def _squeeze(xy: NDArray, c0: NDArray, e: NDArray, cos_t: NDArray) -> NDArray[np.float64]:
