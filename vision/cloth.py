@@ -8,7 +8,11 @@ keeps the blob table of the last pass and, each frame:
 - compares every ``2 step``-th row of the frame (a base is crossed by at least two of them;
   every pixel of a row, so that an outline moved by a fraction of a pixel shows) with the rows
   the table was made from; a pixel has changed when a channel differs by more than twice the
-  foreground threshold, as in ``vision/changes.py``. Asked to, it compares only inside
+  foreground threshold, as in ``vision/changes.py``, or by more than the threshold itself
+  where it came into or left the foreground (against the background) beside a neighbour in
+  its row that did too: an object whose colour differs from the cloth by less than twice the
+  threshold (a dark ball on a textured cloth) is foreground all the same, and moving it must
+  renew the table; noise flips a lone pixel at most. Asked to, it compares only inside
   *watched* boxes (around the ball a figure may come to strike, around the figures already
   moving), and the rest of the cloth on the detector's slower schedule for bases at rest;
 - around each group of changed samples (the *core*, grown by the largest blob's radius, so it
@@ -102,6 +106,8 @@ class ClothBlobs:
         self._step = step
         self._bg_small = self._grid(background)
         self._roi_small = self._grid(roi)
+        self._bg_rows = self._rows(background)
+        self._t_fg = float(threshold)  # the foreground's per-channel threshold
         self._t = 2.0 * float(threshold)
         self._max_age = max_age
         self._min_pixels = min_pixels
@@ -159,7 +165,7 @@ class ClothBlobs:
     def _changes(self, image, watch) -> NDArray[np.uint8] | None:
         """Mask ``(rows, w)`` of the changed pixels of the sampled rows (255), or None when
         too few changed."""
-        t, rows = self._t, self._rows(image)
+        rows = self._rows(image)
         if watch is None:
             parts = [((0, 0), rows, self._ref)]
         else:
@@ -174,16 +180,42 @@ class ClothBlobs:
         changed, count = None, 0
         for (x0, y0), sub, ref in parts:
             # Nearly always nothing changed: the largest difference says so in one pass.
-            if cv2.norm(sub, ref, normType=cv2.NORM_INF) <= t:
+            if cv2.norm(sub, ref, normType=cv2.NORM_INF) <= self._t_fg:
                 continue
-            diff = cv2.absdiff(sub, ref)
-            here = cv2.bitwise_not(cv2.inRange(diff, lowerb=(0, 0, 0), upperb=(t, t, t)))
+            here = self._changed(sub, ref, (x0, y0))
             if changed is None:
                 changed = np.zeros(self._ref.shape[:2], np.uint8)
             h, w = here.shape
             changed[y0 : y0 + h, x0 : x0 + w] |= here
             count += cv2.countNonZero(here)
         return changed if count >= self._min_pixels else None
+
+    def _changed(self, sub, ref, origin) -> NDArray[np.uint8]:
+        """Changed pixels (255) of sampled rows ``sub`` against ``ref`` (see the module
+        docstring), the part at ``origin`` (column, sampled row) of the rows. Only the few
+        pixels that changed by more than the foreground threshold are looked at one by one."""
+        diff = cv2.absdiff(sub, ref)
+        t_fg = self._t_fg
+        some = cv2.findNonZero(
+            cv2.bitwise_not(cv2.inRange(diff, lowerb=(0, 0, 0), upperb=(t_fg, t_fg, t_fg)))
+        )
+        here = np.zeros(sub.shape[:2], np.uint8)
+        if some is None:
+            return here
+        xs, ys = some.reshape(-1, 2).T
+        big = (diff[ys, xs] > np.rint(self._t)).any(axis=1)
+        bg = self._bg_rows[origin[1] + ys, origin[0] + xs].astype(np.int16)
+        level = np.rint(t_fg)
+        now = (np.abs(sub[ys, xs].astype(np.int16) - bg) > level).any(axis=1)
+        then = (np.abs(ref[ys, xs].astype(np.int16) - bg) > level).any(axis=1)
+        # A pair of neighbours in a row: noise flips lone pixels.
+        key = ys.astype(np.int64) * sub.shape[1] + xs
+        flip = key[now != then]
+        pair = np.isin(flip + 1, flip) | np.isin(flip - 1, flip)
+        here[ys[big], xs[big]] = 255
+        w = sub.shape[1]
+        here[flip[pair] // w, flip[pair] % w] = 255
+        return here
 
     def _full(self, image, frame) -> BlobTable:
         small = self._grid(image)
