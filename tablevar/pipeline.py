@@ -130,7 +130,7 @@ class Pipeline:
         det = self.detector.detect(image, all_balls=not settled, **self._hints(t))
         tracks = self.tracker.update(det, t)
         if not settled and self.tracker.ball_confirmed:
-            self._settle_colour(det, tracks)
+            self._settle_colour(image, det, tracks)
         self._revise(tracks)
         self._pending.append(self._held(tracks))
         self._attach_contacts(tracks)
@@ -149,13 +149,15 @@ class Pipeline:
         return 1000.0 * self.busy_s / max(self.frames, 1)
 
     # ------------------------------------------------------------------ steps
-    def _settle_colour(self, det, tracks: Tracks) -> None:
-        """The ball has rolled: search only for the colour it showed from now on."""
+    def _settle_colour(self, image, det, tracks: Tracks) -> None:
+        """The ball has rolled: search only for the colours it shows from now on."""
         colours = self.detector.last_ball_colours
         if tracks.ball.xy_mm is None or det.n_balls == 0 or len(colours) != det.n_balls:
             return
         i = int(np.argmin(np.linalg.norm(det.ball_xy_mm - tracks.ball.xy_mm, axis=1)))
-        self.detector.settle_ball_colour(int(colours[i]))
+        self.detector.settle_ball_colour(
+            int(colours[i]), image, det.ball_xy_px[i], float(det.ball_r_px[i])
+        )
 
     def _hints(self, t: float) -> dict[str, Any]:
         last = self._last

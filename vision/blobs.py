@@ -72,6 +72,28 @@ class ColourBlobs:
             self._shading,
         )
 
+    def face(
+        self, pixels: NDArray, share: float, uniformity: float
+    ) -> tuple[NDArray[np.bool_], NDArray[np.float32] | None]:
+        """The colours the pixels ``(n, 3)`` of a ball's face show: which ball colours
+        ``(k,)`` explain a ``share`` of them each, and the lit colour ``(3,)`` (the median of
+        its brightest 30 %) of the part no ball colour explains, when that part is as large
+        and at least ``uniformity`` of it is that one colour under shading (a half or a band;
+        not a finger's edge, a glint and a shadow together), else None."""
+        k = self._k
+        _, ball = self.classes(pixels)
+        idx = self.ball_colour_index(pixels)
+        shown = np.bincount(idx[ball], minlength=k) / len(pixels) >= share
+        other = np.asarray(pixels, np.float32)[~ball]
+        if len(other) < max(share * len(pixels), 3):
+            return shown, None
+        lum = other.sum(axis=1)
+        colour = np.median(other[lum >= np.percentile(lum, 70)], axis=0).astype(np.float32)
+        a = np.clip(other @ colour / max(float(colour @ colour), 1.0), *self._shading)
+        off = np.linalg.norm(other - a[:, None] * colour, axis=1)
+        even = off < 0.2 * np.linalg.norm(colour) + 10.0
+        return shown, (colour if even.mean() >= uniformity else None)
+
     def ball_colour_index(self, pixels: NDArray) -> NDArray[np.int64]:
         """Index ``(n,)`` of the ball colour that best explains each pixel ``(n, 3)``."""
         return np.argmin(shaded_distance(pixels, self.ball_bgr, self._shading), axis=1)

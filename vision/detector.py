@@ -27,7 +27,7 @@ from vision.cloth import BlobTable, ClothBlobs
 from vision.config import VisionConfig
 from vision.detections import Detections
 from vision.keepers import KeeperFinder
-from vision.model import SceneModel, every_step, moving_ball_colour
+from vision.model import BALL_UNIFORMITY, SceneModel, every_step, moving_ball_colour
 from vision.refine import near_rim_px, refine_balls, refine_bases
 
 # A ball is fitted again from its last fit until the centre moves less than this.
@@ -36,6 +36,9 @@ REFIT_PX = 0.05
 # looked at for a ball rolling in a colour no hypothesis explains (``moving_ball_colour``).
 PROBE_FRAMES = 8
 MAX_LEARNT_COLOURS = 2  # colours learnt so at most (a stray is followed, not kept adding)
+# Least share of the ball's face a colour covers to be one of the ball's colours when it has
+# shown itself (a two-tone ball's other half, a broad band; not a few spots or a glint).
+SHOWN_SHARE = 0.2
 
 
 @dataclass(slots=True)
@@ -157,6 +160,9 @@ class Detector:
         if ball_hint_px is not None:
             hint = np.asarray(ball_hint_px, np.float64)
             ball = self._window_ball(image, hint, ball_travel_px, ball_rolling)
+            if ball is not None and ball[4].any() and self.ball_colour_settled:
+                if not (self._colour_open or self.model.ball_named):
+                    self._learn_face(image, ball)
         # The ball followed from frame to frame (not any candidate: a keeper in the ball's
         # colour is one until the ball has shown itself).
         followed = (
@@ -289,19 +295,83 @@ class Detector:
         sigma = np.hypot(self.config.fit_sigma_px * r_mm / np.maximum(br, 1e-9), doubt)
         return bxy, br, bmm, scores, ok, colour, sigma, patched
 
-    def settle_ball_colour(self, i: int) -> None:
-        """Search only for ball colour ``i`` from now on (``last_ball_colours`` says which
-        colour each candidate showed): the ball has shown itself. The whole-cloth pass and the
-        ball window are redone with the narrowed colours."""
+    def settle_ball_colour(
+        self, i: int, image: NDArray | None = None, xy_px: NDArray | None = None, r_px=None
+    ) -> None:
+        """Search only for the colours the ball shows from now on: it has shown itself.
+
+        ``last_ball_colours`` says which colour ``i`` each candidate showed most. Given the
+        frame and the ball's image (centre ``xy_px (2,)``, radius ``r_px``), every other
+        colour its face shows is kept too (``_face_colours``): a two-tone or marked ball
+        turns as it rolls, and searched for in one of its colours it is lost when the other
+        faces up. The whole-cloth pass and the ball window are redone with the narrowed
+        colours."""
         self._colour_open, self._probe_before = False, None
-        if self.ball_colour_settled:
+        if self.model.ball_named:
             return
-        self._colour = self._colour.narrowed(int(i))
-        self._colour_prior = np.ones(1)
+        keep = np.zeros(len(self._colour.ball_bgr), bool)
+        keep[int(i)] = True
+        other = None
+        if image is not None:
+            shown, other = self._face_colours(image, xy_px, float(r_px))
+            keep |= shown
+        if self.ball_colour_settled and keep.all() and other is None:
+            return
+        colours = self._colour.ball_bgr[keep]
+        if other is not None:
+            colours = np.concatenate([colours, other[None]])
+        self._set_ball_colours(colours)
         self.ball_colour_settled = True
+
+    def _set_ball_colours(self, bgr: NDArray) -> None:
+        """Search for ball colours ``bgr (k, 3)`` (all alike ranked) from now on."""
+        self._colour = ColourBlobs(
+            bgr, self.model.team_bgr, self.model.threshold, self.config.shading_range
+        )
+        self._colour_prior = np.ones(len(bgr))
+        self._t_ch = self._colour.threshold_ch
         self._cloth = self._new_cloth()
         self._coarse, self._last_bases, self._last_balls = None, None, None
         self._ball_gate.clear()
+
+    def _face_colours(self, image, xy_px, r_px: float) -> tuple[NDArray[np.bool_], NDArray | None]:
+        """Which ball colours ``(k,)`` the ball whose image is centred at ``xy_px`` shows, and
+        the lit colour ``(3,)`` of a part of it no ball colour explains (or None).
+
+        Read from the pixels inside 0.7 radii that differ from the background
+        (``ColourBlobs.face``): a colour is shown when it explains ``SHOWN_SHARE`` of them, the
+        part no colour explains counts when it is as large (a half or a band of a colour never
+        searched for) and one colour.
+        """
+        k = len(self._colour.ball_bgr)
+        none = np.zeros(k, bool), None
+        h, w = image.shape[:2]
+        x, y, r = float(xy_px[0]), float(xy_px[1]), 0.7 * r_px
+        x0, y0 = max(int(np.floor(x - r)), 0), max(int(np.floor(y - r)), 0)
+        x1, y1 = min(int(np.ceil(x + r)) + 1, w), min(int(np.ceil(y + r)) + 1, h)
+        if x1 <= x0 or y1 <= y0:
+            return none
+        yy, xx = np.mgrid[y0:y1, x0:x1]
+        inside = np.hypot(xx - x, yy - y) <= r
+        pix = image[y0:y1, x0:x1][inside].astype(np.float32)
+        bg = self.model.background[y0:y1, x0:x1][inside].astype(np.float32)
+        pix = pix[(np.abs(pix - bg) > self._t_ch).any(axis=1)]
+        if len(pix) < 6:
+            return none
+        return self._colour.face(pix, SHOWN_SHARE, BALL_UNIFORMITY)
+
+    def _learn_face(self, image, fits) -> None:
+        """Add the colour of a part of the followed ball that no ball colour explains (its
+        other half turning up as it rolls: at a flick's speed a half turn takes a frame or
+        two, so every fitted frame is read while a colour may still be learnt)."""
+        if self._learnt_colours >= MAX_LEARNT_COLOURS:
+            return
+        j = int(np.flatnonzero(fits[4])[0])
+        _, other = self._face_colours(image, fits[0][j], float(fits[1][j]))
+        if other is None:
+            return
+        self._learnt_colours += 1
+        self._set_ball_colours(np.concatenate([self._colour.ball_bgr, other[None]]))
 
     def _probe_colours(self, image) -> None:
         """Learn the colour of a ball seen rolling that no hypothesis explains (a ball of a
@@ -539,11 +609,15 @@ class Detector:
         return quality, keep, colour
 
     # ------------------------------------------------------------------ search
-    def _ball_candidates(self, blobs) -> tuple[NDArray, NDArray]:
+    def _ball_candidates(self, blobs, fresh=None) -> tuple[NDArray, NDArray]:
         """Ball-coloured blobs of a ball's size (a streak may be longer), best first.
 
         The score is 1 for a blob of exactly a ball's area and falls with the log of the
-        ratio; blobs under 0.2 or over 2.5 balls (slivers, shirts) are dropped.
+        ratio; blobs under 0.2 or over 2.5 balls (slivers, shirts) are dropped. Blobs where
+        the frame changed (``fresh (n,)``, of the whole-cloth pass) come before the others,
+        whatever their score: what moves is what tells the ball (a ball rolling beside a kit
+        of its colour, whose many still bases outrank it by size), and only so many
+        candidates are kept and fitted per frame.
         """
         if blobs is None:
             return np.zeros((0, 2)), np.zeros(0)
@@ -553,7 +627,8 @@ class Detector:
         score = np.clip(1.0 - 0.5 * np.abs(np.log(np.maximum(ratio, 1e-3))), 0.05, 1.0)
         # A fifth of a ball (the rest under a finger) is still worth a fit.
         ok = (cls == BALL) & (balls > 0.2) & (ratio < 2.5)
-        order = np.argsort(-score[ok])[: self.config.max_ball_candidates]
+        first = np.zeros(len(ok)) if fresh is None else np.asarray(fresh, float)
+        order = np.lexsort((-score[ok], -first[ok]))[: self.config.max_ball_candidates]
         return centre[ok][order], score[ok][order]
 
     def _cloth_blobs(self, image, background, roi, origin, step):
@@ -562,7 +637,7 @@ class Detector:
 
     def _coarse_of(self, table: BlobTable) -> _Coarse:
         blobs = (table.centre_px, table.cls, table.area_mm2, table.elongation)
-        balls, _ = self._ball_candidates(blobs if len(table.cls) else None)
+        balls, _ = self._ball_candidates(blobs if len(table.cls) else None, table.fresh)
         ratio = table.area_mm2 / self._base_area_mm2
         base = (table.cls != BALL) & (ratio > 0.3) & (ratio < 3.0)
         teams = (table.cls[base] - HOME).astype(np.int8)

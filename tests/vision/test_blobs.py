@@ -77,3 +77,28 @@ def test_a_pixel_much_nearer_an_unexplained_ball_colour_is_no_teams():
     cls, ball = blobs.classes(np.array([[74, 129, 54], [86, 125, 76]], np.float32))
     assert cls.tolist() == [-1, -1]
     assert not ball.any()
+
+
+def face(*parts):
+    """A ball's face: ``(count, bgr)`` parts, each its colour in light and shade."""
+    rows = []
+    for count, bgr in parts:
+        shade = np.linspace(0.6, 1.0, count)[:, None]
+        rows.append(np.asarray(bgr, float)[None] * shade)
+    return np.concatenate(rows)
+
+
+def test_a_face_shows_its_half_of_an_unknown_colour():
+    """White ball searched for: a face half white, half black shows white and the black."""
+    shown, other = blobs().face(face((50, (240, 240, 240)), (50, (30, 30, 30))), 0.2, 0.85)
+    assert shown.tolist() == [True]
+    assert other is not None and np.abs(other - 30).max() < 10
+
+
+def test_a_few_spots_or_a_mix_are_no_colour_of_the_ball():
+    """Spots on a tenth of the face are too few; a part that is no one colour (a finger's
+    edge, a shadow and a glint together) is none."""
+    _, spots = blobs().face(face((90, (240, 240, 240)), (10, (30, 30, 200))), 0.2, 0.85)
+    assert spots is None
+    mix = face((50, (240, 240, 240)), (17, (30, 30, 200)), (17, (200, 30, 30)), (16, (30, 200, 30)))
+    assert blobs().face(mix, 0.2, 0.85)[1] is None

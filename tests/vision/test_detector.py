@@ -266,3 +266,22 @@ def test_scales_of_a_strong_barrel_lens_stay_those_of_the_cloth(cam):
     on_cloth = 1.0 / cam.mm_per_px(cam.back_project(np.stack([xs, ys], 1)[::97], 0.0))
     grid = _scale_grid(cam, 16, roi)
     assert on_cloth.min() - 1e-6 <= grid.min() and grid.max() <= on_cloth.max() + 0.02
+
+
+def test_a_ball_where_the_frame_changed_is_a_candidate_before_still_blobs(model):
+    """A kit of the ball's colour puts many still, ball-coloured blobs of about a ball's size
+    on the cloth; only so many candidates are kept and fitted per frame. The blob where the
+    frame changed (a ball rolling among them) comes first, though its size ranks it last."""
+    det = Detector(model)
+    area = np.pi * PITCH.profile.ball_radius_mm**2
+    n = det.config.max_ball_candidates + 4
+    centre = np.stack([np.arange(n + 1) * 30.0, np.full(n + 1, 100.0)], 1)
+    cls = np.zeros(n + 1, np.int64)  # all BALL
+    areas = np.r_[np.full(n, area), 0.5 * area]  # the moving one reads smaller (blur, codec)
+    elong = np.ones(n + 1)
+    fresh = np.r_[np.zeros(n, bool), True]
+    rough, _ = det._ball_candidates((centre, cls, areas, elong), fresh)
+    assert len(rough) == det.config.max_ball_candidates
+    assert np.array_equal(rough[0], centre[-1])
+    still, _ = det._ball_candidates((centre, cls, areas, elong))
+    assert not (np.hypot(*(still - centre[-1]).T) < 1.0).any()  # ranked by size alone: out

@@ -426,3 +426,45 @@ def test_a_two_tone_ball_is_placed_with_its_dark_half_in_view(two_tone, xy):
     err = np.linalg.norm(out.ball_xy_mm[i] - xy)
     assert err < 0.5
     assert err <= 2 * out.ball_sigma_mm[i]
+
+
+@pytest.mark.parametrize(
+    ("ball_bgr", "mark_bgr"),
+    [
+        ((240, 240, 240), (25, 25, 25)),  # white with a black half
+        ((42, 136, 250), (40, 40, 200)),  # orange with a red half: the home kit's red
+    ],
+)
+def test_a_two_tone_ball_followed_as_it_rolls_is_found_with_its_other_half_up(ball_bgr, mark_bgr):
+    """A ball settled on the colour it showed when it rolled turns its other half up as it
+    rolls on: followed from frame to frame (the colour of the face it turns up is learnt
+    while both halves show), it is found in every frame, the other half facing straight up
+    included (every 2 mm of a roll along x: a full half-turn is pi radii, 33 mm)."""
+    camera = CameraModel.overhead((1280, 960), 1300.0, 1450.0)
+    look = dataclasses.replace(
+        Look(), ball_bgr=ball_bgr, ball_pattern="two_tone", ball_mark_bgr=mark_bgr
+    )
+    renderer = Renderer(camera, PITCH, look, seed=5, exposure_s=1 / 120)
+    y = 200.0
+    first = renderer.render(frame((0.0, y)))  # its first colour facing straight up
+    det = Detector(learn_model([first], camera, PITCH))
+    hint = camera.project(np.array([[0.0, y, R]]))[0]
+    out = det.detect(first, ball_hint_px=hint, ball_travel_px=8.0, search_bases=False)
+    assert out.n_balls >= 1
+    det.settle_ball_colour(
+        int(det.last_ball_colours[0]), first, out.ball_xy_px[0], out.ball_r_px[0]
+    )
+    missed = []
+    for x in np.arange(2.0, 80.0, 2.0):
+        out = det.detect(
+            renderer.render(frame((x, y))),
+            ball_hint_px=hint,
+            ball_travel_px=8.0,
+            search_bases=False,
+        )
+        err = np.hypot(*(out.ball_xy_mm - (x, y)).T) if out.n_balls else np.array([np.inf])
+        if err.min() > 1.5:
+            missed.append(float(x))
+        else:
+            hint = out.ball_xy_px[np.argmin(err)]
+    assert missed == []
