@@ -32,6 +32,8 @@ from vision.refine import near_rim_px, refine_balls, refine_bases
 
 # A ball is fitted again from its last fit until the centre moves less than this.
 REFIT_PX = 0.05
+# A window's fit that ended more than this many radii from its start left for something else.
+WANDER_RADII = 0.5
 # While the ball's colour is open, every this many frames a pair of consecutive frames is
 # looked at for a ball rolling in a colour no hypothesis explains (``moving_ball_colour``).
 PROBE_FRAMES = 8
@@ -274,11 +276,12 @@ class Detector:
         d = np.linalg.norm(bases_px[:, None, :] - balls_px[None], axis=2)
         return ~(d < balls_r_px[None, :]).any(axis=1)
 
-    def _fit_balls(self, image, rough_px, *, whole_patch: bool = False, rest=None):
+    def _fit_balls(self, image, rough_px, *, whole_patch: bool = False, rest=None, reach=None):
         """Sub-pixel fits and checks of rough ball centres: (xy px, r px, mm, score, ok,
         index of the ball colour each shows, sigma mm, placed by the whole patch), and the
         ``RestPlacing`` of each ball (or None); ``whole_patch`` places round balls by their
-        whole patch, where ``rest`` does not stand (``vision.refine.refine_balls``)."""
+        whole patch, where ``rest`` does not stand, and where the edges ended within ``reach``
+        radii of their start if given (``vision.refine.refine_balls``)."""
         bxy, br, bmm, ok, outline, size_err, doubt, patched, placings = refine_balls(
             image,
             self.model,
@@ -287,6 +290,7 @@ class Detector:
             again_px=REFIT_PX,
             whole_patch=whole_patch,
             rest=rest,
+            patch_reach=reach,
         )
         scores, ok, colour = self._ball_quality(
             image, bxy, br, ok & self._ball_sized(size_err), outline
@@ -375,10 +379,13 @@ class Detector:
             start = hint[None]
         # A ball at rest is placed by its whole patch; a rolling one, fitted on every frame
         # and smeared by its motion, by its edges.
-        fit, placings = self._fit_balls(image, start, whole_patch=not rolling, rest=rest)
         # The fit runs from its own centre until it settles; one that wandered more than half
-        # a radius from its start may have left for something else: the blobs decide then.
-        near = np.hypot(*(fit[0][0] - start[0])) < 0.5 * fit[1][0]
+        # a radius from its start may have left for something else: the blobs decide then
+        # (and its whole patch is not fitted).
+        fit, placings = self._fit_balls(
+            image, start, whole_patch=not rolling, rest=rest, reach=WANDER_RADII
+        )
+        near = np.hypot(*(fit[0][0] - start[0])) < WANDER_RADII * fit[1][0]
         # A ball placed by its whole patch is a sphere of the ball's size whose outline is
         # whole round it, whatever its colour share says (a marked ball's dark half is no
         # ball colour).

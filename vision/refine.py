@@ -99,6 +99,7 @@ def refine_balls(
     again_px: float = 0.5,
     whole_patch: bool = False,
     rest: RestPlacing | None = None,
+    patch_reach: float | None = None,
 ) -> tuple:
     """Ball ground points for rough centres ``(k, 2)`` px.
 
@@ -109,6 +110,8 @@ def refine_balls(
     model evaluations: for a ball at rest, not for every candidate of a search. ``rest``,
     what an earlier frame's patch made of a ball at rest, stands for the ball whose edges
     find again the centre they gave then (within ``again_px``), instead of a new patch fit.
+    With ``patch_reach``, a ball whose edges ended farther than that many radii from where
+    they started is left to its edges (a caller that drops such fits spares their patch).
 
     The fit runs again with rays from its own centre while that centre moves by ``again_px``
     or more (at most ``MAX_PASSES`` passes), so the result does not depend on how rough the
@@ -172,6 +175,8 @@ def refine_balls(
     # no outline there and hides nothing: the patch model holds that background.
     support = (outline | _on_own_colour(image, model, centre_px, r_px, config.rays)).mean(1)
     patch = ok & ~streak & (support >= PATCH_TRY_SUPPORT)
+    if patch_reach is not None:
+        patch &= np.hypot(*(centre_px - rough).T) < patch_reach * r_px
     placed = np.zeros(len(ground), bool)
     placings: list[RestPlacing | None] = [None] * len(ground)
     if not (whole_patch and config.patch_fit):
