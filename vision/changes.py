@@ -53,6 +53,10 @@ class ChangeGate:
             return None
         return self._result
 
+    def result(self) -> Any:
+        """The stored result, whatever a region shows now (None when none is stored)."""
+        return self._result
+
     def store(self, key: Hashable, region: NDArray[np.uint8], result: Any, frame: int) -> None:
         """Remember ``region`` (copied) and the result computed from it at ``frame``."""
         self._key, self._region, self._result, self._frame = key, region.copy(), result, frame

@@ -28,7 +28,8 @@ class VisionConfig:
         watch_radius_mm: ... that is, within this distance of the ball (a figure that comes
             to strike it from farther is seen moving on the next whole search).
         rest_refit_frames: a ball window that shows nothing new reuses its last fit, but
-            is fitted again after this many frames (the rest point averages the fits).
+            is fitted again after this many frames (the rest point averages the fits); the
+            costly whole-patch placing only where the edges moved since it was made.
         coarse_refit_frames: the whole-cloth pass, otherwise renewed only where the frame
             changed, is done afresh after this many frames (``vision/cloth.py``).
         window_radii: half size of the ball's search window, in ball radii beyond its

@@ -32,6 +32,8 @@ from vision.refine import near_rim_px, refine_balls, refine_bases
 
 # A ball is fitted again from its last fit until the centre moves less than this.
 REFIT_PX = 0.05
+# A window's fit that ended more than this many radii from its start left for something else.
+WANDER_RADII = 0.5
 # While the ball's colour is open, every this many frames a pair of consecutive frames is
 # looked at for a ball rolling in a colour no hypothesis explains (``moving_ball_colour``).
 PROBE_FRAMES = 8
@@ -280,12 +282,21 @@ class Detector:
         d = np.linalg.norm(bases_px[:, None, :] - balls_px[None], axis=2)
         return ~(d < balls_r_px[None, :]).any(axis=1)
 
-    def _fit_balls(self, image, rough_px, *, whole_patch: bool = False):
+    def _fit_balls(self, image, rough_px, *, whole_patch: bool = False, rest=None, reach=None):
         """Sub-pixel fits and checks of rough ball centres: (xy px, r px, mm, score, ok,
-        index of the ball colour each shows, sigma mm, placed by the whole patch);
-        ``whole_patch`` places round balls by their whole patch (``vision.refine.refine_balls``)."""
-        bxy, br, bmm, ok, outline, size_err, doubt, patched = refine_balls(
-            image, self.model, rough_px, self.config, again_px=REFIT_PX, whole_patch=whole_patch
+        index of the ball colour each shows, sigma mm, placed by the whole patch), and the
+        ``RestPlacing`` of each ball (or None); ``whole_patch`` places round balls by their
+        whole patch, where ``rest`` does not stand, and where the edges ended within ``reach``
+        radii of their start if given (``vision.refine.refine_balls``)."""
+        bxy, br, bmm, ok, outline, size_err, doubt, patched, placings = refine_balls(
+            image,
+            self.model,
+            rough_px,
+            self.config,
+            again_px=REFIT_PX,
+            whole_patch=whole_patch,
+            rest=rest,
+            patch_reach=reach,
         )
         scores, ok, colour = self._ball_quality(
             image, bxy, br, ok & self._ball_sized(size_err), outline
@@ -293,7 +304,7 @@ class Detector:
         # What every fit shares (noise, the codec) and what this fit's own edges show.
         r_mm = self.model.pitch.profile.ball_radius_mm
         sigma = np.hypot(self.config.fit_sigma_px * r_mm / np.maximum(br, 1e-9), doubt)
-        return bxy, br, bmm, scores, ok, colour, sigma, patched
+        return (bxy, br, bmm, scores, ok, colour, sigma, patched), placings
 
     def settle_ball_colour(
         self, i: int, image: NDArray | None = None, xy_px: NDArray | None = None, r_px=None
@@ -418,39 +429,56 @@ class Detector:
         region = image[y0:y1, x0:x1]
         known = None if rolling else self._ball_gate.lookup(box, region, self._frames)
         if known is not None:
-            return known
+            return known[0]
+        # What the whole patch made of the ball at rest here stands while its edges find the
+        # centre they gave then (``vision.refine.refine_balls``): a ball that has not moved
+        # (a figure coming up to it changes the window, not the ball) is not fitted again.
+        # An edges' placing (the patch fit failed or was not tried) stands only while the
+        # window shows nothing new: a figure that hid part of the ball may have left.
         last = self._ball_gate.stale(box, region)
-        if last is not None and last[4].any():  # the same still ball, due for a new fit
+        kept = self._ball_gate.result()
+        rest = None if rolling or kept is None else kept[1]
+        if rest is not None and not (_inside(rest.edge_px, box) and (rest.placed or last)):
+            rest = None
+        if rest is not None:  # from where the edges found it
+            start = rest.edge_px[None]
+        elif last is not None and last[0][4].any():  # the same still ball, due for a new fit
             # It may have crept since (too little to show as a change): fit it afresh.
-            start = last[0][last[4]][:1]
+            start = last[0][0][last[0][4]][:1]
         else:  # the predicted centre: usually within a pixel of the ball, moving or not
             start = hint[None]
         # A ball at rest is placed by its whole patch; a rolling one, fitted on every frame
         # and smeared by its motion, by its edges.
-        fit = self._fit_balls(image, start, whole_patch=not rolling)
         # The fit runs from its own centre until it settles; one that wandered more than half
-        # a radius from its start may have left for something else: the blobs decide then.
-        near = np.hypot(*(fit[0][0] - start[0])) < 0.5 * fit[1][0]
+        # a radius from its start may have left for something else: the blobs decide then
+        # (and its whole patch is not fitted).
+        fit, placings = self._fit_balls(
+            image, start, whole_patch=not rolling, rest=rest, reach=WANDER_RADII
+        )
+        near = np.hypot(*(fit[0][0] - start[0])) < WANDER_RADII * fit[1][0]
         # A ball placed by its whole patch is a sphere of the ball's size whose outline is
         # whole round it, whatever its colour share says (a marked ball's dark half is no
         # ball colour).
         sure = fit[3][0] >= self.config.hint_min_score or fit[7][0]
         if near and fit[4].all() and sure:
-            self._ball_gate.store(box, region, fit, self._frames)
+            self._ball_gate.store(box, region, (fit, placings[0]), self._frames)
             return fit
         balls, _ = self._ball_in_window(image, box)
         # The fit at the prediction passed every check of a ball, though not convincingly:
         # it stands where the window's blobs give none (a marked ball's blob of its main
         # colour may be a sliver of it).
-        fallback = fit if near and fit[4].all() else None
+        fallback = (fit, placings[0]) if near and fit[4].all() else None
         if len(balls) == 0:
             self._ball_gate.clear()
-            return fallback
-        found = self._fit_balls(image, balls, whole_patch=not rolling)
-        if not found[4].any() and fallback is not None:
-            found = fallback
-        self._ball_gate.store(box, region, found, self._frames)
-        return found
+            return None if fallback is None else fallback[0]
+        found, placings = self._fit_balls(image, balls, whole_patch=not rolling)
+        # A later fit from the first ball found takes its placing along (see above).
+        first = np.flatnonzero(found[4])
+        kept = (found, placings[first[0]] if len(first) else None)
+        if len(first) == 0 and fallback is not None:
+            kept = fallback
+        self._ball_gate.store(box, region, kept, self._frames)
+        return kept[0]
 
     def _scale_at(self, xy_px: NDArray) -> float:
         """Pixels per mm at one point (the ball's: the same point frame after frame while it
@@ -519,7 +547,7 @@ class Detector:
         # pieces at once, and only so many are fitted per frame (the rest on later passes).
         todo = np.flatnonzero(~reuse)[: self.config.max_fresh_ball_fits]
         if len(todo):
-            new = self._fit_balls(image, rough[todo])
+            new, _ = self._fit_balls(image, rough[todo])
             for f, got in zip(fits, new, strict=True):
                 f[todo] = got
         done = reuse.copy()
@@ -729,6 +757,11 @@ class Detector:
         if not centres:
             return np.zeros((0, 2)), np.zeros(0, np.int8)
         return np.array(centres), np.array(teams, np.int8)
+
+
+def _inside(xy_px: NDArray, box: tuple) -> bool:
+    """Whether the point ``(2,)`` px lies in the window ``box`` (x0, y0, x1, y1)."""
+    return box[0] <= xy_px[0] < box[2] and box[1] <= xy_px[1] < box[3]
 
 
 def _merge_fits(window: tuple, cloth: tuple) -> tuple:

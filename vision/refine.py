@@ -30,6 +30,8 @@ outliers.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -62,6 +64,23 @@ OWN_INSIDE = 0.8  # radii where a limb's colour is read
 OWN_BACKGROUND = (0.4, 0.6, 0.8, 1.1, 1.3)  # ... and where the background is compared with it
 
 
+@dataclass(frozen=True, slots=True)
+class RestPlacing:
+    """What the whole patch made of one ball at rest (``refine_balls``), with the centre its
+    edges gave on that frame: while later frames' edges find that same centre, the ball has
+    not moved and the patch would give the same placing again.
+
+    ``edge_px (2,)`` the edges' centre the patch fit started from; ``xy_mm (2,)`` and
+    ``sigma_mm`` its placing, where ``placed`` (else the patch fit failed or was not tried,
+    and the edges placed the ball).
+    """
+
+    edge_px: NDArray[np.float64]
+    xy_mm: NDArray[np.float64]
+    sigma_mm: float
+    placed: bool
+
+
 def _radial_frame(model: SceneModel, c_mm: NDArray, z_mm: float):
     """Unit direction away from the nadir ``(n, 2)``, its normal, and tan(theta) ``(n,)``."""
     cam = model.lens.centre_mm
@@ -79,14 +98,20 @@ def refine_balls(
     *,
     again_px: float = 0.5,
     whole_patch: bool = False,
-) -> tuple[NDArray, NDArray, NDArray, NDArray[np.bool_]]:
+    rest: RestPlacing | None = None,
+    patch_reach: float | None = None,
+) -> tuple:
     """Ball ground points for rough centres ``(k, 2)`` px.
 
     With ``whole_patch`` (and ``VisionConfig.patch_fit``) a round ball the edges placed is
     placed again by its whole patch, a shaded sphere on the cloth (``vision/shading.py``),
     which a dim side or a shadow does not move; where that fit fails (a ball under a net,
     half hidden, at the image border) the edges' placing stands. It costs a few dozen
-    model evaluations: for a ball at rest, not for every candidate of a search.
+    model evaluations: for a ball at rest, not for every candidate of a search. ``rest``,
+    what an earlier frame's patch made of a ball at rest, stands for the ball whose edges
+    find again the centre they gave then (within ``again_px``), instead of a new patch fit.
+    With ``patch_reach``, a ball whose edges ended farther than that many radii from where
+    they started is left to its edges (a caller that drops such fits spares their patch).
 
     The fit runs again with rays from its own centre while that centre moves by ``again_px``
     or more (at most ``MAX_PASSES`` passes), so the result does not depend on how rough the
@@ -103,7 +128,9 @@ def refine_balls(
         outside the fitted ball's outline (~0 for a ball, more for a larger base); and
         doubt_mm (k,), the standard uncertainty of each centre that its own fit shows
         (``_fit_doubt``; 0 for a motion streak, whose centre is no circle's); whole_patch
-        (k,) bool, which balls the whole patch placed.
+        (k,) bool, which balls the whole patch placed; and with ``whole_patch`` the
+        ``RestPlacing`` of each ball the edges fitted (else None), for a later frame's
+        ``rest``.
     """
     rough = np.asarray(rough_px, np.float64).reshape(-1, 2)
     if len(rough) == 0:
@@ -117,6 +144,7 @@ def refine_balls(
             np.zeros(0),
             np.zeros(0),
             np.zeros(0, bool),
+            (),
         )
     passes = _ball_pass(image, model, rough, config)
     start = rough
@@ -147,8 +175,26 @@ def refine_balls(
     # no outline there and hides nothing: the patch model holds that background.
     support = (outline | _on_own_colour(image, model, centre_px, r_px, config.rays)).mean(1)
     patch = ok & ~streak & (support >= PATCH_TRY_SUPPORT)
+    if patch_reach is not None:
+        patch &= np.hypot(*(centre_px - rough).T) < patch_reach * r_px
     placed = np.zeros(len(ground), bool)
-    if whole_patch and config.patch_fit and patch.any():
+    placings: list[RestPlacing | None] = [None] * len(ground)
+    if not (whole_patch and config.patch_fit):
+        patch[:] = False
+    else:
+        for i in np.flatnonzero(ok):  # the edges' placing, unless the patch's stands
+            placings[i] = RestPlacing(centre_px[i].copy(), ground[i].copy(), float(sigma[i]), False)
+    # The ball due for a patch fit whose edges find the centre they gave on the frame of its
+    # last one (that frame's, not the last one's: a ball creeping a little a frame shows once
+    # it has crept ``again_px`` in all) has not moved: that fit's outcome stands.
+    if rest is not None and patch.any():
+        off = np.where(patch, np.hypot(*(centre_px - rest.edge_px).T), np.inf)
+        j = int(np.argmin(off))
+        if off[j] < again_px:
+            placings[j], patch[j] = rest, False
+            if rest.placed:
+                ground[j], sigma[j], placed[j] = rest.xy_mm, rest.sigma_mm, True
+    if patch.any():
         fits = fit_ball_patches(
             image, model.background, model.lens, ground[patch], r, model.noise_sigma
         )
@@ -175,8 +221,10 @@ def refine_balls(
         ground[idx] = fits.centre_mm[good]
         sigma[idx] = fits.sigma_mm[good]
         placed[idx] = True
+        for i in idx:
+            placings[i] = RestPlacing(centre_px[i].copy(), ground[i].copy(), float(sigma[i]), True)
     centre_px = model.lens.project(np.concatenate([ground, np.full((len(ground), 1), r)], 1))
-    return centre_px, r_px, ground, ok, outline, size_err, sigma, placed
+    return centre_px, r_px, ground, ok, outline, size_err, sigma, placed, tuple(placings)
 
 
 def _outline_share(image, model, centres_mm: NDArray, config) -> NDArray[np.float64]:

@@ -320,6 +320,28 @@ def test_a_rolling_ball_is_fitted_afresh_on_every_frame(setup, rolling):
     assert (moved > 0.05) == rolling
 
 
+def test_a_ball_creeping_at_rest_is_followed_however_slowly(setup):
+    """A resting ball's patch fit stands while its edges find the centre they gave on that
+    fit's frame: compared with that frame, not the last one, a ball creeping 0.03 mm a frame
+    (a fortieth of a pixel here: too little for any one refit to notice) is followed as its
+    creep adds up, not frozen where it was first placed."""
+    renderer, _ = setup
+    det = Detector(setup[1].model, VisionConfig(rest_refit_frames=1))  # a refit every frame
+    xy0 = np.array([-120.0, 60.0])
+    hint = CAMERA.project(np.array([[*xy0, R]]))[0]
+    step = np.array([0.03, 0.0])
+    found = []
+    for i in range(12):
+        out = det.detect(
+            renderer.render(frame(xy0 + i * step)), ball_hint_px=hint, ball_travel_px=2.0
+        )
+        assert out.n_balls == 1
+        found.append(out.ball_xy_mm[0])
+    crept = found[-1] - found[0]
+    assert abs(crept[0] - 11 * step[0]) < 0.1
+    assert abs(crept[1]) < 0.1
+
+
 @pytest.mark.parametrize("noise_sigma", [Look().noise_sigma, 4.5])
 def test_learning_finds_a_white_ball_on_the_centre_spot_at_full_view_size(noise_sigma):
     """At 2304x1296 (the Camera Module 3's full view) a white ball on the white spot and
