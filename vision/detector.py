@@ -28,7 +28,7 @@ from vision.config import VisionConfig
 from vision.detections import Detections
 from vision.keepers import KeeperFinder
 from vision.model import SceneModel, every_step, moving_ball_colour
-from vision.refine import near_rim_px, refine_balls, refine_bases
+from vision.refine import PATCH_MIN_SUPPORT, near_rim_px, refine_balls, refine_bases
 
 # A ball is fitted again from its last fit until the centre moves less than this.
 REFIT_PX = 0.05
@@ -277,17 +277,38 @@ class Detector:
     def _fit_balls(self, image, rough_px, *, whole_patch: bool = False):
         """Sub-pixel fits and checks of rough ball centres: (xy px, r px, mm, score, ok,
         index of the ball colour each shows, sigma mm, placed by the whole patch);
-        ``whole_patch`` places round balls by their whole patch (``vision.refine.refine_balls``)."""
+        ``whole_patch`` places round balls by their whole patch (``vision.refine.refine_balls``).
+
+        A ball lying on lines of its own colour (a white ball on the corner arc) shows too
+        little outline for its edges alone, whether or not its patch was asked for: a
+        candidate that fails on that alone is fitted by its whole patch, lines included,
+        which decides (a few dozen model evaluations, for these candidates only)."""
+        *fit, sized, outline = self._fit_and_check(image, rough_px, whole_patch)
+        bxy, br, _, _, ok, _, _, patched = fit
+        if whole_patch or ok.all():
+            return tuple(fit)
+        _, whole, _ = self._ball_quality(image, bxy, br, sized, outline, np.ones(len(ok), bool))
+        retry = np.flatnonzero(whole & ~ok & ~patched)
+        if len(retry) == 0:
+            return tuple(fit)
+        again = self._fit_and_check(image, np.asarray(rough_px)[retry], True)
+        took = retry[again[4]]
+        out = [np.array(a, copy=True) for a in fit]
+        for a, b in zip(out, again[:8], strict=True):
+            a[took] = b[again[4]]
+        return tuple(out)
+
+    def _fit_and_check(self, image, rough_px, whole_patch: bool):
+        """``_fit_balls``' fields, then which fits are ball-sized and their outlines."""
         bxy, br, bmm, ok, outline, size_err, doubt, patched = refine_balls(
             image, self.model, rough_px, self.config, again_px=REFIT_PX, whole_patch=whole_patch
         )
-        scores, ok, colour = self._ball_quality(
-            image, bxy, br, ok & self._ball_sized(size_err), outline
-        )
+        sized = ok & self._ball_sized(size_err)
+        scores, ok, colour = self._ball_quality(image, bxy, br, sized, outline, patched)
         # What every fit shares (noise, the codec) and what this fit's own edges show.
         r_mm = self.model.pitch.profile.ball_radius_mm
         sigma = np.hypot(self.config.fit_sigma_px * r_mm / np.maximum(br, 1e-9), doubt)
-        return bxy, br, bmm, scores, ok, colour, sigma, patched
+        return bxy, br, bmm, scores, ok, colour, sigma, patched, sized, outline
 
     def settle_ball_colour(self, i: int) -> None:
         """Search only for ball colour ``i`` from now on (``last_ball_colours`` says which
@@ -504,14 +525,17 @@ class Detector:
         tol = self._size_tol_mm
         return (size_err <= tol) & (size_err >= -2.0 * tol)
 
-    def _ball_quality(self, image, centre_px, r_px, ok, outline):
+    def _ball_quality(self, image, centre_px, r_px, ok, outline, whole):
         """Score ``(k,)`` of each fitted candidate and which ones are balls at all.
 
         A ball shows a ball-sized outline (its support: the share of rays ``outline (k, m)``
         ending on it) and is ball-coloured just inside the outline where that is seen. A
         ball-coloured patch of something else (a highlight, part of a figure) fails one or
         the other; a ball half under a finger passes both. The score is the support (full
-        from 0.8 on) times the colour share.
+        from 0.8 on) times the colour share. A ball its whole patch placed (``whole (k,)``)
+        had its outline checked whole round it, rays that meet a line of its own colour
+        included (``vision.refine.PATCH_MIN_SUPPORT``): a white ball on the corner arc and
+        its two lines shows a third of its outline or less, and counts as whole.
         """
         cfg = self.config
         k, m = outline.shape
@@ -526,7 +550,7 @@ class Detector:
         seen = outline.sum(1)
         inside = ball.reshape(k, m) & outline
         share = inside.sum(1) / np.maximum(seen, 1)
-        support = seen / m
+        support = np.where(whole, np.maximum(seen / m, PATCH_MIN_SUPPORT), seen / m)
         keep = ok & (support >= cfg.ball_min_support) & (share >= cfg.ball_min_colour)
         quality = np.minimum(1.0, support / 0.8) * share
         colour = np.zeros(k, np.int64)
