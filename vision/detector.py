@@ -274,7 +274,7 @@ class Detector:
         d = np.linalg.norm(bases_px[:, None, :] - balls_px[None], axis=2)
         return ~(d < balls_r_px[None, :]).any(axis=1)
 
-    def _fit_balls(self, image, rough_px, *, whole_patch: bool = False):
+    def _fit_balls(self, image, rough_px, *, whole_patch: bool = False, patch_near=None):
         """Sub-pixel fits and checks of rough ball centres: (xy px, r px, mm, score, ok,
         index of the ball colour each shows, sigma mm, placed by the whole patch);
         ``whole_patch`` places round balls by their whole patch (``vision.refine.refine_balls``).
@@ -282,7 +282,10 @@ class Detector:
         A ball lying on lines of its own colour (a white ball on the corner arc) shows too
         little outline for its edges alone, whether or not its patch was asked for: a
         candidate that fails on that alone is fitted by its whole patch, lines included,
-        which decides (a few dozen model evaluations, for these candidates only)."""
+        which decides (a few dozen model evaluations, for these candidates only). The patch
+        is a resting sphere's: for a ball its track sees rolling, ``patch_near`` ``(point px,
+        radius px)`` keeps only a patch fit within its travel of the prediction (a ball just
+        set down; a fast one, smeared or half under a crossbar, the model misplaces)."""
         *fit, sized, outline = self._fit_and_check(image, rough_px, whole_patch)
         bxy, br, _, _, ok, _, _, patched = fit
         if whole_patch or ok.all():
@@ -292,10 +295,14 @@ class Detector:
         if len(retry) == 0:
             return tuple(fit)
         again = self._fit_and_check(image, np.asarray(rough_px)[retry], True)
-        took = retry[again[4]]
+        good = again[4]
+        if patch_near is not None:
+            point, radius = patch_near
+            good = good & (np.hypot(*(again[0] - np.asarray(point)).T) <= radius)
+        took = retry[good]
         out = [np.array(a, copy=True) for a in fit]
         for a, b in zip(out, again[:8], strict=True):
-            a[took] = b[again[4]]
+            a[took] = b[good]
         return tuple(out)
 
     def _fit_and_check(self, image, rough_px, whole_patch: bool):
@@ -378,7 +385,8 @@ class Detector:
             start = hint[None]
         # A ball at rest is placed by its whole patch; a rolling one, fitted on every frame
         # and smeared by its motion, by its edges.
-        fit = self._fit_balls(image, start, whole_patch=not rolling)
+        near_hint = (hint, travel_px) if rolling else None
+        fit = self._fit_balls(image, start, whole_patch=not rolling, patch_near=near_hint)
         # The fit runs from its own centre until it settles; one that wandered more than half
         # a radius from its start may have left for something else: the blobs decide then.
         near = np.hypot(*(fit[0][0] - start[0])) < 0.5 * fit[1][0]
@@ -397,7 +405,7 @@ class Detector:
         if len(balls) == 0:
             self._ball_gate.clear()
             return fallback
-        found = self._fit_balls(image, balls, whole_patch=not rolling)
+        found = self._fit_balls(image, balls, whole_patch=not rolling, patch_near=near_hint)
         if not found[4].any() and fallback is not None:
             found = fallback
         self._ball_gate.store(box, region, found, self._frames)
