@@ -444,6 +444,8 @@ class BallTracker:
         first = next((f for f, t, _ in self._history if f >= self._since and t >= strike_s), f1)
         if first > self._since:
             self._since, self._since_s = first, strike_s
+        elif self._since_s is None:  # the first frames after the strike showed no ball
+            self._since_s = max(strike_s, self._t_at(self._since - 1))
 
     def _onset_frame(self) -> int:
         """The last frame whose measurement was still at the rest point."""

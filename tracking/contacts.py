@@ -9,9 +9,14 @@ the ball and figure tracks. Two kinds:
   latest the first frame the ball rolls): a flicked figure is blurred while it runs, and its
   track may lose it for a frame or two just before it strikes.
 - ``collision``: a rolling ball turned by more than ``turn_deg`` (or sped up) over a few frames
-  while a base was within ``touch_gap_mm`` of it, and now rolls away from that base. A ball
+  while a base was close enough to have touched it, and now rolls away from that base. A ball
   coming to rest just short of a base turns too, its last slow millimetres read off the blob
   beside the base, but it still heads for the base (or no longer moves): no base turned it.
+  Close enough: the measured gap reaches zero within its uncertainty (ball and base,
+  ``gap_sigmas`` times) plus the way the ball covers in a frame at its speed over those frames
+  (the touch falls between two frames), at most ``touch_gap_mm``. A slow ball that stops or
+  turns beside a base a few millimetres off never touched it; a fast one may be seen a
+  frame's travel short of the base it bounced off.
 """
 
 from __future__ import annotations
@@ -41,6 +46,10 @@ class ContactConfig:
         refractory_s: the same figure is not reported twice within this time.
         leave_speed_mm_s: a ball a base turned rolls away from it at least this fast (the
             ball tracker's stop speed: slower, its velocity is the noise of a ball at rest).
+        base_sigma_mm: standard uncertainty of a base's tracked centre (the bar of a base's
+            position, DESIGN.md 5).
+        gap_sigmas: a touch's measured gap lies within this many standard uncertainties of
+            zero (beyond a frame's travel of the ball).
     """
 
     ball_radius_mm: float = 10.5
@@ -50,6 +59,8 @@ class ContactConfig:
     window_frames: int = 3
     refractory_s: float = 0.3
     leave_speed_mm_s: float = 12.0
+    base_sigma_mm: float = 1.0
+    gap_sigmas: float = 3.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +107,7 @@ class ContactDetector:
             return (self._flick(ball.onset_frame),)
         if ball.moving and ball.measured and self._turned():
             touch = self._nearest(range(ball.frame - self.config.window_frames, ball.frame + 1))
-            if touch is not None and touch[2] <= self.config.touch_gap_mm:
+            if touch is not None and touch[2] <= self._touch_gap_mm():
                 frame, fid, gap, team, xy = touch
                 recent = ball.t_s - self._last_touch.get(fid, -math.inf) <= self.config.refractory_s
                 if not recent and self._leaves(ball, figures, fid):
@@ -114,6 +125,16 @@ class ContactDetector:
             return Contact("flick", onset, rest.t_s, None, None, xy, math.nan)
         self._last_touch[touch[1]] = self._balls[-1].t_s
         return Contact("flick", onset, rest.t_s, touch[1], touch[3], xy, touch[2])
+
+    def _touch_gap_mm(self) -> float:
+        """The largest gap a rolling ball that touched a base shows over the last frames
+        (module docstring: uncertainty plus a frame's travel, at most ``touch_gap_mm``)."""
+        cfg = self.config
+        balls = list(self._balls)[-cfg.window_frames - 1 :]
+        dt = balls[-1].t_s - balls[-2].t_s if len(balls) > 1 else 0.0
+        travel = max(float(np.hypot(*b.v_mm_s)) for b in balls) * dt
+        sigma = math.hypot(balls[-1].sigma_mm or 0.0, cfg.base_sigma_mm)
+        return min(cfg.touch_gap_mm, cfg.gap_sigmas * sigma + travel)
 
     def _leaves(self, ball: BallTrack, figures: FigureTracks, fid: int) -> bool:
         """Whether the ball rolls away from base ``fid`` (one not seen now: taken as so)."""

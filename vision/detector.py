@@ -28,7 +28,7 @@ from vision.config import VisionConfig
 from vision.detections import Detections
 from vision.keepers import KeeperFinder
 from vision.model import BALL_UNIFORMITY, SceneModel, every_step, moving_ball_colour
-from vision.refine import near_rim_px, refine_balls, refine_bases
+from vision.refine import PATCH_MIN_SUPPORT, near_rim_px, refine_balls, refine_bases
 
 # A ball is fitted again from its last fit until the centre moves less than this.
 REFIT_PX = 0.05
@@ -282,12 +282,48 @@ class Detector:
         d = np.linalg.norm(bases_px[:, None, :] - balls_px[None], axis=2)
         return ~(d < balls_r_px[None, :]).any(axis=1)
 
-    def _fit_balls(self, image, rough_px, *, whole_patch: bool = False, rest=None, reach=None):
+    def _fit_balls(
+        self, image, rough_px, *, whole_patch=False, rest=None, reach=None, patch_near=None
+    ):
         """Sub-pixel fits and checks of rough ball centres: (xy px, r px, mm, score, ok,
         index of the ball colour each shows, sigma mm, placed by the whole patch), and the
         ``RestPlacing`` of each ball (or None); ``whole_patch`` places round balls by their
         whole patch, where ``rest`` does not stand, and where the edges ended within ``reach``
-        radii of their start if given (``vision.refine.refine_balls``)."""
+        radii of their start if given (``vision.refine.refine_balls``).
+
+        A ball lying on lines of its own colour (a white ball on the corner arc) shows too
+        little outline for its edges alone, whether or not its patch was asked for: a
+        candidate that fails on that alone is fitted by its whole patch, lines included,
+        which decides (a few dozen model evaluations, for these candidates only). The patch
+        is a resting sphere's: for a ball its track sees rolling, ``patch_near`` ``(point px,
+        radius px)`` keeps only a patch fit within its travel of the prediction (a ball just
+        set down; a fast one, smeared or half under a crossbar, the model misplaces)."""
+        *fit, sized, outline, placings = self._fit_and_check(
+            image, rough_px, whole_patch, rest=rest, reach=reach
+        )
+        bxy, br, _, _, ok, _, _, patched = fit
+        if whole_patch or ok.all():
+            return tuple(fit), placings
+        _, whole, _ = self._ball_quality(image, bxy, br, sized, outline, np.ones(len(ok), bool))
+        retry = np.flatnonzero(whole & ~ok & ~patched)
+        if len(retry) == 0:
+            return tuple(fit), placings
+        *again, _, _, again_placings = self._fit_and_check(image, np.asarray(rough_px)[retry], True)
+        good = again[4]
+        if patch_near is not None:
+            point, radius = patch_near
+            good = good & (np.hypot(*(again[0] - np.asarray(point)).T) <= radius)
+        out = [np.array(a, copy=True) for a in fit]
+        for a, b in zip(out, again, strict=True):
+            a[retry[good]] = b[good]
+        placings = list(placings)
+        for j in np.flatnonzero(good):
+            placings[retry[j]] = again_placings[j]
+        return tuple(out), tuple(placings)
+
+    def _fit_and_check(self, image, rough_px, whole_patch: bool, *, rest=None, reach=None):
+        """``_fit_balls``' fields, then which fits are ball-sized, their outlines and their
+        ``RestPlacing``s."""
         bxy, br, bmm, ok, outline, size_err, doubt, patched, placings = refine_balls(
             image,
             self.model,
@@ -298,13 +334,12 @@ class Detector:
             rest=rest,
             patch_reach=reach,
         )
-        scores, ok, colour = self._ball_quality(
-            image, bxy, br, ok & self._ball_sized(size_err), outline
-        )
+        sized = ok & self._ball_sized(size_err)
+        scores, ok, colour = self._ball_quality(image, bxy, br, sized, outline, patched)
         # What every fit shares (noise, the codec) and what this fit's own edges show.
         r_mm = self.model.pitch.profile.ball_radius_mm
         sigma = np.hypot(self.config.fit_sigma_px * r_mm / np.maximum(br, 1e-9), doubt)
-        return (bxy, br, bmm, scores, ok, colour, sigma, patched), placings
+        return bxy, br, bmm, scores, ok, colour, sigma, patched, sized, outline, placings
 
     def settle_ball_colour(
         self, i: int, image: NDArray | None = None, xy_px: NDArray | None = None, r_px=None
@@ -449,11 +484,17 @@ class Detector:
             start = hint[None]
         # A ball at rest is placed by its whole patch; a rolling one, fitted on every frame
         # and smeared by its motion, by its edges.
+        near_hint = (hint, travel_px) if rolling else None
         # The fit runs from its own centre until it settles; one that wandered more than half
         # a radius from its start may have left for something else: the blobs decide then
         # (and its whole patch is not fitted).
         fit, placings = self._fit_balls(
-            image, start, whole_patch=not rolling, rest=rest, reach=WANDER_RADII
+            image,
+            start,
+            whole_patch=not rolling,
+            rest=rest,
+            reach=WANDER_RADII,
+            patch_near=near_hint,
         )
         near = np.hypot(*(fit[0][0] - start[0])) < WANDER_RADII * fit[1][0]
         # A ball placed by its whole patch is a sphere of the ball's size whose outline is
@@ -471,7 +512,9 @@ class Detector:
         if len(balls) == 0:
             self._ball_gate.clear()
             return None if fallback is None else fallback[0]
-        found, placings = self._fit_balls(image, balls, whole_patch=not rolling)
+        found, placings = self._fit_balls(
+            image, balls, whole_patch=not rolling, patch_near=near_hint
+        )
         # A later fit from the first ball found takes its placing along (see above).
         first = np.flatnonzero(found[4])
         kept = (found, placings[first[0]] if len(first) else None)
@@ -602,14 +645,17 @@ class Detector:
         tol = self._size_tol_mm
         return (size_err <= tol) & (size_err >= -2.0 * tol)
 
-    def _ball_quality(self, image, centre_px, r_px, ok, outline):
+    def _ball_quality(self, image, centre_px, r_px, ok, outline, whole):
         """Score ``(k,)`` of each fitted candidate and which ones are balls at all.
 
         A ball shows a ball-sized outline (its support: the share of rays ``outline (k, m)``
         ending on it) and is ball-coloured just inside the outline where that is seen. A
         ball-coloured patch of something else (a highlight, part of a figure) fails one or
         the other; a ball half under a finger passes both. The score is the support (full
-        from 0.8 on) times the colour share.
+        from 0.8 on) times the colour share. A ball its whole patch placed (``whole (k,)``)
+        had its outline checked whole round it, rays that meet a line of its own colour
+        included (``vision.refine.PATCH_MIN_SUPPORT``): a white ball on the corner arc and
+        its two lines shows a third of its outline or less, and counts as whole.
         """
         cfg = self.config
         k, m = outline.shape
@@ -624,7 +670,7 @@ class Detector:
         seen = outline.sum(1)
         inside = ball.reshape(k, m) & outline
         share = inside.sum(1) / np.maximum(seen, 1)
-        support = seen / m
+        support = np.where(whole, np.maximum(seen / m, PATCH_MIN_SUPPORT), seen / m)
         keep = ok & (support >= cfg.ball_min_support) & (share >= cfg.ball_min_colour)
         quality = np.minimum(1.0, support / 0.8) * share
         colour = np.zeros(k, np.int64)

@@ -108,3 +108,39 @@ def test_a_pass_coming_to_rest_short_of_a_base_is_no_collision(drift_mm):
     figs = np.array([[[-200.0, 0.0], [stop_x + REACH + 6.0, 0.0]]] * n)
     contacts = run(ball, figs, [0, 0])
     assert [c.kind for c in contacts] == ["flick"]
+
+
+def test_a_pass_coming_to_rest_beside_a_base_is_no_collision():
+    """A pass decelerating (500 mm/s^2) to rest beside a team-mate, 6 mm clear of its base
+    (within ``touch_gap_mm``), its last slow millimetres bending 2.5 mm away from the base:
+    the ball turns and leaves the base at ~20 mm/s, but at that speed a touch would have shown
+    a gap within the uncertainty of ball and base (~3 mm) plus a frame's travel (< 1 mm), and
+    6 mm is not: no collision (before: a collision with the team-mate)."""
+    n, t_roll, decel = 120, 0.9, 500.0
+    t = np.arange(n) / FPS - 0.1
+    tr = np.clip(t, 0.0, t_roll)
+    x = decel * t_roll * tr - 0.5 * decel * tr**2
+    stop_x = 0.5 * decel * t_roll**2
+    late = np.clip((tr - (t_roll - 0.25)) / 0.25, 0.0, 1.0)
+    ball = np.stack([x, 2.5 * late**2], axis=1)
+    beside = [stop_x - 5.0, -np.sqrt((REACH + 6.0) ** 2 - 5.0**2)]
+    figs = np.array([[[-200.0, 0.0], beside]] * n)
+    contacts = run(ball, figs, [0, 0])
+    assert [c.kind for c in contacts] == ["flick"]
+
+
+@pytest.mark.parametrize("v", [150.0, 600.0])
+def test_a_ball_bouncing_off_a_base_is_a_collision_at_any_speed(v):
+    """A ball rolling at ``v`` into a base (gap 0) bounces back at 40 % of its speed: a
+    collision, also when slow (its gap at the nearest frame lies within the allowance)."""
+    n = 150
+    x_hit = 100.0
+    t_hit = x_hit / v
+    t = np.arange(n) / FPS - 5 / FPS
+    x = np.where(t <= t_hit, v * np.clip(t, 0.0, None), x_hit - 0.4 * v * (t - t_hit))
+    ball = np.stack([x, np.zeros(n)], axis=1)
+    figs = np.array([[[-200.0, 50.0], [x_hit + REACH, 0.0]]] * n)
+    contacts = run(ball, figs, [0, 1])
+    collisions = [c for c in contacts if c.kind == "collision"]
+    assert [c.team for c in collisions] == [1]
+    assert abs(collisions[0].frame - t_hit * FPS - 5) <= 3
