@@ -374,6 +374,7 @@ def posterior_covariance(
     priors: Priors | None = None,
     inflation: float = 1.0,
     log_f_sigma: float | None = None,
+    principal_along: tuple[NDArray, float] | None = None,
 ) -> NDArray[np.float64]:
     """Covariance (k, k) of the ``k`` free parameters (``PARAMS`` order) given the line
     samples and every prior, f's included: what is known of the camera after the fit.
@@ -381,6 +382,8 @@ def posterior_covariance(
     Where the lines do not pin f (a camera looking nearly straight down) its uncertainty is
     that of its prior, the guess of a usual mount height, and the height's with it.
     ``log_f_sigma``: one more measurement of log f of that sigma (the goals' balance).
+    ``principal_along``: (unit image direction (2,), sigma px), one more measurement of the
+    principal point along that direction (the goals' balance in a view straight down).
     Samples' noise as in ``data_covariance``.
     """
     mask = _free_mask(free)
@@ -391,6 +394,11 @@ def posterior_covariance(
     if log_f_sigma is not None and mask[0]:
         row = np.zeros(len(PARAMS))
         row[0] = 1.0 / (camera.fx_px * log_f_sigma)
+        rows.append(row[mask][None])
+    if principal_along is not None and mask[1] and mask[2]:
+        direction, sigma_px = principal_along
+        row = np.zeros(len(PARAMS))
+        row[1:3] = np.asarray(direction, dtype=np.float64) / sigma_px
         rows.append(row[mask][None])
     if rows:
         jac = np.concatenate([jac, *rows])
