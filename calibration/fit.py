@@ -40,6 +40,13 @@ from rules.pitch import LineBand, Pitch
 
 PARAMS = ("f", "cx", "cy", "k1", "k2", "rx", "ry", "rz", "tx", "ty", "tz", "p1", "p2")
 POSE = ("rx", "ry", "rz", "tx", "ty", "tz")
+# The distortion a picture shows is that of pixel radii: at a focal length f, k1 of the
+# normalized coordinates bends them by k1 (r_px / f)^2, k2 by (r_px / f)^4, p1 and p2 by
+# r_px / f. The priors on the lens (``Priors``) hold those coefficients at the prior's f
+# (each times (f_prior / f)^power): held at the fit's own f, a view straight down, which
+# sets only f over the height and the lens in pixels, let the decentring's prior pull f: a
+# lens decentred 1.5 of that prior's sigmas took f 21 % short, a camera 1.3 m up for 1.03 m.
+_LENS_POWER = np.array([0, 0, 0, 2, 4, 0, 0, 0, 0, 0, 0, 1, 1], dtype=np.float64)
 # The camera of a Subuteo table hangs about this high; only used to guess f (see module doc).
 TYPICAL_HEIGHT_MM = 1350.0
 _FAR_PX = 1e4  # residual for points that project behind the camera
@@ -57,6 +64,9 @@ class Priors:
         centre_sigma: spread of the principal point around the image centre, fraction of width.
         tangential_sigma: spread of p1 and p2 around 0 (a lens mounted a little off its axis:
             a few thousandths; their pattern across the image is partly that of a tilt).
+
+    The lens priors hold the coefficients rescaled to ``f_px`` (``_LENS_POWER``), the lens
+    as the picture shows it, so that they say nothing of f itself.
     """
 
     f_px: float
@@ -183,6 +193,7 @@ def _prior_residuals(p: NDArray, camera: CameraModel, priors: Priors | None, fre
     on = free & (scales != 0.0)
     q = p.copy()
     q[0] = abs(p[0])
+    q *= (priors.f_px / q[0]) ** _LENS_POWER
     return (q[on] - centre[on]) * scales[on]
 
 
@@ -199,6 +210,30 @@ def _prior_scales(camera: CameraModel, priors: Priors) -> NDArray[np.float64]:
     scales[4] = 1.0 / priors.k2_sigma
     scales[11] = scales[12] = 1.0 / priors.tangential_sigma
     return scales
+
+
+def _prior_rows(
+    camera: CameraModel, priors: Priors, mask: NDArray, skip: NDArray | None = None
+) -> NDArray[np.float64]:
+    """Derivatives (m, k) of the priors' residuals by the k free parameters: one row per prior
+    on a free parameter, those on ``skip`` (a ``PARAMS`` mask) left out.
+
+    A distortion prior moves with f too (``_LENS_POWER``): the lens it holds is the one seen
+    in the picture, whatever f the fit settles on.
+    """
+    p = camera_params(camera)
+    f = abs(p[0])
+    scales = _prior_scales(camera, priors)
+    on = mask & (scales != 0.0)
+    if skip is not None:
+        on &= ~skip
+    rows = np.zeros((int(on.sum()), len(PARAMS)))
+    ratio = (priors.f_px / f) ** _LENS_POWER
+    for row, j in zip(rows, np.flatnonzero(on), strict=True):
+        row[j] = scales[j] * ratio[j]
+        if j != 0:
+            row[0] = -_LENS_POWER[j] * p[j] * ratio[j] / f * scales[j]
+    return rows[:, mask]
 
 
 def _optimise(residual_fn, camera: CameraModel, free: Sequence[str], max_nfev: int):
@@ -316,9 +351,7 @@ def data_covariance(
     jac = _line_jacobian(model, centre_px, camera, mask, inflation)
     if priors is not None:
         # Each prior is one more row: d(prior residual) / d(parameter); none on ``of``.
-        scales = np.where(wanted, 0.0, _prior_scales(camera, priors))
-        rows = np.diag(scales)[np.ix_(mask, mask)]
-        jac = np.concatenate([jac, rows[np.any(rows != 0.0, axis=1)]])
+        jac = np.concatenate([jac, _prior_rows(camera, priors, mask, skip=wanted)])
     # The information on ``of`` is that of the part of their columns no other parameter can
     # mimic (Schur complement), stable where they trade off exactly (then it is infinite).
     sel = wanted[mask]
@@ -341,6 +374,7 @@ def posterior_covariance(
     priors: Priors | None = None,
     inflation: float = 1.0,
     log_f_sigma: float | None = None,
+    principal_along: tuple[NDArray, float] | None = None,
 ) -> NDArray[np.float64]:
     """Covariance (k, k) of the ``k`` free parameters (``PARAMS`` order) given the line
     samples and every prior, f's included: what is known of the camera after the fit.
@@ -348,17 +382,23 @@ def posterior_covariance(
     Where the lines do not pin f (a camera looking nearly straight down) its uncertainty is
     that of its prior, the guess of a usual mount height, and the height's with it.
     ``log_f_sigma``: one more measurement of log f of that sigma (the goals' balance).
+    ``principal_along``: (unit image direction (2,), sigma px), one more measurement of the
+    principal point along that direction (the goals' balance in a view straight down).
     Samples' noise as in ``data_covariance``.
     """
     mask = _free_mask(free)
     jac = _line_jacobian(model, centre_px, camera, mask, inflation)
     rows = []
     if priors is not None:
-        prior = np.diag(_prior_scales(camera, priors))[np.ix_(mask, mask)]
-        rows.append(prior[np.any(prior != 0.0, axis=1)])
+        rows.append(_prior_rows(camera, priors, mask))
     if log_f_sigma is not None and mask[0]:
         row = np.zeros(len(PARAMS))
         row[0] = 1.0 / (camera.fx_px * log_f_sigma)
+        rows.append(row[mask][None])
+    if principal_along is not None and mask[1] and mask[2]:
+        direction, sigma_px = principal_along
+        row = np.zeros(len(PARAMS))
+        row[1:3] = np.asarray(direction, dtype=np.float64) / sigma_px
         rows.append(row[mask][None])
     if rows:
         jac = np.concatenate([jac, *rows])

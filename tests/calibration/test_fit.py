@@ -226,3 +226,21 @@ def test_the_centre_covariance_holds_the_height_as_loose_as_f(fistf):
     assert np.sqrt(centre[2, 2]) / height == pytest.approx(sigma, rel=0.05)
     assert abs(height - 1100.0) <= 2.0 * np.sqrt(centre[2, 2])
     assert np.allclose(centre, centre.T) and (np.linalg.eigvalsh(centre) > -1e-6).all()
+
+
+@pytest.mark.parametrize("decentring", [(0.003, 0.002), (-0.0025, 0.003)])
+def test_the_lens_priors_do_not_pull_the_focal_length(fistf, decentring):
+    """Straight down, f trades exactly with the height and with the lens' coefficients (the
+    picture shows them times powers of f): priors on the lens held at the fitted f would pull
+    f toward a smaller decentring. Fitted from the true camera, f must stay where its own
+    prior (here the truth) puts it, and the decentring with it."""
+    true = CameraModel.overhead(SIZE, 1300.0, 1400.0, dist=(-0.05, 0.0, *decentring, 0.0))
+    model = fit.sample_lines(fistf, spacing_mm=10.0, clearance_mm=4.0)
+    free = ("pose", "f", "cx", "cy", "k1", "k2", "p1", "p2")
+    priors = fit.Priors(f_px=true.fx_px)
+    cam = fit.fit_camera(
+        model, true.project(model.foot_mm), true, free=free, scale_px=0.3, priors=priors
+    )
+    assert cam.fx_px == pytest.approx(true.fx_px, rel=0.01)
+    assert cam.dist[2:4] == pytest.approx(decentring, abs=1e-4)
+    assert np.median(_mapping_error_mm(cam, true)) < 0.05

@@ -183,3 +183,33 @@ def test_a_clip_that_starts_in_mid_play_calibrates(mapping_error, fistf):
     assert {"halfway_line", "touchline_top", "touchline_bottom"} <= set(cal.lines_used)
     # The hand resting on the halfway line hides part of it: those samples are dropped.
     assert not cal.samples.inlier.all()
+
+
+@pytest.mark.parametrize(
+    ("table", "principal", "yaw_deg"),
+    [
+        ("fistf", (22.0, 4.0), 3.0),
+        ("subbuteo-classic", (-15.0, -12.0), 92.0),
+    ],
+)
+def test_straight_down_the_goals_place_the_nadir_along_the_pitch(table, principal, yaw_deg):
+    """Seen straight down, the lines cannot tell a principal point off the centre from a
+    camera moved sideways; the two goals, alike whatever their height, stand equally tall
+    only seen from above the point midway between them. So the camera's centre along the
+    pitch follows the goals, and its stated uncertainty covers the error. Held at the image
+    centre, these views put it 20-30 mm off along the pitch."""
+    pitch = load_pitch(table)
+    true = goal_camera(
+        pitch,
+        SIZE,
+        height_mm=1300.0,
+        yaw_deg=yaw_deg,
+        principal_offset_px=principal,
+    )
+    look = Look.random(np.random.default_rng(31))
+    image = Renderer(true, pitch, look, seed=31).render(figures_on_lines(pitch, 32))
+    cal = calibrate(image, pitch)
+    assert cal.focal.source == "none"
+    off_x = abs(cal.camera.centre_mm[0] - true.centre_mm[0])
+    sigma_x = float(np.sqrt(cal.focal.centre_cov_mm2[0][0]))
+    assert off_x <= 5.0 and off_x <= 2.0 * sigma_x <= 10.0, (off_x, sigma_x)
