@@ -475,11 +475,12 @@ class Detector:
         rest = None if rolling or kept is None else kept[1]
         if rest is not None and not (_inside(rest.edge_px, box) and (rest.placed or last)):
             rest = None
-        if rest is not None:  # from where the edges found it
-            start = rest.edge_px[None]
-        elif last is not None and last[0][4].any():  # the same still ball, due for a new fit
-            # It may have crept since (too little to show as a change): fit it afresh.
+        if last is not None and last[0][4].any():  # the same still ball, due for a new fit
+            # It may have crept since (too little to show as a change): fit it afresh, from
+            # where it was placed (each refit a fit of its own, which the track averages).
             start = last[0][0][last[0][4]][:1]
+        elif rest is not None:  # from where the edges found it
+            start = rest.edge_px[None]
         else:  # the predicted centre: usually within a pixel of the ball, moving or not
             start = hint[None]
         # A ball at rest is placed by its whole patch; a rolling one, fitted on every frame
