@@ -269,7 +269,7 @@ def test_each_calls_decision_is_drawn_on_its_frame_and_each_layer_toggles(
     expect(page.locator("#overlay .compared.defender")).to_have_count(2)
     # The picture has its size once the video knows its own (a busy machine may still be
     # reading it when the overlay is drawn).
-    page.wait_for_function("document.getElementById('video').readyState >= 1")
+    page.wait_for_function("() => document.getElementById('video').readyState >= 1")
     picture = page.locator("#viewer").bounding_box()
     assert inside(page.locator("#overlay .compared.attacker").bounding_box(), picture)
     attacker = page.locator("#overlay .compared.attacker")
