@@ -105,6 +105,8 @@ class Detector:
         self._last_bases = None
         self._probe_before = None  # the frame before a probe, on every ``_step``-th pixel
         self._learnt_colours = 0
+        # The window fit whose face was read last: one the window reuses shows the same pixels.
+        self._face_read = None
 
     def _new_cloth(self) -> ClothBlobs:
         model = self.model
@@ -163,7 +165,8 @@ class Detector:
             hint = np.asarray(ball_hint_px, np.float64)
             ball = self._window_ball(image, hint, ball_travel_px, ball_rolling)
             if ball is not None and ball[4].any() and self.ball_colour_settled:
-                if not (self._colour_open or self.model.ball_named):
+                if not (self._colour_open or self.model.ball_named or ball is self._face_read):
+                    self._face_read = ball
                     self._learn_face(image, ball)
         # The ball followed from frame to frame (not any candidate: a keeper in the ball's
         # colour is one until the ball has shown itself).
@@ -298,17 +301,16 @@ class Detector:
         is a resting sphere's: for a ball its track sees rolling, ``patch_near`` ``(point px,
         radius px)`` keeps only a patch fit within its travel of the prediction (a ball just
         set down; a fast one, smeared or half under a crossbar, the model misplaces)."""
-        *fit, sized, outline, placings = self._fit_and_check(
+        *fit, if_whole, placings = self._fit_and_check(
             image, rough_px, whole_patch, rest=rest, reach=reach
         )
-        bxy, br, _, _, ok, _, _, patched = fit
+        ok, patched = fit[4], fit[7]
         if whole_patch or ok.all():
             return tuple(fit), placings
-        _, whole, _ = self._ball_quality(image, bxy, br, sized, outline, np.ones(len(ok), bool))
-        retry = np.flatnonzero(whole & ~ok & ~patched)
+        retry = np.flatnonzero(if_whole & ~ok & ~patched)
         if len(retry) == 0:
             return tuple(fit), placings
-        *again, _, _, again_placings = self._fit_and_check(image, np.asarray(rough_px)[retry], True)
+        *again, _, again_placings = self._fit_and_check(image, np.asarray(rough_px)[retry], True)
         good = again[4]
         if patch_near is not None:
             point, radius = patch_near
@@ -322,8 +324,8 @@ class Detector:
         return tuple(out), tuple(placings)
 
     def _fit_and_check(self, image, rough_px, whole_patch: bool, *, rest=None, reach=None):
-        """``_fit_balls``' fields, then which fits are ball-sized, their outlines and their
-        ``RestPlacing``s."""
+        """``_fit_balls``' fields, then which fits would be balls were their outline whole
+        (``_ball_quality``) and their ``RestPlacing``s."""
         bxy, br, bmm, ok, outline, size_err, doubt, patched, placings = refine_balls(
             image,
             self.model,
@@ -335,11 +337,11 @@ class Detector:
             patch_reach=reach,
         )
         sized = ok & self._ball_sized(size_err)
-        scores, ok, colour = self._ball_quality(image, bxy, br, sized, outline, patched)
+        scores, ok, colour, if_whole = self._ball_quality(image, bxy, br, sized, outline, patched)
         # What every fit shares (noise, the codec) and what this fit's own edges show.
         r_mm = self.model.pitch.profile.ball_radius_mm
         sigma = np.hypot(self.config.fit_sigma_px * r_mm / np.maximum(br, 1e-9), doubt)
-        return bxy, br, bmm, scores, ok, colour, sigma, patched, sized, outline, placings
+        return bxy, br, bmm, scores, ok, colour, sigma, patched, if_whole, placings
 
     def settle_ball_colour(
         self, i: int, image: NDArray | None = None, xy_px: NDArray | None = None, r_px=None
@@ -647,7 +649,8 @@ class Detector:
         return (size_err <= tol) & (size_err >= -2.0 * tol)
 
     def _ball_quality(self, image, centre_px, r_px, ok, outline, whole):
-        """Score ``(k,)`` of each fitted candidate and which ones are balls at all.
+        """Score ``(k,)`` of each fitted candidate, which ones are balls at all, the ball colour
+        each shows, and which would be balls were their outline whole.
 
         A ball shows a ball-sized outline (its support: the share of rays ``outline (k, m)``
         ending on it) and is ball-coloured just inside the outline where that is seen. A
@@ -661,7 +664,7 @@ class Detector:
         cfg = self.config
         k, m = outline.shape
         if k == 0:
-            return np.zeros(0), ok, np.zeros(0, np.int64)
+            return np.zeros(0), ok, np.zeros(0, np.int64), ok
         pts = centre_px[:, None, :] + 0.6 * self._ray_u[None] * r_px[:, None, None]  # (k, m, 2)
         w, h = self.model.size_px
         ix = np.minimum(np.maximum(np.rint(pts[..., 0]).astype(np.intp), 0), w - 1)
@@ -671,8 +674,11 @@ class Detector:
         seen = outline.sum(1)
         inside = ball.reshape(k, m) & outline
         share = inside.sum(1) / np.maximum(seen, 1)
-        support = np.where(whole, np.maximum(seen / m, PATCH_MIN_SUPPORT), seen / m)
-        keep = ok & (support >= cfg.ball_min_support) & (share >= cfg.ball_min_colour)
+        coloured = ok & (share >= cfg.ball_min_colour)
+        whole_support = np.maximum(seen / m, PATCH_MIN_SUPPORT)
+        if_whole = coloured & (whole_support >= cfg.ball_min_support)
+        support = np.where(whole, whole_support, seen / m)
+        keep = coloured & (support >= cfg.ball_min_support)
         quality = np.minimum(1.0, support / 0.8) * share
         colour = np.zeros(k, np.int64)
         n_colours = len(self._colour_prior)
@@ -681,7 +687,7 @@ class Detector:
             votes = np.stack([(inside & (idx == c)).sum(1) for c in range(n_colours)], 1)
             colour = np.argmax(votes, axis=1)
             quality = quality * self._colour_prior[colour]
-        return quality, keep, colour
+        return quality, keep, colour, if_whole
 
     # ------------------------------------------------------------------ search
     def _ball_candidates(self, blobs, fresh=None) -> tuple[NDArray, NDArray]:
