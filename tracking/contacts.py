@@ -9,9 +9,11 @@ the ball and figure tracks. Two kinds:
   latest the first frame the ball rolls): a flicked figure is blurred while it runs, and its
   track may lose it for a frame or two just before it strikes.
 - ``collision``: a rolling ball turned by more than ``turn_deg`` (or sped up) over a few frames
-  while a base was close enough to have touched it, and now rolls away from that base. A ball
-  coming to rest just short of a base turns too, its last slow millimetres read off the blob
-  beside the base, but it still heads for the base (or no longer moves): no base turned it.
+  while a base was close enough to have touched it, and now rolls away from that base, already
+  farther from it than at the touch by more than its readings' noise. A ball coming to rest
+  just short of a base turns too, its last slow millimetres read off the blob beside the base,
+  but it still heads for the base, no longer moves, or reads back for a frame no farther than
+  its noise: no base turned it.
   Close enough: the measured gap reaches zero within its uncertainty (ball and base,
   ``gap_sigmas`` times) plus the way the ball covers in a frame at its speed over those frames
   (the touch falls between two frames), at most ``touch_gap_mm``. A slow ball that stops or
@@ -110,7 +112,7 @@ class ContactDetector:
             if touch is not None and touch[2] <= self._touch_gap_mm():
                 frame, fid, gap, team, xy = touch
                 recent = ball.t_s - self._last_touch.get(fid, -math.inf) <= self.config.refractory_s
-                if not recent and self._leaves(ball, figures, fid):
+                if not recent and self._leaves(ball, figures, fid, gap):
                     self._last_touch[fid] = ball.t_s
                     return (Contact("collision", frame, self._t(frame), fid, team, xy, gap),)
         return ()
@@ -136,14 +138,24 @@ class ContactDetector:
         sigma = math.hypot(balls[-1].sigma_mm or 0.0, cfg.base_sigma_mm)
         return min(cfg.touch_gap_mm, cfg.gap_sigmas * sigma + travel)
 
-    def _leaves(self, ball: BallTrack, figures: FigureTracks, fid: int) -> bool:
-        """Whether the ball rolls away from base ``fid`` (one not seen now: taken as so)."""
+    def _leaves(
+        self, ball: BallTrack, figures: FigureTracks, fid: int, touch_gap_mm: float
+    ) -> bool:
+        """Whether the ball rolls away from base ``fid`` (one not seen now: taken as so): it
+        heads away faster than a ball at rest seems to, and is already farther from the base
+        than at the touch by more than its readings' noise. A ball slowing to rest beside a
+        base may read a fraction of a millimetre back for a frame, which at frame rate is a
+        speed away from it; one that bounced off keeps going."""
         rows = np.flatnonzero(figures.id == fid)
         if ball.xy_mm is None or len(rows) == 0:
             return True
+        cfg = self.config
         off = ball.xy_mm - figures.xy_mm[rows[0]]
-        away = float(np.dot(ball.v_mm_s, off)) / max(float(np.hypot(*off)), 1e-9)
-        return away > self.config.leave_speed_mm_s
+        dist = max(float(np.hypot(*off)), 1e-9)
+        away = float(np.dot(ball.v_mm_s, off)) / dist
+        grown = dist - cfg.ball_radius_mm - cfg.base_radius_mm - touch_gap_mm
+        noise = cfg.gap_sigmas * math.sqrt(2.0) * (ball.sigma_mm or 0.0)
+        return away > cfg.leave_speed_mm_s and grown > noise
 
     def _turned(self) -> bool:
         w = self.config.window_frames

@@ -144,3 +144,23 @@ def test_a_ball_bouncing_off_a_base_is_a_collision_at_any_speed(v):
     collisions = [c for c in contacts if c.kind == "collision"]
     assert [c.team for c in collisions] == [1]
     assert abs(collisions[0].frame - t_hit * FPS - 5) <= 3
+
+
+@pytest.mark.parametrize("back_mm", [0.3, 0.6])
+def test_a_pass_reading_back_a_little_as_it_stops_beside_a_base_is_no_collision(back_mm):
+    """A pass decelerating to rest 1.5 mm from a team-mate's base (within the touch allowance),
+    its last reading ``back_mm`` back from the base before the ball is seen at rest, as a
+    ball's blob beside a base may read: the step is a turn and, at frame rate, a speed away
+    from the base, but no farther than the readings' noise: no figure touched it, so no
+    collision is filed (one would hand possession over, FISTF 5.1)."""
+    n, t_roll, decel = 120, 0.9, 500.0
+    t = np.arange(n) / FPS - 0.1
+    tr = np.clip(t, 0.0, t_roll)
+    x = decel * t_roll * tr - 0.5 * decel * tr**2
+    stop_x = 0.5 * decel * t_roll**2
+    ball = np.stack([x, np.zeros(n)], axis=1)
+    last = int(np.argmax(t >= t_roll))
+    ball[last:, 0] -= back_mm
+    figs = np.array([[[-200.0, 0.0], [stop_x + REACH + 1.5, 0.0]]] * n)
+    contacts = run(ball, figs, [0, 0])
+    assert [c.kind for c in contacts] == ["flick"]
