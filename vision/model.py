@@ -40,6 +40,7 @@ from rules.pitch import Pitch
 from vision.colour import USUAL_BALLS_BGR, shaded_distance
 from vision.config import VisionConfig
 from vision.geometry import FastCamera
+from vision.hiders import hiders_mask
 
 EDGE_SLACK_PX = 0.4  # how far a line's seen edge may be from its measured one
 MAX_BALL_BLOBS = 4  # learnt ball hypotheses kept (a ball, a goalkeeper or two, a stray)
@@ -69,6 +70,8 @@ class SceneModel:
         ball_px: (2,) the blob of ``ball_bgr`` in the learning frame, or None.
         ball_colours_bgr: (k, 3) float32 colour hypotheses of the ball, best first (k >= 1).
         ball_named: the ball's colour was named by the user (one hypothesis, settled).
+        hiders: (h, w) bool, pixels where a goal's bar may hide a ball (``vision/hiders.py``),
+            or None (nothing hides it).
         lens: the camera's mapping for the hot loop (``vision/geometry.py``), derived.
     """
 
@@ -85,6 +88,7 @@ class SceneModel:
     ball_px: NDArray[np.float64] | None = None
     ball_colours_bgr: NDArray[np.float32] | None = None
     ball_named: bool = False
+    hiders: NDArray[np.bool_] | None = None
     lens: FastCamera = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -169,6 +173,7 @@ def learn_model(
         ball_px,
         colours,
         config.ball_bgr is not None,
+        hiders_mask(image, camera, pitch),
     )
 
 

@@ -46,6 +46,7 @@ from vision.edges import (
     refit_by_contrast,
     sample_rays,
 )
+from vision.hiders import on_mask
 from vision.model import SceneModel
 from vision.shading import PatchFits, fit_ball_patches
 
@@ -283,6 +284,8 @@ def _ball_pass(image, model, rough, config) -> dict[str, NDArray]:
     # for shadow there.)
     found = sample_rays(image, model.background, rough, r_px, rays=config.rays)
     sets = edge_views(found, (PLAIN, PAST_SHADOWS, TOWARD_BALL), min_level=model.threshold)
+    if model.hiders is not None:  # the outline a crossbar cuts is the bar's edge, not the ball's
+        sets = [(px, v & ~on_mask(model.hiders, px), c) for px, v, c in sets]
     (_, valid, contrast), (_, past_valid, past_contrast), (_, tow_valid, tow_contrast) = sets
     k, m = valid.shape
     # The three sets of edges and the rough centres cross to the plane of the ball's centre at
