@@ -4,7 +4,7 @@ A ball rolling under a crossbar shows only its part beside the bar's image, and 
 what shows there is the bar's, not the ball's: a circle fitted through both places the ball
 short of where it is, by up to a radius (a ball half under the bar read 13 mm behind). The
 ball's outline is fitted without the edges on these pixels (``vision/refine.py``): what is
-left of it, with the ball's known size, places it.
+left of it, with the ball's known size, places it, less surely the less of it is left.
 
 The bar stands ``goal_height_mm`` over the goal line's centre, but real goals stand taller or
 lower than the profile says: its image is placed at the apparent height calibration measures
@@ -55,8 +55,8 @@ def hiders_mask(image_bgr: NDArray[np.uint8], camera: CameraModel, pitch: Pitch)
                     continue
                 hull = cv2.convexHull(px).reshape(-1, 2)
                 cv2.fillConvexPoly(mask, np.rint(hull).astype(np.int32), 1)
-    # An edge is placed within a pixel of where it is: one that close to a bar may be the bar's.
-    return cv2.dilate(mask, np.ones((3, 3), np.uint8)).astype(bool)
+    # An edge two pixels from a bar may be the bar's: its blur, and where the edge is placed in it.
+    return cv2.dilate(mask, np.ones((5, 5), np.uint8)).astype(bool)
 
 
 def on_mask(mask: NDArray[np.bool_], points_px: NDArray) -> NDArray[np.bool_]:

@@ -167,9 +167,13 @@ def refine_balls(
     centre_px, r_px, ground, ok, streak = (
         passes[key] for key in ("centre_px", "r_px", "ground", "ok", "streak")
     )
-    outline, size_err, sigma, between = _ball_outline(model, passes, config)
-    ground = ground + between
     r = model.pitch.profile.ball_radius_mm
+    outline, size_err, sigma, between = _ball_outline(model, passes, config)
+    # What a crossbar hides no longer places the ball: the whole fit's uncertainty (this and
+    # what every fit shares, which the detector adds) grows by the dilution.
+    d, shared = passes["dilution"], config.fit_sigma_px * r / passes["r_px"]
+    sigma = np.hypot(sigma * d, shared * np.sqrt(d * d - 1.0))
+    ground = ground + between
     # A round ball in the open is placed by its whole patch (``vision/shading.py``); a streak
     # is no sphere, and the model has no finger, net or base hiding part of the ball. A ray
     # whose limb meets a background of its own colour (a white ball on a white line) shows
@@ -284,7 +288,9 @@ def _ball_pass(image, model, rough, config) -> dict[str, NDArray]:
     # for shadow there.)
     found = sample_rays(image, model.background, rough, r_px, rays=config.rays)
     sets = edge_views(found, (PLAIN, PAST_SHADOWS, TOWARD_BALL), min_level=model.threshold)
+    cut = np.zeros(sets[0][1].shape, bool)  # rays whose edge is a crossbar's
     if model.hiders is not None:  # the outline a crossbar cuts is the bar's edge, not the ball's
+        cut = sets[0][1] & on_mask(model.hiders, sets[0][0])
         sets = [(px, v & ~on_mask(model.hiders, px), c) for px, v, c in sets]
     (_, valid, contrast), (_, past_valid, past_contrast), (_, tow_valid, tow_contrast) = sets
     k, m = valid.shape
@@ -356,7 +362,28 @@ def _ball_pass(image, model, rough, config) -> dict[str, NDArray]:
         "tow_fixed": fixed[2 * k :],
         "tow_fit": refit[2 * k :],
         "tow_ok": fit_ok[2 * k :],
+        "dilution": _dilution(valid, valid | cut),
     }
+
+
+def _dilution(kept: NDArray[np.bool_], seen: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """``(k,)``: how much less surely a circle of known radius is centred on the rays
+    ``kept (k, m)`` than on those ``seen``: the square root of the ratio of the largest
+    variances of the two fits' centres, ``(sum u u^T)^-1`` over their rays' directions ``u``
+    (1 where none was dropped; 10 where too few are left to centre a circle)."""
+    ang = np.arange(kept.shape[1]) * (2 * np.pi / kept.shape[1])  # the rays' directions
+    u = np.stack([np.cos(ang), np.sin(ang)], 1)
+    uu = np.stack([u[:, 0] ** 2, u[:, 0] * u[:, 1], u[:, 1] ** 2], 1)  # (m, 3)
+
+    def largest_variance(rows):
+        a, b, c = (rows.astype(np.float64) @ uu).T
+        det = a * c - b * b
+        half = 0.5 * (a + c)
+        smallest = half - np.sqrt(np.maximum(half * half - det, 0.0))
+        return 1.0 / np.maximum(smallest, 1e-9)
+
+    ratio = largest_variance(kept) / largest_variance(seen)
+    return np.where(kept.sum(1) >= 3, np.minimum(np.sqrt(ratio), 10.0), 10.0)
 
 
 def _ball_outline(model, p: dict[str, NDArray], config):
