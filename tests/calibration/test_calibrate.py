@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 import numpy as np
@@ -30,11 +31,26 @@ ACCURACY_CASES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def calibrated(render):
+    """``calibrated(key, home) -> (true camera, calibration)`` of the view ``render(key)``,
+    calibrated once for the module: two tests read the same calibration of an accuracy case
+    (the module's tests run on one worker, which renders each view once)."""
+
+    @functools.cache
+    def cal(key: tuple, home: str):
+        true, image = render(key)
+        return true, calibrate(image, load_pitch(key[0]), home=home)
+
+    return cal
+
+
 @pytest.mark.parametrize(("table", "cam", "look", "figures", "home"), ACCURACY_CASES)
-def test_calibrates_within_the_quality_bars(render, mapping_error, table, cam, look, figures, home):
-    true, image = render((table, SIZE, cam, look, figures, ()))
+def test_calibrates_within_the_quality_bars(
+    calibrated, mapping_error, table, cam, look, figures, home
+):
+    true, cal = calibrated((table, SIZE, cam, look, figures, ()), home)
     pitch = load_pitch(table)
-    cal = calibrate(image, pitch, home=home)
     err = mapping_error(cal.camera, true, pitch)
     assert np.median(err) <= 0.3 and np.percentile(err, 95) <= 0.8
     assert cal.rms_px <= 0.3
@@ -104,14 +120,13 @@ def test_measures_the_edges_painted_on_this_cloth(render, fistf):
 
 
 @pytest.mark.parametrize(("table", "cam", "look", "figures", "home"), ACCURACY_CASES)
-def test_local_edge_error_bounds_the_measured_edges(render, table, cam, look, figures, home):
+def test_local_edge_error_bounds_the_measured_edges(calibrated, table, cam, look, figures, home):
     """``local_mm``, the calibration's standard uncertainty of a line edge where a call reads
     it, is a fraction of one sample's residual (``rms_mm``, mostly that sample's noise), and
     two of it cover the RMS distance, all along the boundary lines, between their measured
     edges and the painted ones (the simulator paints them at the nominal +-1.5 mm)."""
-    true, image = render((table, SIZE, cam, look, figures, None))
+    true, cal = calibrated((table, SIZE, cam, look, figures, ()), home)
     pitch = load_pitch(table)
-    cal = calibrate(image, pitch, home=home)
     assert 0.0 < cal.local_mm < 0.7 * cal.rms_mm
     assert cal.line_sigma_mm == cal.local_mm
     errors = []

@@ -15,6 +15,13 @@ from calibration.report import format_report
 from calibration.tables import load_pitch
 
 
+@pytest.fixture(scope="module")
+def view(straight_view):
+    """``straight_view`` for this module, whose tests share views (six read fistf seed 31):
+    with a module fixture they run on one worker, which renders each view once."""
+    return straight_view
+
+
 def _at_height(camera: CameraModel, factor: float) -> CameraModel:
     """The straight-down camera ``factor`` times as high with f scaled alike: the same mapping
     of the cloth (the distortion rescaled to the new normalised radius), the goals seen
@@ -47,8 +54,8 @@ def _without_goals(image: np.ndarray, camera: CameraModel, pitch) -> np.ndarray:
     ("table", "seed", "factor"),
     [("fistf", 31, 1.0), ("fistf", 31, 0.88), ("subbuteo-classic", 32, 1.12)],
 )
-def test_goals_appear_as_high_as_the_camera_is_off(straight_view, table, seed, factor):
-    true, image = straight_view(table, 1350.0, seed)
+def test_goals_appear_as_high_as_the_camera_is_off(view, table, seed, factor):
+    true, image = view(table, 1350.0, seed)
     goals = measure_goals(image, load_pitch(table), _at_height(true, factor))
     assert {g.end for g in goals} == {"left", "right"}
     for g in goals:
@@ -57,18 +64,16 @@ def test_goals_appear_as_high_as_the_camera_is_off(straight_view, table, seed, f
         assert 10.0 < g.lever_px < 40.0
 
 
-def test_no_goals_no_measurement(straight_view, fistf):
-    true, image = straight_view("fistf", 1350.0, 31)
+def test_no_goals_no_measurement(view, fistf):
+    true, image = view("fistf", 1350.0, 31)
     assert measure_goals(_without_goals(image, true, fistf), fistf, true) == ()
 
 
 @pytest.mark.parametrize(("table", "seed"), [("fistf", 31), ("subbuteo-classic", 32)])
-def test_straight_down_the_goals_do_not_claim_the_focal_length(
-    straight_view, mapping_error, table, seed
-):
+def test_straight_down_the_goals_do_not_claim_the_focal_length(view, mapping_error, table, seed):
     # Looking straight down a vertical thing shows only its height over the camera's: goals
     # of unknown real height cannot fix f, so the report says f is a guess.
-    true, image = straight_view(table, 1350.0, seed)
+    true, image = view(table, 1350.0, seed)
     pitch = load_pitch(table)
     cal = calibrate(image, pitch)
     assert cal.focal.source == "none" and cal.focal.goals == 2
@@ -85,11 +90,11 @@ def test_straight_down_the_goals_do_not_claim_the_focal_length(
     ],
 )
 def test_square_to_the_pixels_the_goals_are_measured_true(
-    straight_view, table, seed, height_mm, yaw_deg, size_px
+    view, table, seed, height_mm, yaw_deg, size_px
 ):
     # Crossbars along the pixel columns (rows): every point of a bar at the same fraction of a
     # pixel, which an edge finder locking to whole pixels gets wrong by up to 2.6 %.
-    true, image = straight_view(table, height_mm, seed, yaw_deg, size_px)
+    true, image = view(table, height_mm, seed, yaw_deg, size_px)
     pitch = load_pitch(table)
     goals = measure_goals(image, pitch, true)
     assert len(goals) == 2
@@ -97,10 +102,8 @@ def test_square_to_the_pixels_the_goals_are_measured_true(
         assert g.scale == pytest.approx(1.0, abs=0.01)
 
 
-def test_without_goals_the_focal_length_is_reported_unconstrained(
-    straight_view, mapping_error, fistf
-):
-    true, image = straight_view("fistf", 1350.0, 31)
+def test_without_goals_the_focal_length_is_reported_unconstrained(view, mapping_error, fistf):
+    true, image = view("fistf", 1350.0, 31)
     cal = calibrate(_without_goals(image, true, fistf), fistf)
     assert cal.focal.source == "none" and not cal.focal.constrained and cal.focal.goals == 0
     assert cal.focal.sigma_pct > 1.0
@@ -110,7 +113,7 @@ def test_without_goals_the_focal_length_is_reported_unconstrained(
     assert cal.to_dict()["focal"]["source"] == "none"
 
 
-def test_a_crossbar_is_placed_as_well_as_the_focal_balance_assumes(straight_view):
+def test_a_crossbar_is_placed_as_well_as_the_focal_balance_assumes(view):
     """Through the true camera each bar should read its real height: its error, in pixels
     (over the bar's lever), is what the goals' balance of f takes a bar to be placed to
     (``calibrate.GOAL_EDGE_PX``); a bar found worse would make the stated f too sure."""
@@ -122,7 +125,7 @@ def test_a_crossbar_is_placed_as_well_as_the_focal_balance_assumes(straight_view
     ]
     errors_px = []
     for table, height_mm, seed, yaw_deg, size_px in views:
-        true, image = straight_view(table, height_mm, seed, yaw_deg, size_px)
+        true, image = view(table, height_mm, seed, yaw_deg, size_px)
         goals = measure_goals(image, load_pitch(table), true)
         assert len(goals) == 2
         errors_px += [(g.scale - 1.0) * g.lever_px for g in goals]

@@ -154,9 +154,13 @@ def _hand(tip_xy_mm, toward_xy_mm) -> tuple[Finger, ...]:
     )
 
 
-def _mid_play_frames(pitch, true: CameraModel, n: int = 10) -> list[np.ndarray]:
+def _mid_play_frames(pitch, true: CameraModel, n: int = 5) -> list[np.ndarray]:
     """A clip that starts in open play: figures standing on lines, the ball rolling across
-    the pitch, a hand sweeping over it, and another resting on the halfway line throughout."""
+    the pitch, a hand sweeping over it, and another resting on the halfway line throughout.
+
+    Five frames: the ball and the sweeping hand move well clear of where they were between
+    any two, so each spot is clear in most of them (each frame of the blurred ball and the
+    hands costs seconds to render)."""
     renderer = Renderer(true, pitch, Look.random(np.random.default_rng(19)), seed=19)
     scene = figures_on_lines(pitch, 29)
     start, end = np.array([-420.0, -300.0]), np.array([380.0, 310.0])

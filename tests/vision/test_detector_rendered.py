@@ -390,12 +390,10 @@ def test_a_balls_uncertainty_follows_the_resolution():
     sigmas = []
     for size, focal in (((800, 600), 1000.0), ((1600, 1200), 2000.0)):
         camera = CameraModel.overhead(size, focal, 1450.0)
-        image = Renderer(camera, PITCH, Look(), seed=2).render(frame((-120.0, 60.0)))
-        det = Detector(
-            learn_model(
-                [Renderer(camera, PITCH, Look(), seed=2).render(frame((0.0, 0.0)))], camera, PITCH
-            )
-        )
+        # One renderer for both frames: a frame's picture does not depend on what it drew before.
+        ren = Renderer(camera, PITCH, Look(), seed=2)
+        image = ren.render(frame((-120.0, 60.0)))
+        det = Detector(learn_model([ren.render(frame((0.0, 0.0)))], camera, PITCH))
         hint = camera.project(np.array([[-120.0, 60.0, R]]))[0]
         out = det.detect(image, ball_hint_px=hint, ball_travel_px=4.0, search_bases=False)
         assert out.n_balls == 1

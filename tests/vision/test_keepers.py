@@ -19,13 +19,23 @@ FIELD = np.array([[-300.0, -150.0], [-250.0, 150.0], [300.0, -150.0], [250.0, 15
 WHITE = (240, 240, 240)
 
 
-def _scene(keepers_xy, camera, look, ball_xy=(0.0, 0.0)):
+@pytest.fixture(scope="module")
+def overhead() -> tuple[CameraModel, Renderer]:
+    """The straight-down 1280x960 view and one renderer of it in the default look, for every
+    test that draws that view (a renderer's set-up costs seconds; a frame's picture does not
+    depend on what it drew before)."""
+    camera = CameraModel.overhead((1280, 960), 1300.0, 1450.0)
+    return camera, Renderer(camera, PITCH, Look(), seed=7)
+
+
+def _scene(keepers_xy, camera, look, ball_xy=(0.0, 0.0), renderer=None):
+    renderer = renderer or Renderer(camera, PITCH, look, seed=7)
     xy = np.concatenate([FIELD, keepers_xy])
     team = np.array([0, 0, 1, 1, 0, 1], np.int8)
     keeper = np.array([0, 0, 0, 0, 1, 1], bool)
     figs = Figures(np.arange(6), team, keeper, xy, np.zeros((6, 2)))
     frame = SceneFrame(0.0, np.asarray(ball_xy, float), np.zeros(2), figs, ())
-    return xy, keeper, Renderer(camera, PITCH, look, seed=7).render(frame)
+    return xy, keeper, renderer.render(frame)
 
 
 @pytest.mark.parametrize(
@@ -74,13 +84,14 @@ def test_a_keeper_in_the_balls_colour_is_no_ball_candidate():
 
 
 @pytest.mark.parametrize("across_mm", [5.0, 14.0])
-def test_a_ball_against_the_keeper_does_not_move_it(across_mm):
+def test_a_ball_against_the_keeper_does_not_move_it(overhead, across_mm):
     """A save: the ball rests against the keeper's face. Followed from frame to frame, the
     ball is kept out of the keeper's silhouette: the keeper is placed from the part of its
     face the ball leaves in view, or, when the ball hides most of it, not from this frame."""
-    camera = CameraModel.overhead((1280, 960), 1300.0, 1450.0)
+    camera, renderer = overhead
     ball = (-580.0 + 3.0 + PITCH.profile.ball_radius_mm + 0.5, across_mm)
-    xy, keeper, image = _scene(np.array([[-580.0, 0.0], [580.0, 0.0]]), camera, Look(), ball)
+    keepers = np.array([[-580.0, 0.0], [580.0, 0.0]])
+    xy, keeper, image = _scene(keepers, camera, Look(), ball, renderer)
     detector = Detector(learn_model([image], camera, PITCH))
     r = PITCH.profile.ball_radius_mm
     hint = camera.project(np.array([[ball[0], ball[1], r]]))[0]
@@ -99,17 +110,18 @@ def test_a_ball_against_the_keeper_does_not_move_it(across_mm):
     ],
     ids=["into-the-net", "onto-the-keeper"],
 )
-def test_a_hand_reaching_into_the_goal_area_is_no_keeper(tip_mm, root_mm):
+def test_a_hand_reaching_into_the_goal_area_is_no_keeper(overhead, tip_mm, root_mm):
     """A finger taking the ball from the net runs on out of the goal area's box, where no
     keeper stands: it is no keeper (read as one, it was a second figure on the arm), and the
     keeper is where it stands or, hidden under the finger, not placed from this frame."""
-    camera = CameraModel.overhead((1280, 960), 1300.0, 1450.0)
-    xy, keeper, empty = _scene(np.array([[-580.0, 0.0], [580.0, 0.0]]), camera, Look())
+    camera, renderer = overhead
+    keepers = np.array([[-580.0, 0.0], [580.0, 0.0]])
+    xy, keeper, empty = _scene(keepers, camera, Look(), renderer=renderer)
     figs = Figures(
         np.arange(6), np.array([0, 0, 1, 1, 0, 1], np.int8), keeper, xy, np.zeros((6, 2))
     )
     frame = SceneFrame(0.0, np.zeros(2), np.zeros(2), figs, (Finger(tip_mm, root_mm),))
-    image = Renderer(camera, PITCH, Look(), seed=7).render(frame)
+    image = renderer.render(frame)
     out = Detector(learn_model([empty], camera, PITCH)).detect(image, search_bases=True)
     d = np.linalg.norm(xy[:, None] - out.base_xy_mm[None], axis=2)
     assert (d.min(axis=0) < 2.0).all(), out.base_xy_mm  # every base is a figure's

@@ -6,6 +6,8 @@ nadir."""
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 import pytest
@@ -24,6 +26,26 @@ def camera() -> CameraModel:
     return CameraModel.overhead((240, 200), 1300.0, 240.0, tilt_x_deg=25.0)
 
 
+_SAMPLES = 6  # per pixel side
+
+
+@functools.cache
+def _sample_rays(cam: CameraModel):
+    """The cloth point, camera centre and unit ray of each of ``cam``'s samples: the same for
+    every picture of a camera, so found once (the back-projection is most of a picture's cost)."""
+    w, h = cam.size_px
+    s = _SAMPLES
+    offs = (np.arange(s) + 0.5) / s - 0.5
+    gx, gy = np.meshgrid(np.arange(w * s) / s + offs[0], np.arange(h * s) / s + offs[0])
+    ground = cam.back_project(np.stack([gx.ravel(), gy.ravel()], 1), 0.0)
+    origin = -cam.rotation.T @ np.asarray(cam.tvec_mm)
+    d = np.concatenate([ground, np.zeros((len(ground), 1))], 1) - origin
+    d /= np.linalg.norm(d, axis=1, keepdims=True)
+    for a in (ground, origin, d):
+        a.flags.writeable = False
+    return ground, origin, d
+
+
 def render(
     cam: CameraModel,
     ball_xy,
@@ -40,13 +62,8 @@ def render(
     ``light_xyz`` mm, 6 x 6 samples per pixel; light ``ambient`` plus ``direct`` times the
     cosine (a strong direct light leaves the lit side at full scale)."""
     w, h = cam.size_px
-    s = 6
-    offs = (np.arange(s) + 0.5) / s - 0.5
-    gx, gy = np.meshgrid(np.arange(w * s) / s + offs[0], np.arange(h * s) / s + offs[0])
-    ground = cam.back_project(np.stack([gx.ravel(), gy.ravel()], 1), 0.0)
-    origin = -cam.rotation.T @ np.asarray(cam.tvec_mm)
-    d = np.concatenate([ground, np.zeros((len(ground), 1))], 1) - origin
-    d /= np.linalg.norm(d, axis=1, keepdims=True)
+    s = _SAMPLES
+    ground, origin, d = _sample_rays(cam)
     c = np.array([ball_xy[0], ball_xy[1], R])
     light = np.asarray(light_xyz, float)
 
