@@ -109,10 +109,9 @@ class _Bar:
 
 def _crossbar(pitch: Pitch, goal: GoalMouth, camera: CameraModel) -> _Bar | None:
     p = pitch.profile
-    sx = 1.0 if goal.x_back_mm > goal.x_line_mm else -1.0
+    sx = goal.outward
     pw, height = p.goal_post_width_mm, p.goal_height_mm
-    # The posts and the bar stand on the goal line's centre.
-    axis_x = goal.x_line_mm - sx * 0.5 * p.line_width_mm
+    axis_x = pitch.posts_x_mm(goal)
     # Seen from beyond the goal line the outline would be other edges: not measured.
     if sx * camera.centre_mm[0] >= axis_x * sx:
         return None

@@ -144,6 +144,11 @@ class GoalMouth:
     y_min_mm: float
     y_max_mm: float
 
+    @property
+    def outward(self) -> float:
+        """+1 for the goal beyond +x, -1 for the one beyond -x."""
+        return 1.0 if self.x_back_mm > self.x_line_mm else -1.0
+
 
 @dataclass(frozen=True, slots=True)
 class Pitch:
@@ -173,6 +178,10 @@ class Pitch:
 
     def goal(self, end: str) -> GoalMouth:
         return next(g for g in self.goals if g.end == end)
+
+    def posts_x_mm(self, goal: GoalMouth) -> float:
+        """x of the axis the posts and crossbar stand on: the goal line's centre."""
+        return goal.x_line_mm - goal.outward * 0.5 * self.profile.line_width_mm
 
     def lines_of_kind(self, kind: str) -> tuple[LineBand, ...]:
         return tuple(b for b in self.lines if b.kind == kind)

@@ -78,9 +78,9 @@ def goal_layer(
 
 def _goal_parts(pitch: Pitch, goal: GoalMouth) -> tuple[list[_Box], list[_Net]]:
     p = pitch.profile
-    sx = 1.0 if goal.x_back_mm > goal.x_line_mm else -1.0
+    sx = goal.outward
     pw, top = p.goal_post_width_mm, p.goal_height_mm
-    line_x = goal.x_line_mm - sx * 0.5 * p.line_width_mm  # posts stand on the goal line
+    line_x = pitch.posts_x_mm(goal)
     px = sorted((line_x - 0.5 * pw, line_x + 0.5 * pw))
     back = goal.x_back_mm
     bx = sorted((back - sx * _BAR_MM, back))

@@ -35,8 +35,7 @@ def hiders_mask(image_bgr: NDArray[np.uint8], camera: CameraModel, pitch: Pitch)
     mask = np.zeros((h, w), np.uint8)
     m, pw, height = _MARGIN_MM, p.goal_post_width_mm, p.goal_height_mm
     for goal in pitch.goals:
-        sx = 1.0 if goal.x_back_mm > goal.x_line_mm else -1.0
-        axis_x = goal.x_line_mm - sx * 0.5 * p.line_width_mm  # posts and bar stand here
+        axis_x = pitch.posts_x_mm(goal)
         xs = (axis_x - 0.5 * pw - m, axis_x + 0.5 * pw + m)
         posts = (
             (goal.y_min_mm - pw - m, goal.y_min_mm + m),
@@ -49,14 +48,18 @@ def hiders_mask(image_bgr: NDArray[np.uint8], camera: CameraModel, pitch: Pitch)
             boxes = [((goal.y_min_mm - pw - m, goal.y_max_mm + pw + m), (s * height - m, top))]
             boxes += [(ys, (2.0 * p.ball_radius_mm, top)) for ys in posts]
             for ys, zs in boxes:
-                corners = np.array([[x, y, z] for x in xs for y in ys for z in zs])
-                px = camera.project(corners).astype(np.float32)
-                if not np.isfinite(px).all():
-                    continue
-                hull = cv2.convexHull(px).reshape(-1, 2)
-                cv2.fillConvexPoly(mask, np.rint(hull).astype(np.int32), 1)
+                fill_box(mask, camera, xs, ys, zs)
     # An edge two pixels from a bar may be the bar's: its blur, and where the edge is placed in it.
     return cv2.dilate(mask, np.ones((5, 5), np.uint8)).astype(bool)
+
+
+def fill_box(mask: NDArray[np.uint8], camera: CameraModel, xs, ys, zs) -> None:
+    """Set ``mask``'s pixels showing the box spanning ``xs``, ``ys``, ``zs`` (pairs, mm)."""
+    corners = np.array([[x, y, z] for x in xs for y in ys for z in zs])
+    px = camera.project(corners).astype(np.float32)
+    if np.isfinite(px).all():  # a corner behind the camera has no image
+        hull = cv2.convexHull(px).reshape(-1, 2)
+        cv2.fillConvexPoly(mask, np.rint(hull).astype(np.int32), 1)
 
 
 def on_mask(mask: NDArray[np.bool_], points_px: NDArray) -> NDArray[np.bool_]:

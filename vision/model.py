@@ -40,7 +40,7 @@ from rules.pitch import Pitch
 from vision.colour import USUAL_BALLS_BGR, shaded_distance
 from vision.config import VisionConfig
 from vision.geometry import FastCamera
-from vision.hiders import hiders_mask
+from vision.hiders import fill_box, hiders_mask
 
 EDGE_SLACK_PX = 0.4  # how far a line's seen edge may be from its measured one
 MAX_BALL_BLOBS = 4  # learnt ball hypotheses kept (a ball, a goalkeeper or two, a stray)
@@ -205,16 +205,13 @@ def _goals_mask(camera: CameraModel, pitch: Pitch, margin_mm: float = 5.0) -> ND
     w, h = camera.size_px
     mask = np.zeros((h, w), np.uint8)
     for g in pitch.goals:
-        sx = 1.0 if g.x_back_mm > g.x_line_mm else -1.0
+        sx = g.outward
         x0 = g.x_line_mm - sx * (p.line_width_mm + margin_mm)
         x1 = g.x_back_mm + sx * margin_mm
         y0 = g.y_min_mm - p.goal_post_width_mm - margin_mm
         y1 = g.y_max_mm + p.goal_post_width_mm + margin_mm
         z1 = p.goal_height_mm + p.goal_post_width_mm + margin_mm
-        corners = np.array([[x, y, z] for x in (x0, x1) for y in (y0, y1) for z in (0.0, z1)])
-        px = camera.project(corners).astype(np.float32)
-        hull = cv2.convexHull(px).reshape(-1, 2)
-        cv2.fillConvexPoly(mask, points=np.rint(hull).astype(np.int32), color=1)
+        fill_box(mask, camera, (x0, x1), (y0, y1), (0.0, z1))
     return mask.astype(bool)
 
 

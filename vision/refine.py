@@ -288,10 +288,11 @@ def _ball_pass(image, model, rough, config) -> dict[str, NDArray]:
     # for shadow there.)
     found = sample_rays(image, model.background, rough, r_px, rays=config.rays)
     sets = edge_views(found, (PLAIN, PAST_SHADOWS, TOWARD_BALL), min_level=model.threshold)
-    cut = np.zeros(sets[0][1].shape, bool)  # rays whose edge is a crossbar's
+    cut = None  # the rays whose edge as it shows is a crossbar's
     if model.hiders is not None:  # the outline a crossbar cuts is the bar's edge, not the ball's
-        cut = sets[0][1] & on_mask(model.hiders, sets[0][0])
-        sets = [(px, v & ~on_mask(model.hiders, px), c) for px, v, c in sets]
+        bar = [on_mask(model.hiders, px) for px, _, _ in sets]
+        cut = sets[0][1] & bar[0]
+        sets = [(px, v & ~b, c) for (px, v, c), b in zip(sets, bar, strict=True)]
     (_, valid, contrast), (_, past_valid, past_contrast), (_, tow_valid, tow_contrast) = sets
     k, m = valid.shape
     # The three sets of edges and the rough centres cross to the plane of the ball's centre at
@@ -362,15 +363,20 @@ def _ball_pass(image, model, rough, config) -> dict[str, NDArray]:
         "tow_fixed": fixed[2 * k :],
         "tow_fit": refit[2 * k :],
         "tow_ok": fit_ok[2 * k :],
-        "dilution": _dilution(valid, valid | cut),
+        "dilution": np.ones(k) if cut is None else _dilution(valid, cut),
     }
 
 
-def _dilution(kept: NDArray[np.bool_], seen: NDArray[np.bool_]) -> NDArray[np.float64]:
+def _dilution(kept: NDArray[np.bool_], cut: NDArray[np.bool_]) -> NDArray[np.float64]:
     """``(k,)``: how much less surely a circle of known radius is centred on the rays
-    ``kept (k, m)`` than on those ``seen``: the square root of the ratio of the largest
-    variances of the two fits' centres, ``(sum u u^T)^-1`` over their rays' directions ``u``
-    (1 where none was dropped; 10 where too few are left to centre a circle)."""
+    ``kept (k, m)`` than on those and the ``cut`` ones: the square root of the ratio of the
+    largest variances of the two fits' centres, ``(sum u u^T)^-1`` over their rays'
+    directions ``u`` (1 where none was cut; 10 where too few are left to centre a circle)."""
+    out = np.ones(len(kept))
+    rows = np.flatnonzero(cut.any(1))
+    if len(rows) == 0:
+        return out
+    kept, seen = kept[rows], kept[rows] | cut[rows]
     ang = np.arange(kept.shape[1]) * (2 * np.pi / kept.shape[1])  # the rays' directions
     u = np.stack([np.cos(ang), np.sin(ang)], 1)
     uu = np.stack([u[:, 0] ** 2, u[:, 0] * u[:, 1], u[:, 1] ** 2], 1)  # (m, 3)
@@ -383,7 +389,8 @@ def _dilution(kept: NDArray[np.bool_], seen: NDArray[np.bool_]) -> NDArray[np.fl
         return 1.0 / np.maximum(smallest, 1e-9)
 
     ratio = largest_variance(kept) / largest_variance(seen)
-    return np.where(kept.sum(1) >= 3, np.minimum(np.sqrt(ratio), 10.0), 10.0)
+    out[rows] = np.where(kept.sum(1) >= 3, np.minimum(np.sqrt(ratio), 10.0), 10.0)
+    return out
 
 
 def _ball_outline(model, p: dict[str, NDArray], config):
