@@ -239,15 +239,16 @@ class _Patch:
         cover = np.clip(0.5 - s_px * SUPERSAMPLE, 0.0, 1.0)
         p = self.shape[0] * self.shape[1]
         cover[:p] = np.clip(0.5 - s_px[:p], 0.0, 1.0)
-        # The normal where the ray meets the sphere; off it, the limb's nearest normal.
+        # The normal where the ray meets the sphere; off it, the limb's nearest normal; each
+        # times the sample's coverage, in one pass over the samples.
         t = t0 - np.sqrt(np.maximum(self.r**2 - dist2, 0.0))
-        n = (self.origin + t[:, None] * self.rays - c) / np.maximum(dist, self.r)[:, None]
+        scale = cover / np.maximum(dist, self.r)
         rel = self.ground - c[:2]
-        q2 = (rel**2).sum(1)
+        q2 = np.einsum("ij,ij->i", rel, rel)
         ao = (1.0 + q2 / self.r**2) ** -1.5
         maps = np.empty((len(t), 6))
         maps[:, 0] = cover
-        maps[:, 1:4] = cover[:, None] * n
+        maps[:, 1:4] = self.rays * (t * scale)[:, None] + (self.origin - c) * scale[:, None]
         maps[:, 4] = 1.0 - cover
         maps[:, 5] = (1.0 - cover) * ao
         # Each pixel averages its samples, then the blur mixes neighbouring pixels.
@@ -280,13 +281,13 @@ class _Patch:
         # Colour ch's shading numbers reach the compared colour i through proj[:, i, ch] alone.
         a = np.empty((n, 3, nb + nl))
         a[:, :, :nb] = (self.proj[:, :, :, None] * ball[:, None, None, :]).reshape(n, 3, nb)
-        a[:, :, nb:] = np.einsum("nij,njk->nik", self.proj, cloth)
+        a[:, :, nb:] = np.matmul(self.proj, cloth)
         y = self._y
         sw = np.sqrt(self.weights)[:, None, None]
         aw = (a * sw).reshape(-1, nb + nl)
         yw = (y * sw[..., 0]).ravel()
         ata = aw.T @ aw
-        ata[np.diag_indices_from(ata)] += 1e-9 * (np.trace(ata) + 1.0)
+        ata.flat[:: len(ata) + 1] += 1e-9 * (np.trace(ata) + 1.0)
         theta = np.linalg.solve(ata, aw.T @ yw)
         return yw - aw @ theta
 
