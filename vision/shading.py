@@ -183,6 +183,7 @@ class _Patch:
         self.tone = tone  # (h * w,) 0/1 which of a marked ball's two tones, or None
         self.weights = np.ones(len(img))
         self._y = np.einsum("nij,nj->ni", proj, img)  # what is compared of each pixel
+        self._sharp_of: tuple[tuple[float, float], NDArray] | None = None  # ``_sharp``'s last
 
     @classmethod
     def cut(cls, image, background, cam: FastCamera, centre_mm, r_mm):
@@ -229,7 +230,29 @@ class _Patch:
     def _bases(self, centre_mm, blur_px: float):
         """The model's basis images at the used pixels: ``(n, 4)`` for the ball's shading
         (the same for every colour) and ``(n, 3, l)`` for the cloth's light factor."""
-        c = np.array([centre_mm[0], centre_mm[1], self.r])
+        pix = self._sharp(centre_mm)
+        kern = _blur_taps(blur_px)
+        pix = cv2.sepFilter2D(
+            pix.reshape(*self.shape, -1).astype(np.float32),
+            -1,
+            kern,
+            kern,
+            borderType=cv2.BORDER_REPLICATE,
+        )[self.mask].astype(np.float64)
+        nb = pix.shape[1] - 2
+        # The cloth's light factor scales the background (a pixel's own; within one pixel
+        # it changes little).
+        cloth = self.bg[:, :, None] * pix[:, None, nb:]
+        return pix[:, :nb], cloth
+
+    def _sharp(self, centre_mm):
+        """The basis images of a ball centred at ``centre_mm`` before the blur, a row per
+        pixel of the patch. The last centre's are kept: a step in the blur alone (one column
+        of each Jacobian) reuses them."""
+        key = (float(centre_mm[0]), float(centre_mm[1]))
+        if self._sharp_of is not None and self._sharp_of[0] == key:
+            return self._sharp_of[1]
+        c = np.array([key[0], key[1], self.r])
         v = c - self.origin
         t0 = self.rays @ v
         dist2 = np.maximum(v @ v - t0**2, 0.0)
@@ -257,19 +280,8 @@ class _Patch:
         if self.tone is not None:  # each tone its own shading, blurred into the other
             t = self.tone[:, None]
             pix = np.concatenate([pix[:, :4] * (1.0 - t), pix[:, :4] * t, pix[:, 4:]], 1)
-        kern = _blur_taps(blur_px)
-        pix = cv2.sepFilter2D(
-            pix.reshape(*self.shape, -1).astype(np.float32),
-            -1,
-            kern,
-            kern,
-            borderType=cv2.BORDER_REPLICATE,
-        )[self.mask].astype(np.float64)
-        nb = pix.shape[1] - 2
-        # The cloth's light factor scales the background (a pixel's own; within one pixel
-        # it changes little).
-        cloth = self.bg[:, :, None] * pix[:, None, nb:]
-        return pix[:, :nb], cloth
+        self._sharp_of = (key, pix)
+        return pix
 
     def _residual(self, params):
         """Weighted residuals ``(n * 3,)`` of the best appearance for ``params`` (x, y mm,
@@ -356,11 +368,11 @@ class _Patch:
         return float(np.sqrt(ball / max(cloth, noise**2, 1e-12)))
 
     def _jacobian(self, p, res, steps):
-        cols = []
-        for j in range(3):
+        cols = [np.empty(0)] * 3
+        for j in (2, 0, 1):  # the blur's first: it reuses the sharp images of ``p``
             q = p.copy()
             q[j] += steps[j]
-            cols.append((self._residual(q) - res) / steps[j])
+            cols[j] = (self._residual(q) - res) / steps[j]
         return np.stack(cols, 1)
 
     def _px_per_mm(self, centre_mm):
