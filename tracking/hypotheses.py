@@ -15,7 +15,11 @@ from frame to frame and
 - until then, prefers a candidate already rolling in the clip's first frames (struck before
   the clip began) that has rolled ``roll_mm``, whatever its rank: a ball is what rolls, and a
   keeper of its colour stands still. It stays the choice after it comes to rest; a candidate
-  struck and rolled in view still settles the ball.
+  struck and rolled in view still settles the ball. The only one so rolling that has gone
+  ``settle_roll_mm`` settles it too: unsettled, the identity doubt (``rival_mm``) would leave
+  every call of a clip picked up in play to the referee whenever a kit shares the ball's
+  colour. A figure's part of that colour rides on its base, and candidates on bases are
+  removed before.
 
 Until motion has settled it, the choice may be wrong however well the chosen one is placed:
 ``rival_mm`` is how far the farthest other ball-like candidate stands from it, the error the
@@ -57,6 +61,8 @@ class HypothesisConfig:
         switch_margin: rank lead another candidate needs to replace the chosen one before
             motion has settled it (so the choice does not flicker between two).
         max_hypotheses: candidates followed at most (the lowest ranked are dropped).
+        settle_roll_mm: a candidate rolling from the clip's first updates that has rolled this
+            far, the only one, is the ball (three times ``roll_mm``: a roll, not a nudge).
     """
 
     reach_mm: float = 8.0
@@ -68,6 +74,7 @@ class HypothesisConfig:
     settle_frames: int = 3
     switch_margin: float = 0.15
     max_hypotheses: int = 24
+    settle_roll_mm: float = 120.0
 
 
 @dataclass(slots=True, eq=False)
@@ -279,7 +286,10 @@ class BallHypotheses:
             best = max(rolled, key=lambda c: (c.moved_frames, self._rank(c)))
             self._chosen, self.confirmed = best.key, True
         elif rolling:
-            self._chosen = max(rolling, key=lambda c: (c.moved_frames, self._rank(c))).key
+            best = max(rolling, key=lambda c: (c.moved_frames, self._rank(c)))
+            self._chosen = best.key
+            far = np.hypot(*(best.xy_mm - best.start_mm)) >= cfg.settle_roll_mm
+            self.confirmed = self.confirmed or (far and len(rolling) == 1)
         elif self._cands:
             # Only a candidate in view now may take the choice: one glimpsed for a few frames
             # a while ago (a kit's patch as a figure passed) is no better evidence than the

@@ -126,22 +126,45 @@ def test_a_striker_running_up_is_not_taken_for_the_ball():
     assert i == 1  # the ball, 160 mm on
 
 
+def _rolling_from_the_start(k: int, travel_mm: float, decel_mm_s2: float = 1000.0):
+    """Frame ``k`` of a candidate rolling from the clip's first frame from ``BALL`` along x,
+    decelerating to rest ``travel_mm`` on."""
+    v0 = np.sqrt(2.0 * decel_mm_s2 * travel_mm)
+    t = min(k / FPS, v0 / decel_mm_s2)
+    return BALL + np.array([v0 * t - 0.5 * decel_mm_s2 * t * t, 0.0])
+
+
 def test_a_ball_rolling_from_the_first_frame_beats_a_still_keeper():
     """A clip picked up in play: the ball already rolls beside a keeper of its colour that
     ranks better. The candidate seen rolling from the start is the ball, and stays the ball
-    when it comes to rest (the keeper never moved)."""
+    when it comes to rest (the keeper never moved). Rolled well past a nudge, it settles the
+    ball: no identity doubt is left to hold every call of the clip back."""
     tracker = Tracker()
-    found = []
+    found, doubt = [], []
     for k in range(90):
-        t = k / FPS
-        # 600 mm/s at first, decelerating to rest at 1000 mm/s^2 (0.6 s, 180 mm on).
-        s = 600.0 * min(t, 0.6) - 500.0 * min(t, 0.6) ** 2
-        ball = BALL + np.array([s, 0.0])
+        ball = _rolling_from_the_start(k, 180.0)
         det = Detections.build(ball_xy_mm=np.array([KEEPER, ball]), ball_score=[0.95, 0.7])
-        tracks = tracker.update(det, t)
+        tracks = tracker.update(det, k / FPS)
         found.append(tracks.ball.xy_mm is not None and np.hypot(*(tracks.ball.xy_mm - ball)) < 3)
+        doubt.append(tracks.ball_doubt_mm)
     assert all(found[10:])  # from a few frames in, to the end
-    assert not tracker.hypotheses.confirmed or tracker.ball_confirmed
+    assert tracker.ball_confirmed
+    assert doubt[-1] == 0.0 and max(doubt[10:]) > 500.0  # the keeper was a rival until then
+
+
+@pytest.mark.parametrize("travel_mm", [60.0, 180.0])
+def test_a_roll_from_the_start_settles_nothing_while_it_is_short_or_not_the_only_one(travel_mm):
+    """A candidate sliding 60 mm from the start may be a nudge; two candidates rolling from
+    the start may be the ball and a part of a figure whose base was not found: either way the
+    choice stays open, and its doubt with it."""
+    hyp = BallHypotheses()
+    other = BALL + np.array([0.0, 150.0])
+    for k in range(90):
+        xy = [KEEPER, _rolling_from_the_start(k, travel_mm)]
+        if travel_mm > 100.0:  # a second one rolling 90 mm beside it
+            xy.append(other + _rolling_from_the_start(k, 90.0) - BALL)
+        hyp.update(np.array(xy), np.full(len(xy), 0.8), k / FPS)
+    assert not hyp.confirmed
 
 
 def test_a_striker_running_up_mid_clip_is_not_a_ball_rolling_from_the_start():
