@@ -126,12 +126,12 @@ def test_a_striker_running_up_is_not_taken_for_the_ball():
     assert i == 1  # the ball, 160 mm on
 
 
-def _rolling_from_the_start(k: int, travel_mm: float, decel_mm_s2: float = 1000.0):
-    """Frame ``k`` of a candidate rolling from the clip's first frame from ``BALL`` along x,
+def _rolling_from_the_start(k: int, travel_mm: float, start=BALL, decel_mm_s2: float = 1000.0):
+    """Frame ``k`` of a candidate rolling from the clip's first frame from ``start`` along x,
     decelerating to rest ``travel_mm`` on."""
     v0 = np.sqrt(2.0 * decel_mm_s2 * travel_mm)
     t = min(k / FPS, v0 / decel_mm_s2)
-    return BALL + np.array([v0 * t - 0.5 * decel_mm_s2 * t * t, 0.0])
+    return start + np.array([v0 * t - 0.5 * decel_mm_s2 * t * t, 0.0])
 
 
 def test_a_ball_rolling_from_the_first_frame_beats_a_still_keeper():
@@ -152,17 +152,20 @@ def test_a_ball_rolling_from_the_first_frame_beats_a_still_keeper():
     assert doubt[-1] == 0.0 and max(doubt[10:]) > 500.0  # the keeper was a rival until then
 
 
-@pytest.mark.parametrize("travel_mm", [60.0, 180.0])
-def test_a_roll_from_the_start_settles_nothing_while_it_is_short_or_not_the_only_one(travel_mm):
+@pytest.mark.parametrize(("travel_mm", "beside"), [(60.0, False), (180.0, True)])
+def test_a_roll_from_the_start_settles_nothing_while_it_is_short_or_not_the_only_one(
+    travel_mm, beside
+):
     """A candidate sliding 60 mm from the start may be a nudge; two candidates rolling from
-    the start may be the ball and a part of a figure whose base was not found: either way the
-    choice stays open, and its doubt with it."""
+    the start (``beside``: a second one rolling 90 mm, 150 mm away) may be the ball and a part
+    of a figure whose base was not found: either way the choice stays open, and its doubt
+    with it."""
     hyp = BallHypotheses()
     other = BALL + np.array([0.0, 150.0])
     for k in range(90):
         xy = [KEEPER, _rolling_from_the_start(k, travel_mm)]
-        if travel_mm > 100.0:  # a second one rolling 90 mm beside it
-            xy.append(other + _rolling_from_the_start(k, 90.0) - BALL)
+        if beside:
+            xy.append(_rolling_from_the_start(k, 90.0, start=other))
         hyp.update(np.array(xy), np.full(len(xy), 0.8), k / FPS)
     assert not hyp.confirmed
 
