@@ -10,8 +10,12 @@
   (posts, crossbar, nets: their box, from the pitch's goals through the camera) are never
   synthesised: nothing in the model paints them, and a goal's frame or net taken for an object
   would stay foreground for ever.
-- **Noise.** Robust spread of the frame against the background on the cloth; the foreground
-  threshold is a multiple of it (``VisionConfig.foreground_sigmas``).
+- **Noise.** Robust spread of the frame against the smoothed cloth; the foreground threshold
+  is a multiple of it (``VisionConfig.foreground_sigmas``). A cloth's print or weave counts
+  in it: the background keeps that texture where the frame is kept, but not where it is
+  synthesised under the objects of the first frame, and those places must not turn into
+  objects once the objects leave. The price: on a strongly textured cloth in dim light a dull
+  ball or kit close to the cloth's colour stays below the threshold.
 - **Colours.** Foreground blobs of about a base's size are figures: their rim colours fall in
   two clusters (``cv2.kmeans``), the two teams; the team whose bases stand mostly in the left
   half is home (DESIGN.md section 3).
