@@ -25,6 +25,17 @@ def shaded_distance(
     return np.sqrt(np.maximum(d2, 0.0))
 
 
+def darkened(pixels: NDArray, background: NDArray, threshold: float) -> NDArray[np.bool_]:
+    """Which pixels ``(n, 3)`` are their background ``(n, 3)`` darkened, the same colour: a
+    shadow. ``threshold``: the foreground threshold, grey levels (how far a pixel may stray
+    from the darkened background and still be its shadow, with a share of its brightness)."""
+    p = np.asarray(pixels, np.float32)
+    bg = np.asarray(background, np.float32)
+    a = np.clip((p * bg).sum(axis=1) / np.maximum((bg * bg).sum(axis=1), 1.0), 0.0, 1.0)
+    resid = np.linalg.norm(p - a[:, None] * bg, axis=1)
+    return resid < 0.12 * np.linalg.norm(p, axis=1) + 0.5 * threshold
+
+
 # The usual colours of a table football ball at full light, BGR: searched for as long as the
 # ball has not shown itself (``vision/model.py``), and the names ``--ball-colour`` takes.
 USUAL_BALLS_BGR: dict[str, tuple[int, int, int]] = {

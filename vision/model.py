@@ -16,16 +16,18 @@
   synthesised under the objects of the first frame, and those places must not turn into
   objects once the objects leave. The price: on a strongly textured cloth in dim light a dull
   ball or kit close to the cloth's colour stays below the threshold.
-- **Colours.** Foreground blobs of about a base's size are figures: their rim colours fall in
-  two clusters (``cv2.kmeans``), the two teams; the team whose bases stand mostly in the left
-  half is home (DESIGN.md section 3).
+- **Colours.** Foreground blobs of about a base's size are figures: their rim colours, read
+  where the rim is lit (a low light's shadow joins a figure's blob and is the cloth's colour,
+  darker), fall in two clusters (``cv2.kmeans``), the two teams; the team whose bases stand
+  mostly in the left half is home (DESIGN.md section 3).
 - **Ball colours.** A clip may start anywhere (DESIGN.md section 4): the ball may be anywhere,
   hidden, or beside a goalkeeper in a plain kit as round and even as itself. Learning does not
   pick the ball; it lists colour *hypotheses*, best first: each round blob of a ball's size
-  that is one colour inside its blurred outline and whose colour no kit's many figures share,
-  then the usual ball colours (``vision/colour.py``) no such blob showed. Motion settles which
-  is the ball (``tracking/hypotheses.py``). A ball none of them explains (a ball of a kit's
-  colour, smeared by its roll in the first frame) is learnt later from its roll
+  that is one colour inside its blurred outline and whose colour no kit's many figures share
+  (a shadow standing apart is the cloth darkened: none), then the usual ball colours
+  (``vision/colour.py``) no such blob showed. Motion settles which is the ball
+  (``tracking/hypotheses.py``). A ball none of them explains (a ball of a kit's colour,
+  smeared by its roll in the first frame) is learnt later from its roll
   (``moving_ball_colour``). A colour named by the user (``VisionConfig.ball_bgr``) is the
   only hypothesis.
 Teams can be overridden in ``VisionConfig``; without figures in view learning fails.
@@ -41,7 +43,7 @@ from numpy.typing import NDArray
 
 from calibration.camera import CameraModel
 from rules.pitch import Pitch
-from vision.colour import USUAL_BALLS_BGR, shaded_distance
+from vision.colour import USUAL_BALLS_BGR, darkened, shaded_distance
 from vision.config import VisionConfig
 from vision.geometry import FastCamera
 from vision.hiders import fill_box, hiders_mask
@@ -50,6 +52,7 @@ EDGE_SLACK_PX = 0.4  # how far a line's seen edge may be from its measured one
 MAX_BALL_BLOBS = 4  # learnt ball hypotheses kept (a ball, a goalkeeper or two, a stray)
 BALL_UNIFORMITY = 0.85  # least share of a ball blob's inside in one colour under shading
 KEEPER_REACH_MM = 15.0  # a goalkeeper may stand on its goal line, in front of the net
+LIT_RING_SHARE = 0.25  # least lit share of a blob's ring for its colour to be read there
 
 
 class LearningError(ValueError):
@@ -152,7 +155,7 @@ def learn_model(
     pitch_area = _cloth_roi(camera, pitch, inset_mm=pitch.profile.cloth_margin_mm - 40.0)
     pitch_area &= ~_goals_mask(camera, pitch)
     background, objects = _background(image, cloth, pitch_area, camera, pitch, thr, r_px)
-    blobs = _blobs(image, objects, r_px)
+    blobs = _blobs(image, objects, r_px, cloth, thr)
     px_mm = _lookup(scale, grid_step, blobs.centre_px)
     p = pitch.profile
     ground = camera.back_project(blobs.centre_px, p.ball_radius_mm)
@@ -161,6 +164,9 @@ def learn_model(
         blobs, p.ball_radius_mm * px_mm, p.base_radius_mm * px_mm, on_spot
     )
     team = _teams(blobs, figures, camera, pitch, config)
+    # A shadow standing apart from what casts it is the cloth darkened: no ball.
+    centre = np.rint(blobs.centre_px[balls]).astype(np.intp).reshape(-1, 2)
+    balls = balls[~darkened(blobs.top_bgr[balls], cloth[centre[:, 1], centre[:, 0]], thr)]
     colours, first = _ball_colours(image, blobs, balls, team, config)
     ball_px = None if first is None else blobs.centre_px[first].astype(np.float64)
     return SceneModel(
@@ -346,7 +352,13 @@ class _Blobs:
     top_bgr: NDArray | None = None  # (n, 3) median colour of the inside (None: not measured)
 
 
-def _blobs(image: NDArray[np.uint8], objects: NDArray[np.uint8], ball_px: float) -> _Blobs:
+def _blobs(
+    image: NDArray[np.uint8],
+    objects: NDArray[np.uint8],
+    ball_px: float,
+    cloth: NDArray[np.float32],
+    threshold: float,
+) -> _Blobs:
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(objects, connectivity=8)
     area = stats[1:, cv2.CC_STAT_AREA].astype(np.float64)
     side = np.maximum(stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT])
@@ -356,8 +368,16 @@ def _blobs(image: NDArray[np.uint8], objects: NDArray[np.uint8], ball_px: float)
     outer = cv2.erode(objects, kernel=np.ones((3, 3), np.uint8))
     inner = cv2.erode(objects, kernel=cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     ring = (outer > 0) & (inner == 0)
-    lab = labels[ring] - 1
-    colours = image[ring].astype(np.float64)
+    # A figure's shadow joins its blob under a low light; its colour is the cloth's, darker.
+    # The ring is read where it is lit, unless hardly any of it is (a kit of a darker shade
+    # of the cloth's colour is all "shadow").
+    ys, xs = np.nonzero(ring)
+    lit = ~darkened(image[ys, xs], cloth[ys, xs], threshold)
+    lab = labels[ys, xs] - 1
+    count = np.maximum(np.bincount(lab, minlength=n - 1), 1)
+    use = lit | (np.bincount(lab, lit, minlength=n - 1)[lab] < LIT_RING_SHARE * count[lab])
+    ys, xs, lab = ys[use], xs[use], lab[use]
+    colours = image[ys, xs].astype(np.float64)
     ring_bgr = np.zeros((n - 1, 3))
     for c in range(3):  # per channel: median is not vectorisable by label, the mean is
         ring_bgr[:, c] = np.bincount(lab, colours[:, c], minlength=n - 1)
@@ -661,8 +681,5 @@ def _lit_objects(image: NDArray[np.uint8], background: NDArray[np.uint8], thresh
     pix = image[may_differ].astype(np.float32)
     bg = background[may_differ].astype(np.float32)
     differs = np.linalg.norm(pix - bg, axis=1) > threshold
-    a = np.clip((pix * bg).sum(axis=1) / np.maximum((bg * bg).sum(axis=1), 1.0), 0.0, 1.0)
-    resid = np.linalg.norm(pix - a[..., None] * bg, axis=1)
-    shadow = resid < 0.12 * np.linalg.norm(pix, axis=1) + 0.5 * threshold
-    out[may_differ] = differs & ~shadow
+    out[may_differ] = differs & ~darkened(pix, bg, threshold)
     return out
