@@ -19,15 +19,16 @@
 - **Colours.** Foreground blobs of about a base's size are figures: their rim colours, read
   where the rim is lit (a low light's shadow joins a figure's blob and is the cloth's colour,
   darker), fall in two clusters (``cv2.kmeans``), the two teams; the team whose bases stand
-  mostly in the left half is home (DESIGN.md section 3).
+  mostly in the left half is home (DESIGN.md section 3), in a tie the one standing farther
+  toward it.
 - **Ball colours.** A clip may start anywhere (DESIGN.md section 4): the ball may be anywhere,
   hidden, or beside a goalkeeper in a plain kit as round and even as itself. Learning does not
   pick the ball; it lists colour *hypotheses*, best first: each round blob of a ball's size
   that is one colour inside its blurred outline and whose colour no kit's many figures share
   (a shadow standing apart is the cloth darkened: none), then the usual ball colours
-  (``vision/colour.py``) no such blob showed. Motion settles which is the ball
-  (``tracking/hypotheses.py``). A ball none of them explains (a ball of a kit's colour,
-  smeared by its roll in the first frame) is learnt later from its roll
+  (``vision/colour.py``) no such blob showed, or all of them when each is a kit's. Motion
+  settles which is the ball (``tracking/hypotheses.py``). A ball none of them explains (a
+  ball of a kit's colour, smeared by its roll in the first frame) is learnt later from its roll
   (``moving_ball_colour``). A colour named by the user (``VisionConfig.ball_bgr``) is the
   only hypothesis.
 Teams can be overridden in ``VisionConfig``; without figures in view learning fails.
@@ -525,8 +526,14 @@ def _teams(
     )
     x_mm = ground[figures, 0]
     labels = labels.ravel()
-    left = [np.mean(x_mm[labels == k] < 0) if np.any(labels == k) else 0.0 for k in (0, 1)]
-    order = [0, 1] if left[0] >= left[1] else [1, 0]
+    # Mostly in the home half; in a tie (a clip picked up in play), the farther toward it.
+    home_ward = [
+        (np.mean(x_mm[labels == k] < 0), -np.mean(x_mm[labels == k]))
+        if np.any(labels == k)
+        else (0.0, -np.inf)
+        for k in (0, 1)
+    ]
+    order = [0, 1] if home_ward[0] >= home_ward[1] else [1, 0]
     return centres[order].astype(np.float32)
 
 
@@ -561,6 +568,8 @@ def _ball_colours(
         u = np.asarray(usual, np.float32)
         if not (_known(u, colours) or _near_team(u, team_bgr, config)):
             colours.append(u)
+    if not colours:  # every usual colour is a kit's, and no blob showed another: all of them
+        colours = [np.asarray(u, np.float32) for u in USUAL_BALLS_BGR.values()]
     return np.array(colours, np.float32), first
 
 

@@ -1,4 +1,5 @@
-"""Team colours learnt from the first frame's figures (``vision.model._teams``)."""
+"""Team colours learnt from the first frame's figures (``vision.model._teams``), and the ball's
+colour hypotheses beside them (``vision.model._ball_colours``)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import pytest
 
 from calibration.camera import CameraModel
 from calibration.tables import load_pitch
+from vision.colour import USUAL_BALLS_BGR
 from vision.config import VisionConfig
-from vision.model import _Blobs, _teams
+from vision.model import _ball_colours, _Blobs, _teams
 
 PITCH = load_pitch("fistf")
 CAMERA = CameraModel.overhead((1024, 768), 1300.0, 1450.0)
@@ -40,3 +42,28 @@ def test_two_near_team_colours_are_learnt_whatever_the_rod_keepers_wear(keepers_
     b = blobs(xy, [*FIELD_BGR, *keepers_bgr])
     team = _teams(b, np.ones(len(xy), bool), CAMERA, PITCH, VisionConfig())
     assert np.abs(team - np.array([NAVY, BLACK])).max() < 1.0
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_in_a_tie_of_halves_home_is_the_kit_standing_farther_toward_its_goal(swap):
+    """A clip picked up in play: each kit has one of three outfield figures in the left
+    (home) half. The kit whose figures stand farther toward the home goal on average is home
+    (DESIGN.md 3), whichever colour it wears and whichever cluster comes first."""
+    home_xy = [(-400.0, 100.0), (100.0, -150.0), (200.0, 200.0)]  # mean x -33
+    away_xy = [(-100.0, -200.0), (300.0, 120.0), (400.0, -60.0)]  # mean x 200
+    kits = (NAVY, BLACK) if not swap else (BLACK, NAVY)
+    b = blobs(home_xy + away_xy, [kits[0]] * 3 + [kits[1]] * 3)
+    team = _teams(b, np.ones(6, bool), CAMERA, PITCH, VisionConfig())
+    assert np.abs(team - np.array(kits)).max() < 1.0
+
+
+def test_a_ball_whose_every_usual_colour_is_a_kits_is_still_searched_for():
+    """No ball-like blob, and every usual ball colour near a kit's (orange and a yellowish
+    white): all the usual colours stay hypotheses, for motion to settle, instead of none."""
+    team = np.array([ORANGE, (180, 225, 235)], np.float32)
+    b = blobs([], np.zeros((0, 3)))
+    colours, first = _ball_colours(
+        np.zeros((4, 4, 3), np.uint8), b, np.zeros(0, int), team, VisionConfig()
+    )
+    assert first is None
+    assert sorted(map(tuple, colours.tolist())) == sorted(USUAL_BALLS_BGR.values())
