@@ -18,9 +18,9 @@
   ball or kit close to the cloth's colour stays below the threshold.
 - **Colours.** Foreground blobs of about a base's size are figures: their rim colours, read
   where the rim is lit (a low light's shadow joins a figure's blob and is the cloth's colour,
-  darker), fall in two clusters (``cv2.kmeans``), the two teams; the team whose bases stand
-  mostly in the left half is home (DESIGN.md section 3), in a tie the one standing farther
-  toward it.
+  darker), split the tightest way in two (``_two_means``): the two teams. The team whose bases
+  stand mostly in the left half is home (DESIGN.md section 3), in a tie the one standing
+  farther toward it.
 - **Ball colours.** A clip may start anywhere (DESIGN.md section 4): the ball may be anywhere,
   hidden, or beside a goalkeeper in a plain kit as round and even as itself. Learning does not
   pick the ball; it lists colour *hypotheses*, best first: each round blob of a ball's size
@@ -519,13 +519,8 @@ def _teams(
         keeper |= pitch.zone_margin_mm(f"goal_area_{end}", ground) > -KEEPER_REACH_MM
     if (figures & ~keeper).sum() >= 2:
         figures = figures & ~keeper
-    data = blobs.ring_bgr[figures].astype(np.float32)
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 0.1)
-    _, labels, centres = cv2.kmeans(
-        data, K=2, bestLabels=None, criteria=criteria, attempts=5, flags=cv2.KMEANS_PP_CENTERS
-    )
+    labels, centres = _two_means(blobs.ring_bgr[figures])
     x_mm = ground[figures, 0]
-    labels = labels.ravel()
     # Mostly in the home half; in a tie (a clip picked up in play), the farther toward it.
     home_ward = [
         (np.mean(x_mm[labels == k] < 0), -np.mean(x_mm[labels == k]))
@@ -535,6 +530,40 @@ def _teams(
     ]
     order = [0, 1] if home_ward[0] >= home_ward[1] else [1, 0]
     return centres[order].astype(np.float32)
+
+
+def _two_means(colours: NDArray) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+    """The tightest split of ``colours (n, 3)`` in two (labels ``(n,)``, centres ``(2, 3)``).
+
+    A few dozen figures at most: Lloyd's iterations from every pair of them as the two seeds,
+    the split with the least squared spread kept. Randomly seeded k-means lands in a looser
+    split now and then (one figure's run in a hundred under a low light), and the same frame
+    must give the same teams every time.
+    """
+    c = np.asarray(colours, np.float64)
+    n = len(c)
+    if n == 2:
+        return np.array([0, 1]), c.copy()
+    i, j = np.triu_indices(n, k=1)
+    centres = np.stack([c[i], c[j]], axis=1)  # (pairs, 2, 3)
+    for _ in range(50):
+        d = ((c[None, :, None, :] - centres[:, None, :, :]) ** 2).sum(-1)  # (pairs, n, 2)
+        labels = np.argmin(d, axis=2)
+        one = labels[..., None] == 1
+        count1 = one.sum(axis=1)  # (pairs, 1)
+        count0 = n - count1
+        sum1 = (one * c[None]).sum(axis=1)
+        sum0 = c.sum(axis=0)[None] - sum1
+        new = np.stack([sum0 / np.maximum(count0, 1), sum1 / np.maximum(count1, 1)], axis=1)
+        # A seed left alone keeps its place (no empty cluster moves to the origin).
+        new = np.where(np.stack([count0, count1], axis=1) > 0, new, centres)
+        if np.allclose(new, centres):
+            break
+        centres = new
+    d = ((c[None, :, None, :] - centres[:, None, :, :]) ** 2).sum(-1)
+    spread = d.min(axis=2).sum(axis=1)
+    best = int(np.argmin(spread))  # the first of equals: the same every time
+    return np.argmin(d[best], axis=1), centres[best]
 
 
 def _ball_colours(

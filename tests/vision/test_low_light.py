@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import cv2
 import numpy as np
 import pytest
 
@@ -60,3 +61,15 @@ def test_the_kits_are_learnt_from_their_bases_not_their_shadows(texture, ambient
     cloth = np.median(frame[model.roi], axis=0).astype(np.float32)
     colours = model.ball_colours_bgr
     assert not darkened(colours, np.broadcast_to(cloth, colours.shape), model.threshold).any()
+
+
+def test_the_same_frame_gives_the_same_teams_every_time():
+    """The teams are the tightest split of the figures' colours, found without chance:
+    randomly seeded k-means (OpenCV's, five attempts) split this frame's figures the loose way
+    for about one state in a hundred of OpenCV's random generator, such as these."""
+    frame = image(0.05, 0.4)
+    teams = []
+    for seed in (0, 58, 66, 229):
+        cv2.setRNGSeed(seed)
+        teams.append(learn_model([frame], CAMERA, PITCH).team_bgr)
+    assert all(np.array_equal(t, teams[0]) for t in teams)
