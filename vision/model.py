@@ -537,8 +537,8 @@ def _two_means(colours: NDArray) -> tuple[NDArray[np.intp], NDArray[np.float64]]
 
     A few dozen figures at most: Lloyd's iterations from every pair of them as the two seeds,
     the split with the least squared spread kept. Randomly seeded k-means lands in a looser
-    split now and then (one figure's run in a hundred under a low light), and the same frame
-    must give the same teams every time.
+    split now and then (for 3 of 300 states of OpenCV's random generator on a rendered frame
+    under a low light), and the same frame must give the same teams every time.
     """
     c = np.asarray(colours, np.float64)
     n = len(c)
