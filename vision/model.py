@@ -542,14 +542,14 @@ def _two_means(colours: NDArray) -> tuple[NDArray[np.intp], NDArray[np.float64]]
     """
     c = np.asarray(colours, np.float64)
     n = len(c)
-    if n == 2:
-        return np.array([0, 1]), c.copy()
+
+    def squared(centres):  # (pairs, 2, 3) -> (pairs, n, 2)
+        return ((c[None, :, None, :] - centres[:, None, :, :]) ** 2).sum(-1)
+
     i, j = np.triu_indices(n, k=1)
-    centres = np.stack([c[i], c[j]], axis=1)  # (pairs, 2, 3)
+    centres = np.stack([c[i], c[j]], axis=1)
     for _ in range(50):
-        d = ((c[None, :, None, :] - centres[:, None, :, :]) ** 2).sum(-1)  # (pairs, n, 2)
-        labels = np.argmin(d, axis=2)
-        one = labels[..., None] == 1
+        one = (np.argmin(squared(centres), axis=2) == 1)[..., None]
         count1 = one.sum(axis=1)  # (pairs, 1)
         count0 = n - count1
         sum1 = (one * c[None]).sum(axis=1)
@@ -560,7 +560,7 @@ def _two_means(colours: NDArray) -> tuple[NDArray[np.intp], NDArray[np.float64]]
         if np.allclose(new, centres):
             break
         centres = new
-    d = ((c[None, :, None, :] - centres[:, None, :, :]) ** 2).sum(-1)
+    d = squared(centres)
     spread = d.min(axis=2).sum(axis=1)
     best = int(np.argmin(spread))  # the first of equals: the same every time
     return np.argmin(d[best], axis=1), centres[best]
