@@ -28,7 +28,7 @@ from vision.config import VisionConfig
 from vision.detections import Detections
 from vision.keepers import KeeperFinder
 from vision.model import BALL_UNIFORMITY, SceneModel, every_step, moving_ball_colour
-from vision.refine import PATCH_MIN_SUPPORT, near_rim_px, refine_balls, refine_bases
+from vision.refine import PATCH_MIN_SUPPORT, edge_passes, near_rim_px, refine_balls, refine_bases
 
 # A ball is fitted again from its last fit until the centre moves less than this.
 REFIT_PX = 0.05
@@ -301,8 +301,10 @@ class Detector:
         is a resting sphere's: for a ball its track sees rolling, ``patch_near`` ``(point px,
         radius px)`` keeps only a patch fit within its travel of the prediction (a ball just
         set down; a fast one, smeared or half under a crossbar, the model misplaces)."""
+        rough_px = np.asarray(rough_px, np.float64).reshape(-1, 2)
+        edges = edge_passes(image, self.model, rough_px, self.config, REFIT_PX)
         *fit, if_whole, placings = self._fit_and_check(
-            image, rough_px, whole_patch, rest=rest, reach=reach
+            image, rough_px, edges, whole_patch, rest=rest, reach=reach
         )
         ok, patched = fit[4], fit[7]
         if whole_patch or ok.all():
@@ -310,7 +312,8 @@ class Detector:
         retry = np.flatnonzero(if_whole & ~ok & ~patched)
         if len(retry) == 0:
             return tuple(fit), placings
-        *again, _, again_placings = self._fit_and_check(image, np.asarray(rough_px)[retry], True)
+        retry_edges = {key: a[retry] for key, a in edges.items()}  # the same edges, patched
+        *again, _, again_placings = self._fit_and_check(image, rough_px[retry], retry_edges, True)
         good = again[4]
         if patch_near is not None:
             point, radius = patch_near
@@ -323,9 +326,10 @@ class Detector:
             placings[retry[j]] = again_placings[j]
         return tuple(out), tuple(placings)
 
-    def _fit_and_check(self, image, rough_px, whole_patch: bool, *, rest=None, reach=None):
-        """``_fit_balls``' fields, then which fits would be balls were their outline whole
-        (``_ball_quality``) and their ``RestPlacing``s."""
+    def _fit_and_check(self, image, rough_px, edges, whole_patch: bool, *, rest=None, reach=None):
+        """``_fit_balls``' fields from the balls' ``edges`` (``vision.refine.edge_passes``),
+        then which fits would be balls were their outline whole (``_ball_quality``) and their
+        ``RestPlacing``s."""
         bxy, br, bmm, ok, outline, size_err, doubt, patched, placings = refine_balls(
             image,
             self.model,
@@ -335,6 +339,7 @@ class Detector:
             whole_patch=whole_patch,
             rest=rest,
             patch_reach=reach,
+            edges=edges,
         )
         sized = ok & self._ball_sized(size_err)
         scores, ok, colour, if_whole = self._ball_quality(image, bxy, br, sized, outline, patched)

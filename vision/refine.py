@@ -101,6 +101,7 @@ def refine_balls(
     whole_patch: bool = False,
     rest: RestPlacing | None = None,
     patch_reach: float | None = None,
+    edges: dict[str, NDArray] | None = None,
 ) -> tuple:
     """Ball ground points for rough centres ``(k, 2)`` px.
 
@@ -114,11 +115,8 @@ def refine_balls(
     With ``patch_reach``, a ball whose edges ended farther than that many radii from where
     they started is left to its edges (a caller that drops such fits spares their patch).
 
-    The fit runs again with rays from its own centre while that centre moves by ``again_px``
-    or more (at most ``MAX_PASSES`` passes), so the result does not depend on how rough the
-    first guess was: rays from a start a fraction of a pixel off see the ball askew (the
-    side nearer the start is sampled inside its blurred edge), and one pass moves only part
-    of the way to the centre.
+    The balls' edges are fitted by ``edge_passes`` (with ``again_px``), unless ``edges``, what
+    it gave for these rough centres, is handed in.
 
     Returns:
         centre_px (k, 2) of the silhouette, r_px (k,), xy_mm (k, 2) ground points, ok (k,),
@@ -147,23 +145,7 @@ def refine_balls(
             np.zeros(0, bool),
             (),
         )
-    passes = _ball_pass(image, model, rough, config)
-    start = rough
-    for _ in range(MAX_PASSES - 1):
-        if np.all(np.hypot(*(passes["centre_px"] - start).T) < again_px):
-            break  # the rays started at the centre
-        again = _ball_pass(image, model, passes["centre_px"], config)
-        use = again["ok"]
-        start = passes["centre_px"]
-        # Each ball keeps the last pass that fitted it, with what that pass read.
-        if use.all():
-            passes = again
-        elif use.any():
-            passes = {
-                key: np.where(use.reshape(-1, *([1] * (a.ndim - 1))), a, passes[key])
-                for key, a in again.items()
-            }
-        passes["ok"] = use | passes["ok"]
+    passes = edge_passes(image, model, rough, config, again_px) if edges is None else edges
     centre_px, r_px, ground, ok, streak = (
         passes[key] for key in ("centre_px", "r_px", "ground", "ok", "streak")
     )
@@ -230,6 +212,43 @@ def refine_balls(
             placings[i] = RestPlacing(centre_px[i].copy(), ground[i].copy(), float(sigma[i]), True)
     centre_px = model.lens.project(np.concatenate([ground, np.full((len(ground), 1), r)], 1))
     return centre_px, r_px, ground, ok, outline, size_err, sigma, placed, tuple(placings)
+
+
+def edge_passes(
+    image: NDArray[np.uint8],
+    model: SceneModel,
+    rough_px: NDArray,
+    config: VisionConfig,
+    again_px: float = 0.5,
+) -> dict[str, NDArray]:
+    """The edge fits of balls from rough centres ``(k, 2)`` px: per ball, the last pass that
+    fitted it (``_ball_pass``'s fields, first dimension k), for ``refine_balls``.
+
+    A ball's fit runs again with rays from its own centre while that centre moves by
+    ``again_px`` or more, so the result does not depend on how rough the first guess was: rays
+    from a start a fraction of a pixel off see the ball askew (the side nearer the start is
+    sampled inside its blurred edge), and one pass moves only part of the way to the centre
+    (a ball's moves shrink by a factor of 2-7 a pass). A fit whose move no longer shrinks is
+    not settling: it circles round a point (a ball smeared by its motion) or wanders off (a
+    hand, a ball-coloured part of a figure, the window of a ball that has gone), and more
+    passes would not settle it; it stops there. At most ``MAX_PASSES`` passes.
+    """
+    rough = np.asarray(rough_px, np.float64).reshape(-1, 2)
+    passes = _ball_pass(image, model, rough, config)
+    start, moved = rough, np.full(len(rough), np.inf)
+    active = np.arange(len(rough))
+    for _ in range(MAX_PASSES - 1):
+        move = np.hypot(*(passes["centre_px"][active] - start).T)
+        going = (move >= again_px) & (move < moved)
+        active, start, moved = active[going], passes["centre_px"][active[going]], move[going]
+        if len(active) == 0:
+            break
+        again = _ball_pass(image, model, start, config)
+        # Each ball keeps the last pass that fitted it, with what that pass read.
+        use = again["ok"]
+        for key, a in again.items():
+            passes[key][active[use]] = a[use]
+    return passes
 
 
 def _outline_share(image, model, centres_mm: NDArray, config) -> NDArray[np.float64]:
@@ -343,7 +362,6 @@ def _ball_pass(image, model, rough, config) -> dict[str, NDArray]:
         "ground": ground,
         "ok": ok,
         "streak": streak,
-        "rough": rough,
         "c0": c0,
         "e": e,
         "cos_t": cos_t,
