@@ -51,6 +51,10 @@ from vision.model import SceneModel
 from vision.shading import PatchFits, fit_ball_patches
 
 MAX_PASSES = 8  # fits of one ball, each from the last one's centre
+# A ball's fit settles by passes whose moves shrink; near its centre the frame's noise keeps
+# them at a tenth of a pixel or so, shrinking or not. A fit still moving more than this a pass,
+# and no less than the pass before, is not settling (see ``edge_passes``).
+UNSETTLED_PX = 0.2
 BASE_PASSES = 3  # fits of one base, each from the last one's centre
 READINGS_APART_PX = 2.0  # the two placing readings of a ball differ by less than this
 EDGE_SPACING_PX = 2.0  # edges of a ball's outline this far apart err independently
@@ -228,10 +232,11 @@ def edge_passes(
     ``again_px`` or more, so the result does not depend on how rough the first guess was: rays
     from a start a fraction of a pixel off see the ball askew (the side nearer the start is
     sampled inside its blurred edge), and one pass moves only part of the way to the centre
-    (a ball's moves shrink by a factor of 2-7 a pass). A fit whose move no longer shrinks is
-    not settling: it circles round a point (a ball smeared by its motion) or wanders off (a
-    hand, a ball-coloured part of a figure, the window of a ball that has gone), and more
-    passes would not settle it; it stops there. At most ``MAX_PASSES`` passes.
+    (a ball's moves shrink by a factor of 2-7 a pass). A fit whose move no longer shrinks,
+    and is still ``UNSETTLED_PX`` or more, is not settling: it circles round a point (a ball
+    smeared by its motion) or wanders off (a hand, a ball-coloured part of a figure, the window
+    of a ball that has gone), and more passes would not settle it; it stops there. At most
+    ``MAX_PASSES`` passes.
     """
     rough = np.asarray(rough_px, np.float64).reshape(-1, 2)
     passes = _ball_pass(image, model, rough, config)
@@ -239,7 +244,7 @@ def edge_passes(
     active = np.arange(len(rough))
     for _ in range(MAX_PASSES - 1):
         move = np.hypot(*(passes["centre_px"][active] - start).T)
-        going = (move >= again_px) & (move < moved)
+        going = (move >= again_px) & ((move < moved) | (move < UNSETTLED_PX))
         active, start, moved = active[going], passes["centre_px"][active[going]], move[going]
         if len(active) == 0:
             break
