@@ -164,7 +164,11 @@ class Detector:
         if ball_hint_px is not None:
             hint = np.asarray(ball_hint_px, np.float64)
             ball = self._window_ball(image, hint, ball_travel_px, ball_rolling)
-            if ball is not None and ball[4].any() and self.ball_colour_settled:
+            if ball is not None and not ball[4].any():
+                # Blobs but no ball in the window (the figure that struck the ball away
+                # stands where it was): the ball is searched for on the whole cloth.
+                ball = None
+            if ball is not None and self.ball_colour_settled:
                 if not (self._colour_open or self.model.ball_named or ball is self._face_read):
                     self._face_read = ball
                     self._learn_face(image, ball)
@@ -420,6 +424,11 @@ class Detector:
         if self._learnt_colours >= MAX_LEARNT_COLOURS:
             return
         j = int(np.flatnonzero(fits[4])[0])
+        # Only a convincing fit shows the ball's face: a weak one taken for want of a better
+        # (the window of a ball just struck away) may be centred on cloth and shadow, and
+        # their colour, learnt, is searched for as the ball's on every shadow of the cloth.
+        if not (fits[3][j] >= self.config.hint_min_score or fits[7][j]):
+            return
         _, other = self._face_colours(image, fits[0][j], float(fits[1][j]))
         if other is None:
             return

@@ -513,3 +513,40 @@ def test_a_two_tone_ball_followed_as_it_rolls_is_found_with_its_other_half_up(ba
         else:
             hint = out.ball_xy_px[np.argmin(err)]
     assert missed == []
+
+
+def test_a_ball_struck_away_from_under_its_window_is_searched_for_on_the_whole_cloth():
+    """The window at the ball's last place shows the figure that struck it, of a white kit:
+    a blob of the ball's colour but no ball. The ball is looked for on the whole cloth at
+    once, and found where it rolled to (not lost for as long as the figure stands there)."""
+    white = (235, 235, 235)
+    look = dataclasses.replace(Look(), home_base_bgr=white, home_shirt_bgr=white)
+    renderer = Renderer(CAMERA, PITCH, look, seed=5, exposure_s=1 / 120)
+    det = Detector(learn_model([renderer.render(frame((0.0, 0.0)))], CAMERA, PITCH))
+    struck_at, rolled_to = np.array([100.0, 50.0]), np.array([-200.0, 120.0])
+    scene = frame(rolled_to, figs=figures(extra_xy=[struck_at], extra_team=[0]))
+    hint = CAMERA.project(np.array([[*struck_at, R]]))[0]
+    out = det.detect(renderer.render(scene), ball_hint_px=hint, ball_travel_px=2.0)
+    assert out.n_balls >= 1
+    assert np.hypot(*(out.ball_xy_mm - rolled_to).T).min() < 1.0
+
+
+@pytest.mark.parametrize(("score", "learnt"), [(0.31, False), (0.9, True)])
+def test_the_balls_face_is_read_only_from_a_convincing_fit(setup, score, learnt):
+    """A followed ball's face teaches a colour no ball colour explains (its other half); a
+    weak fit, taken for want of a better, may lie on something else (here a red base) whose
+    colour, learnt, would be searched for as the ball's everywhere."""
+    renderer, _ = setup
+    det = Detector(setup[1].model)
+    image = renderer.render(frame((0.0, 0.0)))
+    hint = CAMERA.project(np.array([[0.0, 0.0, R]]))[0]
+    out = det.detect(image, ball_hint_px=hint, ball_travel_px=8.0, search_bases=False)
+    det.settle_ball_colour(
+        int(det.last_ball_colours[0]), image, out.ball_xy_px[0], out.ball_r_px[0]
+    )
+    before = len(det._colour.ball_bgr)
+    base_px = CAMERA.project(np.array([[*LINEUP[0], PITCH.profile.base_height_mm]]))
+    r_px = out.ball_r_px[:1]
+    fit = (base_px, r_px, LINEUP[:1], np.array([score]), np.array([True]))
+    det._learn_face(image, (*fit, np.zeros(1, int), np.ones(1), np.zeros(1, bool)))
+    assert (len(det._colour.ball_bgr) > before) == learnt
