@@ -30,7 +30,8 @@ from vision.keepers import KeeperFinder
 from vision.model import BALL_UNIFORMITY, SceneModel, every_step, moving_ball_colour
 from vision.refine import PATCH_MIN_SUPPORT, edge_passes, near_rim_px, refine_balls, refine_bases
 
-# A ball is fitted again from its last fit until the centre moves less than this.
+# A ball is fitted again from its last fit until the centre moves less than this (or stops
+# settling: ``vision.refine.edge_passes``).
 REFIT_PX = 0.05
 # A window's fit that ended more than this many radii from its start left for something else.
 WANDER_RADII = 0.5
@@ -316,7 +317,7 @@ class Detector:
         retry = np.flatnonzero(if_whole & ~ok & ~patched)
         if len(retry) == 0:
             return tuple(fit), placings
-        retry_edges = {key: a[retry] for key, a in edges.items()}  # the same edges, patched
+        retry_edges = {key: a[retry] for key, a in edges.items()}  # fitted: the patch is new
         *again, _, again_placings = self._fit_and_check(image, rough_px[retry], retry_edges, True)
         good = again[4]
         if patch_near is not None:
@@ -420,7 +421,7 @@ class Detector:
     def _learn_face(self, image, fits) -> None:
         """Add the colour of a part of the followed ball that no ball colour explains (its
         other half turning up as it rolls: at a flick's speed a half turn takes a frame or
-        two, so every fitted frame is read while a colour may still be learnt)."""
+        two, so every convincingly fitted frame is read while a colour may still be learnt)."""
         if self._learnt_colours >= MAX_LEARNT_COLOURS:
             return
         j = int(np.flatnonzero(fits[4])[0])
