@@ -49,9 +49,11 @@ class Tracks:
         contacts: contacts found on this frame.
         ball_doubt_mm: while motion has not settled which candidate is the ball, how far the
             farthest other ball-like candidate stands from the tracked ball
-            (``BallHypotheses.rival_mm``): the ball's position is off by that much if the
-            choice is wrong. 0 once a candidate has rolled, or with no rival. Reported only;
-            the ball's own ``sigma_mm`` (and its search) leaves it out.
+            (``BallHypotheses.rival_mm``), or from where the ball was last seen when it was
+            found again where it could not have got to (``Tracker._check_reach``): the ball's
+            position is off by that much if the choice is wrong. 0 once a candidate has
+            rolled, or with no rival. Reported only; the ball's own ``sigma_mm`` (and its
+            search) leaves it out.
     """
 
     ball: BallTrack
@@ -73,12 +75,14 @@ class Tracker:
         self.strikes = StrikeWatch(config.strikes) if config.strikes is not None else None
         self.hypotheses = BallHypotheses(config.hypotheses)
         self._settled = False  # the ball rolled and the ball tracker has taken it up
+        self._seen: tuple[np.ndarray, float] | None = None  # the settled ball's last sighting
+        self._vanished_mm: np.ndarray | None = None  # where it was before its identity reopened
         self._base_r_mm = config.contacts.base_radius_mm
 
     @property
     def ball_confirmed(self) -> bool:
         """A candidate has rolled and is tracked: the ball is known
-        (``tracking/hypotheses.py``)."""
+        (``tracking/hypotheses.py``), until it is seen where it could not have got to."""
         return self._settled
 
     def update(self, detections: Detections, t_s: float) -> Tracks:
@@ -101,14 +105,36 @@ class Tracker:
                 keep[i] = True
             det = det.with_balls(keep)
         ball = self.ball.update(det, t_s)
-        self._settled = self._settled or (self.hypotheses.confirmed and ball.xy_mm is not None)
+        if not self._settled and self.hypotheses.confirmed and ball.xy_mm is not None:
+            self._settled, self._vanished_mm = True, None
+        if self._settled:
+            self._check_reach(ball, t_s)
         doubt = 0.0
         if not self._settled and ball.xy_mm is not None:
             doubt = self.hypotheses.rival_mm(ball.xy_mm)
+            if self._vanished_mm is not None:
+                doubt = max(doubt, float(np.hypot(*(ball.xy_mm - self._vanished_mm))))
         contacts = self.contacts.update(ball, figures)
         if self.strikes is not None:
             contacts += self.strikes.update(ball, figures)
         return Tracks(ball, figures, contacts, doubt)
+
+    def _check_reach(self, ball: BallTrack, t_s: float) -> None:
+        """A settled ball seen where it could not have got to since its last sighting (farther
+        than a flick carries it) is another candidate taken up for it while the ball was
+        hidden or lost: its identity is open again until motion settles it, and until then
+        the place where the ball was last seen is a rival (it may be there, unseen)."""
+        if not ball.measured or ball.xy_mm is None:
+            return
+        if self._seen is not None:
+            last_mm, last_t = self._seen
+            cfg = self.config.hypotheses
+            reach = cfg.reach_mm + cfg.max_speed_mm_s * (t_s - last_t)
+            if np.hypot(*(ball.xy_mm - last_mm)) > reach:
+                self._settled, self._vanished_mm, self._seen = False, last_mm, None
+                self.hypotheses = BallHypotheses(cfg)
+                return
+        self._seen = (ball.xy_mm.copy(), t_s)
 
 
 def _off_bases(det: Detections, figures: FigureTracks, base_r_mm: float) -> Detections:

@@ -50,3 +50,44 @@ def test_a_still_ball_is_as_sure_from_its_first_frame_as_its_fit_says(fit_sigma_
             sigmas.append(tracks.ball.sigma_mm)
     floor = tracker.ball.config.rest_floor_mm
     assert sigmas and min(sigmas) == pytest.approx(max(fit_sigma_mm, floor))
+
+
+def _confirmed_then_gone(gap_s: float, far_xy=(-300.0, 200.0)):
+    """A ball stands, rolls 100 mm (which settles it), rests, then is not seen for
+    ``gap_s``; from then on a ball-like candidate stands at ``far_xy``. Returns the tracker
+    and the tracks of the last frame."""
+    tracker = Tracker(pitch=PITCH)
+    path = [(0.0, 0.0)] * 10 + [(5.0 * k, 0.0) for k in range(1, 21)] + [(100.0, 0.0)] * 10
+    t = 0.0
+    for xy in path:
+        tracks = tracker.update(Detections.build(ball_xy_mm=[xy], ball_score=[1.0]), t)
+        t += 1 / FPS
+    assert tracker.ball_confirmed
+    t += gap_s
+    for _ in range(10):
+        tracks = tracker.update(Detections.build(ball_xy_mm=[far_xy], ball_score=[1.0]), t)
+        t += 1 / FPS
+    return tracker, tracks
+
+
+def test_a_settled_ball_found_again_where_it_could_not_have_got_to_is_in_doubt_again():
+    """DESIGN.md section 4, a clip may start anywhere: motion settles which candidate is the
+    ball. The settled ball vanishes and, a few frames later, a ball-like candidate stands
+    half a metre away, farther than any flick carries a ball in that time: it is another
+    object, or the ball's identity is not known. The track may follow it, but its doubt is
+    how far it stands from where the ball was last seen, until motion settles it again."""
+    tracker, tracks = _confirmed_then_gone(0.0)
+    assert not tracker.ball_confirmed
+    assert tracks.ball.xy_mm is not None
+    gone_mm = float(np.hypot(*(tracks.ball.xy_mm - (100.0, 0.0))))
+    assert gone_mm > 400.0
+    assert tracks.ball_doubt_mm == pytest.approx(gone_mm, abs=1.0)
+
+
+def test_a_ball_put_down_elsewhere_after_a_while_stays_the_ball():
+    """Lifted and put down half a metre away two seconds later (a restart), it is the same
+    ball: no doubt."""
+    tracker, tracks = _confirmed_then_gone(2.0)
+    assert tracker.ball_confirmed
+    assert tracks.ball_doubt_mm == 0.0
+    assert np.hypot(*(tracks.ball.xy_mm - (-300.0, 200.0))) < 1.0
