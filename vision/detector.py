@@ -339,12 +339,12 @@ class Detector:
             image,
             self.model,
             rough_px,
+            edges,
             self.config,
             again_px=REFIT_PX,
             whole_patch=whole_patch,
             rest=rest,
             patch_reach=reach,
-            edges=edges,
         )
         sized = ok & self._ball_sized(size_err)
         scores, ok, colour, if_whole = self._ball_quality(image, bxy, br, sized, outline, patched)

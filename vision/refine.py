@@ -99,15 +99,16 @@ def refine_balls(
     image: NDArray[np.uint8],
     model: SceneModel,
     rough_px: NDArray,
+    edges: dict[str, NDArray],
     config: VisionConfig,
     *,
     again_px: float = 0.5,
     whole_patch: bool = False,
     rest: RestPlacing | None = None,
     patch_reach: float | None = None,
-    edges: dict[str, NDArray] | None = None,
 ) -> tuple:
-    """Ball ground points for rough centres ``(k, 2)`` px.
+    """Ball ground points for rough centres ``(k, 2)`` px, from their ``edges``
+    (``edge_passes``).
 
     With ``whole_patch`` (and ``VisionConfig.patch_fit``) a round ball the edges placed is
     placed again by its whole patch, a shaded sphere on the cloth (``vision/shading.py``),
@@ -118,9 +119,6 @@ def refine_balls(
     find again the centre they gave then (within ``again_px``), instead of a new patch fit.
     With ``patch_reach``, a ball whose edges ended farther than that many radii from where
     they started is left to its edges (a caller that drops such fits spares their patch).
-
-    The balls' edges are fitted by ``edge_passes`` (with ``again_px``), unless ``edges``, what
-    it gave for these rough centres, is handed in.
 
     Returns:
         centre_px (k, 2) of the silhouette, r_px (k,), xy_mm (k, 2) ground points, ok (k,),
@@ -149,15 +147,14 @@ def refine_balls(
             np.zeros(0, bool),
             (),
         )
-    passes = edge_passes(image, model, rough, config, again_px) if edges is None else edges
     centre_px, r_px, ground, ok, streak = (
-        passes[key] for key in ("centre_px", "r_px", "ground", "ok", "streak")
+        edges[key] for key in ("centre_px", "r_px", "ground", "ok", "streak")
     )
     r = model.pitch.profile.ball_radius_mm
-    outline, size_err, sigma, between = _ball_outline(model, passes, config)
+    outline, size_err, sigma, between = _ball_outline(model, edges, config)
     # What a crossbar hides no longer places the ball: the whole fit's uncertainty (this and
     # what every fit shares, which the detector adds) grows by the dilution.
-    d, shared = passes["dilution"], config.fit_sigma_px * r / passes["r_px"]
+    d, shared = edges["dilution"], config.fit_sigma_px * r / edges["r_px"]
     sigma = np.hypot(sigma * d, shared * np.sqrt(d * d - 1.0))
     ground = ground + between
     # A round ball in the open is placed by its whole patch (``vision/shading.py``); a streak
@@ -239,6 +236,8 @@ def edge_passes(
     ``MAX_PASSES`` passes.
     """
     rough = np.asarray(rough_px, np.float64).reshape(-1, 2)
+    if len(rough) == 0:
+        return {}  # nothing to fit (``refine_balls`` reads no field then)
     passes = _ball_pass(image, model, rough, config)
     start, moved = rough, np.full(len(rough), np.inf)
     active = np.arange(len(rough))
