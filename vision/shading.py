@@ -25,6 +25,10 @@ explained instead, pixel by pixel, by what lies there:
   ``(1 + (d / r)^2)^-3/2`` at a distance ``d`` from the contact point).
 - **Blur**: each pixel averages its sub-samples (near the silhouette), then a Gaussian of free
   width mixes neighbouring pixels (the optics, demosaicing and a codec).
+- **Clipped pixels**: a white ball under a strong lamp reaches full scale on its lit side.
+  There a pixel says only that the light reached at least that level, so it bounds the model
+  from below instead of being fitted as a level: a shading pulled down to full scale there
+  would lean the ball toward its lit side (0.35-0.65 px under a lamp 20 degrees up).
 
 The appearance (14 numbers) is linear given the geometry and is solved by least squares for
 each trial (variable projection); the centre and blur width are found by Levenberg-Marquardt,
@@ -35,9 +39,11 @@ times how many times the residuals on the cloth round the ball (the same sensor 
 or the frames' noise if more, those on the ball stand (at least once). On balls
 ray-traced with a clamped Lambertian terminator and a hard cast shadow
 (``tests/vision/test_shading.py``) it places the centre 0.03-0.10 px off, where the edges of
-the same balls read 0.1-0.7 px off; under a hard light low at the side, a saturated lit half
+the same balls read 0.1-0.7 px off; under a hard light low at the side, a clipped lit half
 and a terminator across the ball leave the ball's residuals 2-7 times the cloth's and the
-centre up to 0.8 px off, which the covariance alone (0.1 px) does not say.
+centre up to 0.3 px off, which the covariance alone (0.1 px) does not say. A ball clipped
+nearly whole (a lamp high above, twice the light that reaches full scale) is seen by its
+fringe and its dim side alone, and may read more than a pixel off.
 """
 
 from __future__ import annotations
@@ -61,6 +67,8 @@ STEPS = 8  # Levenberg-Marquardt steps at most
 DONE_PX = 0.01  # a step shorter than this ends the fit
 SETTLED_PX = 0.05  # a fit whose last step taken moved its centre this far is still moving
 MODEL_SIGMA_PX = 0.05  # what the model lacks (see the module docstring)
+SATURATED_LEVEL = 250  # a pixel with a channel this bright may be clipped (8-bit)
+CLIPPED_ROUNDS = 3  # rounds of holding the model up to the clipped channels
 HUBER = 2.0  # residuals beyond this many robust sigmas are weighed down
 START_BLUR_PX = 0.6
 BLUR_RANGE_PX = (0.15, 1.5)
@@ -181,7 +189,10 @@ class _Patch:
         self.r = r_mm
         self.rim = rim  # (n,) px from the start's silhouette, + outward
         self.tone = tone  # (h * w,) 0/1 which of a marked ball's two tones, or None
-        self.weights = np.ones(len(img))
+        # Pixels with a channel at full scale (see the module docstring) are bounds, not
+        # levels: ``_residual`` holds the model up to them.
+        self.seen = (img < SATURATED_LEVEL).all(1)
+        self.weights = self.seen.astype(np.float64)
         self._y = np.einsum("nij,nj->ni", proj, img)  # what is compared of each pixel
         self._sharp_of: tuple[tuple[float, float], NDArray] | None = None  # ``_sharp``'s last
 
@@ -300,8 +311,38 @@ class _Patch:
         yw = (y * sw[..., 0]).ravel()
         ata = aw.T @ aw
         ata.flat[:: len(ata) + 1] += 1e-9 * (np.trace(ata) + 1.0)
-        theta = np.linalg.solve(ata, aw.T @ yw)
-        return yw - aw @ theta
+        aty = aw.T @ yw
+        theta = np.linalg.solve(ata, aty)
+        if self.seen.all():
+            return yw - aw @ theta
+        # A clipped channel bounds the model from below: where the shading fitted to the rest
+        # falls short of full scale there, it is held up to it (the active rows, a few
+        # rounds). Without this, a ball whose lit part is all clipped is seen only by its
+        # fringe, where its brightness and a shift of its centre trade off freely.
+        raw, clipped = self._clipped_rows(ball, cloth)
+        for _ in range(CLIPPED_ROUNDS):
+            short = np.where(clipped, SATURATED_LEVEL - raw @ theta, 0.0)
+            active = raw[short > 0]
+            if not len(active):
+                break
+            theta = np.linalg.solve(
+                ata + active.T @ active, aty + active.T @ np.full(len(active), SATURATED_LEVEL)
+            )
+        res = (yw - aw @ theta).reshape(n, 3)
+        res[~self.seen] = np.where(clipped, np.maximum(SATURATED_LEVEL - raw @ theta, 0.0), 0.0)
+        return res.ravel()
+
+    def _clipped_rows(self, ball, cloth):
+        """The unprojected model rows ``(c, 3, m)`` of the pixels with a clipped channel, and
+        which of their channels are clipped ``(c, 3)``."""
+        hide = ~self.seen
+        b, c = ball[hide], cloth[hide]
+        k, nb = b.shape[1], 3 * b.shape[1]
+        raw = np.zeros((len(b), 3, nb + c.shape[2]))
+        for ch in range(3):
+            raw[:, ch, ch * k : (ch + 1) * k] = b
+        raw[:, :, nb:] = c
+        return raw, self.img[hide] >= SATURATED_LEVEL
 
     def fit(self, start_mm, noise: float = 0.0):
         """Centre (2,) mm, its sigma mm, the blur px and whether the fit is sound; ``noise``
@@ -315,8 +356,9 @@ class _Patch:
         for it in range(STEPS):
             if it < 3:  # Huber's weights from the residuals of the current fit
                 per_px = np.sqrt((res.reshape(-1, 3) ** 2).sum(1) / np.maximum(self.weights, 1e-9))
-                scale = 1.4826 * np.median(per_px) + 1e-6
-                self.weights = np.minimum(1.0, HUBER * scale / np.maximum(per_px, 1e-9))
+                scale = 1.4826 * np.median(per_px[self.seen]) + 1e-6
+                huber = np.minimum(1.0, HUBER * scale / np.maximum(per_px, 1e-9))
+                self.weights = np.where(self.seen, huber, 0.0)
                 res = self._residual(p)
             jac = self._jacobian(p, res, steps)
             jtj, jtr = jac.T @ jac, jac.T @ res
@@ -337,7 +379,7 @@ class _Patch:
                 break
         # The last Jacobian stands for the covariance: the last step moved the centre by a
         # few thousandths of a pixel.
-        dof = max(len(res) - (12 if self.tone is None else 24) - 4 - 3, 1)
+        dof = max(3 * int(self.seen.sum()) - (12 if self.tone is None else 24) - 4 - 3, 1)
         s2 = (res @ res) / dof
         blur = float(np.exp(p[2]))
         # Neighbouring pixels share their errors over about the blur's area.
@@ -361,10 +403,11 @@ class _Patch:
         beyond, whose texture the background holds, shows less than the ball's own noise."""
         r3 = res.reshape(-1, 3)
         far = self.rim > OUTSIDE_PX
-        if far.sum() < 8 or (~far).sum() < 8:
+        far, near = far & self.seen, ~far & self.seen
+        if far.sum() < 8 or near.sum() < 8:
             return 1.0
         cloth = (r3[far] ** 2).sum() / (2 * far.sum())
-        ball = (r3[~far] ** 2).sum() / (3 * (~far).sum())
+        ball = (r3[near] ** 2).sum() / (3 * near.sum())
         return float(np.sqrt(ball / max(cloth, noise**2, 1e-12)))
 
     def _jacobian(self, p, res, steps):
