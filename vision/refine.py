@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.colour import darkened
 from vision.config import VisionConfig
 from vision.edges import (
     PAST_SHADOWS,
@@ -42,6 +43,7 @@ from vision.edges import (
     TOWARD_BALL,
     edge_views,
     fit_circles,
+    radial_edge_sets,
     radial_edges,
     refit_by_contrast,
     sample_rays,
@@ -67,6 +69,7 @@ MAX_PAST_OUTLINE = 2  # rays whose outline may lie inside the circle read past t
 PATCH_TRY_SUPPORT = 0.5
 OWN_INSIDE = 0.8  # radii where a limb's colour is read
 OWN_BACKGROUND = (0.4, 0.6, 0.8, 1.1, 1.3)  # ... and where the background is compared with it
+SHADOW_RADII = (1.3, 1.6)  # radii where a ray that shows no outline must cross a shadow
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,20 +259,39 @@ def edge_passes(
 
 
 def _outline_share(image, model, centres_mm: NDArray, config) -> NDArray[np.float64]:
-    """Share ``(k,)`` of the rays from each ball centre ``(k, 2)`` mm whose edge lies on
-    that ball's outline (within a pixel) or meets a background of the limb's own colour."""
+    """Share ``(k,)`` of the rays from each ball centre ``(k, 2)`` mm that bear out that
+    ball's outline: whose edge lies on it (within a pixel), as it shows or read past the
+    ball's shadow, or that meet a background of the limb's own colour; among the rays that
+    say anything. Under a low light the ball's dim side fades into its long shadow: read past
+    the shadow, such a ray shows no edge at all, and beyond the outline it crosses the cloth
+    darkened: it no more speaks against the ball than for it. Rays that show an outline
+    elsewhere, or cross something else (a finger reaching past the rays' end), do. Where
+    fewer than ``PATCH_TRY_SUPPORT`` of all rays bear the outline out, their share of all is
+    returned: a patch that shows little is no ball."""
     r = model.pitch.profile.ball_radius_mm
     c_px = model.lens.project(np.concatenate([centres_mm, np.full((len(centres_mm), 1), r)], 1))
     r_px = r * model.px_per_mm(c_px)
-    edges, valid, _ = radial_edges(
-        image, model.background, c_px, r_px, rays=config.rays, min_level=model.threshold
+    sets = radial_edge_sets(
+        image,
+        model.background,
+        c_px,
+        r_px,
+        rays=config.rays,
+        views=(PLAIN, PAST_SHADOWS),
+        min_level=model.threshold,
     )
-    k, m = valid.shape
-    pts = model.lens.back_project(edges.reshape(-1, 2), r).reshape(k, m, 2)
     e, _, tan_t, _ = _radial_frame(model, centres_mm, r)
-    sq = _squeeze(pts, centres_mm, e, 1.0 / np.sqrt(1.0 + tan_t**2))
-    on = valid & (np.abs(_off_circle(sq, centres_mm, r)) <= _one_px_mm(r, r_px))
-    return (on | _on_own_colour(image, model, c_px, r_px, config.rays)).mean(axis=1)
+    cos_t = 1.0 / np.sqrt(1.0 + tan_t**2)
+    on = _on_own_colour(image, model, c_px, r_px, config.rays)
+    for edges, valid, _ in sets:
+        k, m = valid.shape
+        pts = model.lens.back_project(edges.reshape(-1, 2), r).reshape(k, m, 2)
+        sq = _squeeze(pts, centres_mm, e, cos_t)
+        on |= valid & (np.abs(_off_circle(sq, centres_mm, r)) <= _one_px_mm(r, r_px))
+    into_shadow = ~sets[1][1] & _shadowed(image, model, c_px, r_px, config.rays)
+    shown = on | ~into_shadow
+    share = on.sum(1) / np.maximum(shown.sum(1), 1)
+    return np.where(on.mean(1) >= PATCH_TRY_SUPPORT, share, on.mean(1))
 
 
 def _on_own_colour(image, model, centre_px, r_px, rays: int) -> NDArray[np.bool_]:
@@ -278,23 +300,38 @@ def _on_own_colour(image, model, centre_px, r_px, rays: int) -> NDArray[np.bool_
     background at one of ``OWN_BACKGROUND`` radii within twice the foreground threshold. A
     white line under a white ball leaves no contrast there, and its ray no edge (its weakest
     contrast inside is too low), nor one beyond it."""
-    ang = np.arange(rays) * (2 * np.pi / rays)
-    u = np.stack([np.cos(ang), np.sin(ang)], 1)
-    c, r = np.asarray(centre_px, np.float64), np.asarray(r_px, np.float64)
-    w, h = model.size_px
-
-    def at(img, frac):
-        p = c[:, None, :] + frac * r[:, None, None] * u[None]
-        ix = np.minimum(np.maximum(np.rint(p[..., 0]).astype(np.intp), 0), w - 1)
-        iy = np.minimum(np.maximum(np.rint(p[..., 1]).astype(np.intp), 0), h - 1)
-        return img[iy, ix].astype(np.float32)
-
-    limb = at(image, OWN_INSIDE)
+    limb = _along_rays(image, centre_px, r_px, rays, OWN_INSIDE)
     own = np.zeros(limb.shape[:2], bool)
     for frac in OWN_BACKGROUND:
-        gap = limb - at(model.background, frac)
+        gap = limb - _along_rays(model.background, centre_px, r_px, rays, frac)
         own |= np.sqrt((gap * gap).sum(-1)) < 2.0 * model.threshold
     return own
+
+
+def _shadowed(image, model, centre_px, r_px, rays: int) -> NDArray[np.bool_]:
+    """Which rays ``(k, rays)`` from each ball's centre ``(k, 2)`` px cross the cloth
+    darkened (a shadow) at each of ``SHADOW_RADII`` radii."""
+    shade = np.ones((len(np.atleast_2d(centre_px)), rays), bool)
+    for frac in SHADOW_RADII:
+        seen = _along_rays(image, centre_px, r_px, rays, frac)
+        bg = _along_rays(model.background, centre_px, r_px, rays, frac)
+        dark = darkened(seen.reshape(-1, 3), bg.reshape(-1, 3), model.threshold)
+        shade &= dark.reshape(shade.shape)
+    return shade
+
+
+def _along_rays(img, centre_px, r_px, rays: int, frac: float) -> NDArray[np.float32]:
+    """The pixels ``(k, rays, 3)`` of ``img`` ``frac`` radii ``r_px (k,)`` from each centre
+    ``(k, 2)`` px along ``rays`` directions ``2 pi i / rays`` (nearest pixel, clamped to the
+    image)."""
+    ang = np.arange(rays) * (2 * np.pi / rays)
+    u = np.stack([np.cos(ang), np.sin(ang)], 1)
+    c, r = np.asarray(centre_px, np.float64).reshape(-1, 2), np.asarray(r_px, np.float64)
+    h, w = img.shape[:2]
+    p = c[:, None, :] + frac * r.reshape(-1)[:, None, None] * u[None]
+    ix = np.minimum(np.maximum(np.rint(p[..., 0]).astype(np.intp), 0), w - 1)
+    iy = np.minimum(np.maximum(np.rint(p[..., 1]).astype(np.intp), 0), h - 1)
+    return img[iy, ix].astype(np.float32)
 
 
 def _ball_pass(image, model, rough, config) -> dict[str, NDArray]:

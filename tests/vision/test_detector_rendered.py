@@ -550,3 +550,18 @@ def test_the_balls_face_is_read_only_from_a_convincing_fit(setup, score, learnt)
     fit = (base_px, r_px, LINEUP[:1], np.array([score]), np.array([True]))
     det._learn_face(image, (*fit, np.zeros(1, int), np.ones(1), np.zeros(1, bool)))
     assert (len(det._colour.ball_bgr) > before) == learnt
+
+
+@pytest.mark.parametrize("azimuth_deg", [40.0, 220.0])
+def test_a_ball_under_a_hard_low_lamp_is_placed_by_its_whole_patch(azimuth_deg):
+    """One lamp 20 degrees above the cloth: the ball's lit side is clipped at full scale, its
+    dim side fades into a long shadow, so its edges lean toward the lamp. The whole patch
+    places it (clipped pixels bound the shading from below instead of pulling it down to
+    full scale; the rays that fade into the shadow do not count against its outline)."""
+    look = Look(lights=((azimuth_deg, 20.0, 1.0),), ambient=0.2)
+    renderer = Renderer(CAMERA, PITCH, look, seed=7, exposure_s=1 / 120)
+    model = learn_model([renderer.render(frame((0.0, 0.0)))], CAMERA, PITCH)
+    xy = np.array([103.5, 2.6])
+    found, out = ball_at((renderer, Detector(model)), frame(xy))
+    assert out.ball_whole_patch[np.argmin(np.hypot(*(out.ball_xy_mm - xy).T))]
+    assert np.linalg.norm(found - xy) < 0.25
