@@ -469,7 +469,8 @@ class Detector:
 
         A window that shows nothing new since its last fit gives that fit again (a ball at
         rest is fitted every ``rest_refit_frames`` frames, and at once when anything moves),
-        unless the ball is ``rolling``.
+        unless the ball is ``rolling`` or that fit was of a rolling ball: a ball that has just
+        stopped is placed by its whole patch on the first frame its track sees it at rest.
         The fit starts from the prediction (or the last fit); only when that finds no
         convincing ball are the window's blobs searched.
         """
@@ -479,7 +480,10 @@ class Detector:
         if x1 - x0 < 3 or y1 - y0 < 3:
             return None
         region = image[y0:y1, x0:x1]
-        known = None if rolling else self._ball_gate.lookup(box, region, self._frames)
+        # The window's fits of a rolling ball (its edges alone) are kept apart from those of
+        # a ball at rest (its whole patch).
+        key = (box, rolling)
+        known = None if rolling else self._ball_gate.lookup(key, region, self._frames)
         if known is not None:
             return known[0]
         # What the whole patch made of the ball at rest here stands while its edges find the
@@ -487,7 +491,7 @@ class Detector:
         # (a figure coming up to it changes the window, not the ball) is not fitted again.
         # An edges' placing (the patch fit failed or was not tried) stands only while the
         # window shows nothing new: a figure that hid part of the ball may have left.
-        last = self._ball_gate.stale(box, region)
+        last = self._ball_gate.stale(key, region)
         kept = self._ball_gate.result()
         rest = None if rolling or kept is None else kept[1]
         if rest is not None and not (_inside(rest.edge_px, box) and (rest.placed or last)):
@@ -520,7 +524,7 @@ class Detector:
         # ball colour).
         sure = fit[3][0] >= self.config.hint_min_score or fit[7][0]
         if near and fit[4].all() and sure:
-            self._ball_gate.store(box, region, (fit, placings[0]), self._frames)
+            self._ball_gate.store(key, region, (fit, placings[0]), self._frames)
             return fit
         balls, _ = self._ball_in_window(image, box)
         # The fit at the prediction passed every check of a ball, though not convincingly:
@@ -538,7 +542,7 @@ class Detector:
         kept = (found, placings[first[0]] if len(first) else None)
         if len(first) == 0 and fallback is not None:
             kept = fallback
-        self._ball_gate.store(box, region, kept, self._frames)
+        self._ball_gate.store(key, region, kept, self._frames)
         return kept[0]
 
     def _scale_at(self, xy_px: NDArray) -> float:

@@ -565,3 +565,19 @@ def test_a_ball_under_a_hard_low_lamp_is_placed_by_its_whole_patch(azimuth_deg):
     found, out = ball_at((renderer, Detector(model)), frame(xy))
     assert out.ball_whole_patch[np.argmin(np.hypot(*(out.ball_xy_mm - xy).T))]
     assert np.linalg.norm(found - xy) < 0.25
+
+
+def test_a_ball_that_has_just_stopped_is_placed_by_its_whole_patch(setup):
+    """The frame on which the track first sees the ball at rest shows the same window as the
+    last frame fitted while it rolled: the edges' fit of the rolling ball is not handed back
+    for it, the whole patch places the ball."""
+    renderer, _ = setup
+    det = Detector(setup[1].model)
+    xy = np.array([-150.0, 120.0])
+    image = renderer.render(frame(xy))
+    hint = CAMERA.project(np.array([[xy[0], xy[1], R]]))[0]
+    kw = {"ball_hint_px": hint, "ball_travel_px": 4.0, "search_bases": False}
+    rolling = det.detect(image, ball_rolling=True, **kw)
+    assert rolling.n_balls == 1 and not rolling.ball_whole_patch[0]
+    stopped = det.detect(image, ball_rolling=False, **kw)
+    assert stopped.n_balls == 1 and stopped.ball_whole_patch[0]
