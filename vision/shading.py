@@ -25,11 +25,13 @@ explained instead, pixel by pixel, by what lies there:
   ``(1 + (d / r)^2)^-3/2`` at a distance ``d`` from the contact point).
 - **Blur**: each pixel averages its sub-samples (near the silhouette), then a Gaussian of free
   width mixes neighbouring pixels (the optics, demosaicing and a codec).
-- **Clipped colours**: a white ball under a strong lamp reaches full scale on its lit side, an
-  orange one in its red first. A clipped colour says only that the light reached at least
+- **Clipped pixels**: a white ball under a strong lamp reaches full scale on its lit side, an
+  orange one in its red first. A clipped pixel says only that the light reached at least
   that level, so it bounds the model from below instead of being fitted as a level: a
   shading pulled down to full scale there would lean the ball toward its lit side (0.35-0.65
-  px under a lamp 20 degrees up).
+  px under a lamp 20 degrees up). The whole pixel is a bound, not just its clipped colour:
+  in 4:2:0 colour (a codec, most cameras' output) its other colours are rebuilt from the
+  clipped one's neighbourhood and are no levels either.
 
 The appearance (14 numbers) is linear given the geometry and is solved by least squares for
 each trial (variable projection); the centre and blur width are found by Levenberg-Marquardt,
@@ -190,15 +192,9 @@ class _Patch:
         self.r = r_mm
         self.rim = rim  # (n,) px from the start's silhouette, + outward
         self.tone = tone  # (h * w,) 0/1 which of a marked ball's two tones, or None
-        # Channels at full scale (see the module docstring) are bounds, not levels:
-        # ``_residual`` holds the model up to them. Inside the ball a pixel's other channels
-        # still count (an orange ball's red is clipped long before its green); nearer the
-        # cloth the compared colours mix the channels, and the whole pixel is a bound.
-        clipped = img >= SATURATED_LEVEL
-        inner = rim < -OUTSIDE_PX
-        self.seen_ch = np.where(inner[:, None], ~clipped, ~clipped.any(1)[:, None])
-        self.clipped = clipped & ~self.seen_ch  # (n, 3) the bounds
-        self.seen = self.seen_ch.any(1)  # pixels with a level fitted
+        # Pixels with a channel at full scale (see the module docstring) are bounds, not
+        # levels: ``_residual`` holds the model up to them.
+        self.seen = (img < SATURATED_LEVEL).all(1)
         self.weights = self.seen.astype(np.float64)
         self._y = np.einsum("nij,nj->ni", proj, img)  # what is compared of each pixel
         self._sharp_of: tuple[tuple[float, float], NDArray] | None = None  # ``_sharp``'s last
@@ -313,21 +309,20 @@ class _Patch:
         a[:, :, :nb] = (self.proj[:, :, :, None] * ball[:, None, None, :]).reshape(n, 3, nb)
         a[:, :, nb:] = np.matmul(self.proj, cloth)
         y = self._y
-        sw = np.sqrt(self.weights)[:, None] * self.seen_ch
-        aw = (a * sw[..., None]).reshape(-1, nb + nl)
-        yw = (y * sw).ravel()
+        sw = np.sqrt(self.weights)[:, None, None]
+        aw = (a * sw).reshape(-1, nb + nl)
+        yw = (y * sw[..., 0]).ravel()
         ata = aw.T @ aw
         ata.flat[:: len(ata) + 1] += 1e-9 * (np.trace(ata) + 1.0)
         aty = aw.T @ yw
         theta = np.linalg.solve(ata, aty)
-        hide = self.clipped.any(1)
-        if not hide.any():
+        if self.seen.all():
             return yw - aw @ theta
         # A clipped channel bounds the model from below: where the shading fitted to the rest
         # falls short of full scale there, it is held up to it (the active rows, a few
         # rounds). Without this, a ball whose lit part is all clipped is seen only by its
         # fringe, where its brightness and a shift of its centre trade off freely.
-        raw, clipped = self._clipped_rows(ball[hide], cloth[hide]), self.clipped[hide]
+        raw, clipped = self._clipped_rows(ball, cloth)
         for _ in range(CLIPPED_ROUNDS):
             short = np.where(clipped, SATURATED_LEVEL - raw @ theta, 0.0)
             active = raw[short > 0]
@@ -337,20 +332,20 @@ class _Patch:
                 ata + active.T @ active, aty + active.T @ np.full(len(active), SATURATED_LEVEL)
             )
         res = (yw - aw @ theta).reshape(n, 3)
-        short = np.maximum(SATURATED_LEVEL - raw @ theta, 0.0)
-        res[hide] = np.where(clipped, short, res[hide])
+        res[~self.seen] = np.where(clipped, np.maximum(SATURATED_LEVEL - raw @ theta, 0.0), 0.0)
         return res.ravel()
 
-    @staticmethod
-    def _clipped_rows(ball, cloth):
-        """The unprojected model rows ``(c, 3, m)`` of pixels' colours from their ball
-        ``(c, k)`` and cloth ``(c, 3, l)`` bases."""
-        k, nb = ball.shape[1], 3 * ball.shape[1]
-        raw = np.zeros((len(ball), 3, nb + cloth.shape[2]))
+    def _clipped_rows(self, ball, cloth):
+        """The unprojected model rows ``(c, 3, m)`` of the pixels with a clipped channel, and
+        which of their channels are clipped ``(c, 3)``."""
+        hide = ~self.seen
+        b, c = ball[hide], cloth[hide]
+        k, nb = b.shape[1], 3 * b.shape[1]
+        raw = np.zeros((len(b), 3, nb + c.shape[2]))
         for ch in range(3):
-            raw[:, ch, ch * k : (ch + 1) * k] = ball
-        raw[:, :, nb:] = cloth
-        return raw
+            raw[:, ch, ch * k : (ch + 1) * k] = b
+        raw[:, :, nb:] = c
+        return raw, self.img[hide] >= SATURATED_LEVEL
 
     def fit(self, start_mm, noise: float = 0.0):
         """Centre (2,) mm, its sigma mm, the blur px and whether the fit is sound; ``noise``
@@ -363,8 +358,7 @@ class _Patch:
         moving = True  # the last step taken still moved the centre
         for it in range(STEPS):
             if it < 3:  # Huber's weights from the residuals of the current fit
-                sq = (res.reshape(-1, 3) ** 2 * self.seen_ch).sum(1)
-                per_px = np.sqrt(sq / np.maximum(self.weights, 1e-9))
+                per_px = np.sqrt((res.reshape(-1, 3) ** 2).sum(1) / np.maximum(self.weights, 1e-9))
                 scale = 1.4826 * np.median(per_px[self.seen]) + 1e-6
                 huber = np.minimum(1.0, HUBER * scale / np.maximum(per_px, 1e-9))
                 self.weights = np.where(self.seen, huber, 0.0)
@@ -388,7 +382,7 @@ class _Patch:
                 break
         # The last Jacobian stands for the covariance: the last step moved the centre by a
         # few thousandths of a pixel.
-        dof = max(int(self.seen_ch.sum()) - (12 if self.tone is None else 24) - 4 - 3, 1)
+        dof = max(3 * int(self.seen.sum()) - (12 if self.tone is None else 24) - 4 - 3, 1)
         s2 = (res @ res) / dof
         blur = float(np.exp(p[2]))
         # Neighbouring pixels share their errors over about the blur's area.
@@ -410,13 +404,13 @@ class _Patch:
         silhouette and inside it) over that on the cloth beyond, where only the two colours
         off the cloth's are compared, and at least ``noise``: in lossless frames the cloth
         beyond, whose texture the background holds, shows less than the ball's own noise."""
-        sq = res.reshape(-1, 3) ** 2 * self.seen_ch
+        r3 = res.reshape(-1, 3)
         far = self.rim > OUTSIDE_PX
         far, near = far & self.seen, ~far & self.seen
         if far.sum() < 8 or near.sum() < 8:
             return 1.0
-        cloth = sq[far].sum() / (2 * far.sum())
-        ball = sq[near].sum() / self.seen_ch[near].sum()
+        cloth = (r3[far] ** 2).sum() / (2 * far.sum())
+        ball = (r3[near] ** 2).sum() / (3 * near.sum())
         return float(np.sqrt(ball / max(cloth, noise**2, 1e-12)))
 
     def _jacobian(self, p, res, steps):
