@@ -193,10 +193,8 @@ class _Patch:
         self.rim = rim  # (n,) px from the start's silhouette, + outward
         self.tone = tone  # (h * w,) 0/1 which of a marked ball's two tones, or None
         # Pixels with a channel at full scale (see the module docstring) are bounds, not
-        # levels: ``_residual`` holds the model up to them. Where the background is at full
-        # scale too (a net's string over a ball in the goal, a white line) the pixel may show
-        # that instead: a level, as any other misfit.
-        self.seen = (img < SATURATED_LEVEL).all(1) | (bg >= SATURATED_LEVEL).any(1)
+        # levels: ``_residual`` holds the model up to them.
+        self.seen = (img < SATURATED_LEVEL).all(1)
         self.weights = self.seen.astype(np.float64)
         self._y = np.einsum("nij,nj->ni", proj, img)  # what is compared of each pixel
         self._sharp_of: tuple[tuple[float, float], NDArray] | None = None  # ``_sharp``'s last
