@@ -311,13 +311,12 @@ def _on_own_colour(image, model, centre_px, r_px, rays: int) -> NDArray[np.bool_
 def _shadowed(image, model, centre_px, r_px, rays: int) -> NDArray[np.bool_]:
     """Which rays ``(k, rays)`` from each ball's centre ``(k, 2)`` px cross the cloth
     darkened (a shadow) at each of ``SHADOW_RADII`` radii."""
-    shade = np.ones((len(np.atleast_2d(centre_px)), rays), bool)
+    dark = []
     for frac in SHADOW_RADII:
         seen = _along_rays(image, centre_px, r_px, rays, frac)
         bg = _along_rays(model.background, centre_px, r_px, rays, frac)
-        dark = darkened(seen.reshape(-1, 3), bg.reshape(-1, 3), model.threshold)
-        shade &= dark.reshape(shade.shape)
-    return shade
+        dark.append(darkened(seen.reshape(-1, 3), bg.reshape(-1, 3), model.threshold))
+    return np.logical_and.reduce(dark).reshape(seen.shape[:2])
 
 
 def _along_rays(img, centre_px, r_px, rays: int, frac: float) -> NDArray[np.float32]:

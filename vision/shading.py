@@ -71,7 +71,7 @@ DONE_PX = 0.01  # a step shorter than this ends the fit
 SETTLED_PX = 0.05  # a fit whose last step taken moved its centre this far is still moving
 MODEL_SIGMA_PX = 0.05  # what the model lacks (see the module docstring)
 SATURATED_LEVEL = 250  # a pixel with a channel this bright may be clipped (8-bit)
-CLIPPED_ROUNDS = 3  # rounds of holding the model up to the clipped channels
+CLIPPED_ROUNDS = 3  # rounds of holding the model up to the clipped pixels
 HUBER = 2.0  # residuals beyond this many robust sigmas are weighed down
 START_BLUR_PX = 0.6
 BLUR_RANGE_PX = (0.15, 1.5)
@@ -391,8 +391,8 @@ class _Patch:
         spread = np.sqrt(max(cov[0, 0] + cov[1, 1], 0.0) / 2.0)
         # What the model lacks grows with what it leaves unexplained on the ball, measured
         # against what it leaves on the cloth round it (the same sensor, codec and texture):
-        # under a hard low light (a clamped terminator across the ball, a saturated lit side)
-        # the ball's residuals stand 2-7 times the cloth's and the centre 0.3-0.8 px off, in
+        # under a hard low light (a clamped terminator across the ball, a clipped lit side)
+        # the ball's residuals stand 2-7 times the cloth's and the centre up to 0.3 px off, in
         # plain light about once.
         lack = MODEL_SIGMA_PX * max(1.0, self._misfit(res, noise))
         ok = not moving and bool(np.isfinite(p).all())
