@@ -186,9 +186,8 @@ def refine_balls(
             if rest.placed:
                 ground[j], sigma[j], placed[j] = rest.xy_mm, rest.sigma_mm, True
     if patch.any():
-        nets = _in_goal(model, ground[patch])
         fits = fit_ball_patches(
-            image, model.background, model.lens, ground[patch], r, model.noise_sigma, nets
+            image, model.background, model.lens, ground[patch], r, model.noise_sigma
         )
         # Edges that strayed far from where the search started (a ball at rest: its last
         # fit) may leave the patch fit too far to converge: it starts again from there.
@@ -196,7 +195,7 @@ def refine_balls(
         if far.any():
             start = model.lens.back_project(rough[patch][far], r)
             again = fit_ball_patches(
-                image, model.background, model.lens, start, r, model.noise_sigma, nets[far]
+                image, model.background, model.lens, start, r, model.noise_sigma
             )
             fit_ok, fit_mm, fit_sigma = fits.ok.copy(), fits.centre_mm.copy(), fits.sigma_mm.copy()
             fit_ok[far], fit_mm[far], fit_sigma[far] = again.ok, again.centre_mm, again.sigma_mm
@@ -257,18 +256,6 @@ def edge_passes(
         for key, a in again.items():
             passes[key][active[use]] = a[use]
     return passes
-
-
-def _in_goal(model: SceneModel, xy_mm: NDArray) -> NDArray[np.bool_]:
-    """Which ground points ``(k, 2)`` mm lie in a goal, under its net (within a ball's
-    radius of it: the net over the goal mouth reaches a ball on the goal line)."""
-    r = model.pitch.profile.ball_radius_mm
-    x, y = xy_mm[:, 0], xy_mm[:, 1]
-    inside = np.zeros(len(xy_mm), bool)
-    for g in model.pitch.goals:
-        lo, hi = sorted((g.x_line_mm - g.outward * r, g.x_back_mm))
-        inside |= (x >= lo) & (x <= hi) & (y >= g.y_min_mm - r) & (y <= g.y_max_mm + r)
-    return inside
 
 
 def _outline_share(image, model, centres_mm: NDArray, config) -> NDArray[np.float64]:

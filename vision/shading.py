@@ -107,12 +107,10 @@ def fit_ball_patches(
     centres_mm: NDArray,
     r_mm: float,
     noise: float = 0.0,
-    behind_net: NDArray[np.bool_] | None = None,
 ) -> PatchFits:
     """Fit the patches of balls whose centres are near ``centres_mm (k, 2)`` (mm, on the
     plane one radius ``r_mm`` above the cloth) in ``image`` and its ``background`` (h, w, 3)
-    uint8 BGR, whose noise per channel is ``noise`` grey levels; ``behind_net (k,)``: which
-    balls lie in a goal, seen through its net; see the module docstring."""
+    uint8 BGR, whose noise per channel is ``noise`` grey levels; see the module docstring."""
     start = np.asarray(centres_mm, np.float64).reshape(-1, 2)
     k = len(start)
     out = np.zeros((k, 2)), np.zeros(k), np.zeros(k), np.zeros(k, bool)
@@ -121,8 +119,6 @@ def fit_ball_patches(
         if patch is None:
             out[0][i] = start[i]
             continue
-        if behind_net is not None and behind_net[i]:
-            patch.see_strings()
         centre, sigma, blur, ok = patch.fit(start[i], noise)
         out[0][i], out[1][i], out[2][i], out[3][i] = centre, sigma, blur, ok
     return PatchFits(*out)
@@ -244,13 +240,6 @@ class _Patch:
         return cls(
             img, bg, proj, d, ground, band, px.shape, origin, f_px, mask, r_mm, rim[mask], tone
         )
-
-    def see_strings(self) -> None:
-        """The ball is seen through a goal's net: a clipped pixel whose background is clipped
-        too shows a string of it, in front of the ball, and bounds nothing of the ball's
-        shading. It is a level, as any other misfit (Huber's weights let it go)."""
-        self.seen |= (self.bg >= SATURATED_LEVEL).any(1)
-        self.weights = self.seen.astype(np.float64)
 
     def _bases(self, centre_mm, blur_px: float):
         """The model's basis images at the used pixels: ``(n, 4)`` for the ball's shading
