@@ -10,8 +10,9 @@ from frame to frame and
   keeps it until another, in view, ranks clearly better or it has not been seen for
   ``forget_s``;
 - settles on the first candidate that rolls ``roll_mm`` from where it stood, seen as a ball
-  along the way: from then on it is the ball (``confirmed``), and the caller hands every
-  candidate to the ball tracker again;
+  along the way (not only where it ended: a patch of kit that vanishes and another one that
+  appears a flick's travel away make no roll): from then on it is the ball (``confirmed``),
+  and the caller hands every candidate to the ball tracker again;
 - until then, prefers a candidate already rolling in the clip's first frames (struck before
   the clip began) that has rolled ``roll_mm``, whatever its rank: a ball is what rolls, and a
   keeper of its colour stands still. It stays the choice after it comes to rest; a candidate
@@ -88,6 +89,8 @@ class _Candidate:
     first_frame: int = 0  # the update it was first seen in
     moved_frames: int = 0  # sightings since it left its place
     still_frames: int = 0  # sightings at its place before it left
+    left_mm: NDArray[np.float64] | None = None  # its first sighting away from its place
+    along_mm: float = 0.0  # how far from there it has been seen since
     key: int = field(default=0)
 
 
@@ -173,6 +176,9 @@ class BallHypotheses:
             c.score_sum += float(score[i])
             if np.hypot(*(c.xy_mm - c.start_mm)) > cfg.reach_mm:
                 c.moved_frames += 1
+                if c.left_mm is None:
+                    c.left_mm = c.xy_mm.copy()
+                c.along_mm = max(c.along_mm, float(np.hypot(*(c.xy_mm - c.left_mm))))
             else:
                 c.v_mm_s = np.zeros(2)
                 if c.moved_frames == 0:
@@ -253,6 +259,13 @@ class BallHypotheses:
                 cost[:, j] = np.inf
         return match
 
+    def _seen_rolling(self, c: _Candidate) -> bool:
+        """Seen on its way, not only at its end: two sightings away from its place that stand
+        ``reach_mm`` apart. A candidate that stood, vanished and is next seen standing a
+        flick's travel away (a kit's patch that a figure hid, another uncovered) has made no
+        roll, however far it seems to have gone."""
+        return c.along_mm >= self.config.reach_mm
+
     @staticmethod
     def _mean_score(c: _Candidate) -> float:
         return c.score_sum / max(c.sightings, 1)
@@ -270,6 +283,7 @@ class BallHypotheses:
             if np.hypot(*(c.xy_mm - c.start_mm)) >= cfg.roll_mm
             and c.moved_frames >= 2
             and c.still_frames >= cfg.settle_frames
+            and self._seen_rolling(c)
         ]
         # Rolling when the clip began (struck before it): the ball, until one struck in view
         # settles it. Only from the clip's first updates: later, a part of a figure first
@@ -281,6 +295,7 @@ class BallHypotheses:
             and c.moved_frames >= cfg.settle_frames
             and np.hypot(*(c.xy_mm - c.start_mm)) >= cfg.roll_mm
             and self._mean_score(c) >= cfg.min_score
+            and self._seen_rolling(c)
         ]
         if rolled:  # struck and rolled: the ball
             best = max(rolled, key=lambda c: (c.moved_frames, self._rank(c)))

@@ -59,6 +59,26 @@ def test_a_jitter_is_not_a_roll():
     assert not hyp.confirmed
 
 
+def test_a_candidate_next_seen_standing_a_flicks_travel_away_has_not_rolled():
+    """A kit's patch stands, is hidden for a few frames, and the next sighting stands 150 mm
+    away (another patch uncovered): within a flick's travel, so it may be that one struck
+    away, but it was never seen on its way: no roll, nothing settled. Seen rolling on from
+    there, it is the ball."""
+    hyp = BallHypotheses()
+    patch = np.array([100.0, 0.0])
+    far = patch + np.array([150.0, 0.0])
+    for k in range(40):
+        if 10 <= k < 13:  # hidden
+            hyp.update(KEEPER[None], np.array([0.9]), k / FPS)
+        else:
+            hyp.update(np.array([KEEPER, patch if k < 10 else far]), np.array([0.9, 0.7]), k / FPS)
+    assert not hyp.confirmed
+    for k in range(40, 60):
+        rolled = far + np.array([600.0 * (k - 39) / FPS, 0.0])
+        hyp.update(np.array([KEEPER, rolled]), np.array([0.9, 0.7]), k / FPS)
+    assert hyp.confirmed
+
+
 @pytest.mark.parametrize(
     "lead, switches",
     [
