@@ -25,7 +25,8 @@ While motion has not settled which candidate is the ball (``TrackedFrame.ball_do
 clip picked up with a ball of a kit's colour, say), the tracked one may be the wrong object
 however precisely it is placed: ``U`` then grows by the distance to the farthest rival, and a
 call on that ball is left to the referee. The doubt is a bound on a possible mix-up, not a
-spread of errors, so it is added, not combined in quadrature.
+spread of errors, so it is added, not combined in quadrature; to the rules' default too,
+where a frame has no sigma.
 
 Which figures are the rod goalkeepers is the rules' word (``rules.keepers``). The frames go
 in and out typed (``tablevar.tracked.TrackedFrame`` -> ``rules.observation.Observation`` ->
@@ -57,6 +58,7 @@ from tablevar.tracked import TrackedFrame
 
 COVERAGE = 2.0  # expanded uncertainty = 2 standard uncertainties (about 95 %)
 FIGURE_UNCERTAINTY_MM = 1.0  # the rules' own bound of a base's position (Observation's)
+BALL_UNCERTAINTY_MM = 0.5  # ... and of the ball's
 
 # ``parallax(xy_mm (n, 2), z_mm) -> (n,)``: standard uncertainty, mm, of ground points of
 # objects seen z_mm above the cloth, from the camera alone (``Calibration.parallax_sigma_mm``).
@@ -94,14 +96,16 @@ def frame_ball_uncertainty_mm(
     frame: TrackedFrame, pitch: Pitch, line_sigma_mm: float, parallax: Parallax | None
 ) -> float | None:
     """``ball_uncertainty_mm`` of a frame's ball at its place, with its identity doubt, mm;
-    None without the tracker's sigma (the rules' default applies)."""
-    if frame.ball_sigma_mm is None:
-        return None
+    None without the tracker's sigma (the rules' default applies), or that default with the
+    doubt: a frame placed afterwards where the tracker took a candidate up, which it had not
+    measured there yet, is in the same doubt as the ball."""
     ball, camera = frame.ball, 0.0
+    doubt = frame.ball_doubt_mm if ball is not None else 0.0
+    if frame.ball_sigma_mm is None:
+        return None if doubt == 0.0 else BALL_UNCERTAINTY_MM + doubt
     if ball is not None and parallax is not None:
         xy = np.array([[ball.x_mm, ball.y_mm]])
         camera = float(parallax(xy, pitch.profile.ball_radius_mm)[0])
-    doubt = frame.ball_doubt_mm if ball is not None else 0.0
     return ball_uncertainty_mm(frame.ball_sigma_mm, line_sigma_mm, camera, doubt)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from calibration.tables import load_pitch
-from rules.observation import Figures
+from rules.observation import Figures, Observation
 from simulator.scene_margins import build_margin_scene
 from simulator.truth import frame_truth
 from tablevar.rules_stage import FistfRules, ball_uncertainty_mm
@@ -83,6 +83,18 @@ def test_the_identity_doubt_is_added_to_the_ball_uncertainty_the_rules_are_told(
     assert sure == pytest.approx(ball_uncertainty_mm(0.2, 0.1))
     assert doubt == pytest.approx(sure + 250.0)
     assert rules.ball_uncertainty(_frame(ball, 0.2, 250.0)) == doubt  # what the output states
+
+
+def test_a_ball_placed_without_a_sigma_keeps_its_identity_doubt():
+    """A frame placed afterwards where the tracker took a candidate up has no sigma of its
+    own: the rules' default bound applies, and the identity doubt still adds to it (a pick
+    that may be the wrong object 90 mm away is no ball known to half a millimetre)."""
+    rules = FistfRules(load_pitch("fistf"), line_sigma_mm=0.1)
+    ball = TrackedBall(300.0, 400.0, False)
+    default = rules.observation(_frame(ball, None)).ball_uncertainty_mm
+    assert default == Observation(0.0, 0, None, 11.0).ball_uncertainty_mm
+    doubt = rules.observation(_frame(ball, None, 90.0)).ball_uncertainty_mm
+    assert doubt == pytest.approx(default + 90.0)
 
 
 @pytest.mark.parametrize("doubt_mm", [0.0, 3.0, 300.0])
