@@ -3,10 +3,12 @@
 What ``tablevar live`` runs, end to end: a camera hands frames over at its own rate (here the
 frames of the demo match, rendered beforehand into buffers, so rendering is not counted), the
 frame is copied out of the camera's buffer and converted (``hardware.picamera_source.to_bgr``,
-``--format``), then the live runner (``tablevar.live.LiveRunner``) does detection, tracking,
-rules, the evidence ring, evidence pictures, replays and the page update, with the app served
-by the production server and one page connected: a separate process reading the event stream,
-as a phone would (it stands in for the phone, so it is kept off the loop's core).
+``--format``) into a buffer of the camera's frame pool (``hardware.frame_pool``: one pool for
+the whole match, as one camera serves it), then the live runner (``tablevar.live.LiveRunner``)
+does detection, tracking, rules, the evidence ring, evidence pictures, replays and the page
+update, with the app served by the production server and one page connected: a separate
+process reading the event stream, as a phone would (it stands in for the phone, so it is kept
+off the loop's core).
 
 Everything of the loop runs on one core (``os.sched_setaffinity``; ``cv2.setNumThreads(1)``,
 one BLAS/OpenMP thread). Printed per frame size:
@@ -55,6 +57,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import cProfile  # noqa: E402
+import gc  # noqa: E402
 import json  # noqa: E402
 import pstats  # noqa: E402
 import subprocess  # noqa: E402
@@ -70,6 +73,7 @@ import numpy as np  # noqa: E402
 from calibration.calibrate import calibrate  # noqa: E402
 from calibration.calibration_file import Calibration, CalibrationError  # noqa: E402
 from calibration.tables import load_pitch  # noqa: E402
+from hardware.frame_pool import FramePool  # noqa: E402
 from hardware.frame_source import Frame, SourceBase  # noqa: E402
 from hardware.picamera_source import to_bgr  # noqa: E402
 from simulator.render import Renderer  # noqa: E402
@@ -105,7 +109,8 @@ class BufferCamera(SourceBase):
 
     Frame 0 comes at once (the runner learns the table from it); the others follow at the
     camera's rate once ``ready()`` says the runner has started, each copied out of its buffer
-    and converted as the Pi source does (``to_bgr``). A camera never waits for its consumer.
+    and converted as the Pi source does (``to_bgr`` into ``pool``). A camera never waits for
+    its consumer.
     """
 
     lossy = False
@@ -113,8 +118,9 @@ class BufferCamera(SourceBase):
     replayable = False
     end_message = "the benchmark's frames have ended"
 
-    def __init__(self, buffers, fmt: str, size_px, fps: float, ready, done=None) -> None:
+    def __init__(self, buffers, fmt: str, size_px, fps: float, pool, ready, done=None) -> None:
         self._buffers, self._fmt, self._size, self._fps = buffers, fmt, size_px, fps
+        self._pool = pool  # the camera's frame pool, kept from segment to segment
         self.lossy = fmt == "YUV420"  # chroma at half resolution
         self._ready = ready
         self._done = done  # frames the worker has finished: wait for them (None: never wait)
@@ -143,7 +149,7 @@ class BufferCamera(SourceBase):
                 time.sleep(max(0.0, due - time.monotonic()))
                 self.captured_at[i] = max(due, time.monotonic())
             cpu = time.thread_time()
-            image = to_bgr(buffer.copy(), self._fmt, self._size)  # make_array copies too
+            image = to_bgr(buffer, self._fmt, self._size, self._pool)  # copied, as the Pi's
             self.capture_cpu_s[i] = time.thread_time() - cpu
             yield Frame(i, round(i * 1e9 / self._fps), image)
 
@@ -205,7 +211,7 @@ def calibration_for(size) -> Calibration:
     )
 
 
-def run_segment(buffers, fmt, size, fps, cal, ref_every, every_frame, profile=None):
+def run_segment(buffers, fmt, size, fps, pool, cal, ref_every, every_frame, profile=None):
     """One live run over ``buffers``: per-frame records, drops, call latencies."""
     out = Path(tempfile.mkdtemp(prefix="tablevar-live-loop-"))
     app = create_app({"OUTPUT_DIR": out, "PIN": "1234", "TABLE": TABLE})
@@ -226,7 +232,7 @@ def run_segment(buffers, fmt, size, fps, cal, ref_every, every_frame, profile=No
     runner: LiveRunner | None = None
     ready = lambda: runner is not None and runner._driver is not None  # noqa: E731
     done = (lambda: len(records)) if every_frame else None
-    camera = BufferCamera(buffers, fmt, size, fps, ready, done)
+    camera = BufferCamera(buffers, fmt, size, fps, pool, ready, done)
     runner = LiveRunner(
         lambda: camera, hub_of(app), out, calibration=cal, options=LiveOptions(table=TABLE)
     )
@@ -327,10 +333,19 @@ def main() -> None:
         size = tuple(int(x) for x in text.split("x"))
         cal = calibration_for(size)
         rows, refs, dropped, kinds, latency, cpu_s = [], [], 0, [], [], []
+        pool = FramePool()  # one camera for the whole match: its buffers outlive a segment
         for start_s, end_s in segments:
             buffers = render_segment(size, args.fps, start_s, end_s, args.format, args.cache)
             r, f, d, k, lat, c = run_segment(
-                buffers, args.format, size, args.fps, cal, args.ref_every, args.every_frame, profile
+                buffers,
+                args.format,
+                size,
+                args.fps,
+                pool,
+                cal,
+                args.ref_every,
+                args.every_frame,
+                profile,
             )
             rows += r
             refs += f
@@ -339,6 +354,9 @@ def main() -> None:
             latency += lat
             cpu_s.append(c)
             del buffers
+            # The segment's runner is gone, as it would be in one long match: its rings' frames
+            # go back to the pool (they are held in reference cycles until collected).
+            gc.collect()
         ms = 1000 * np.array(rows)
         ref = 1000 * np.array(refs)
         n = len(rows) + dropped + len(segments)  # + each segment's first frame (start-up)

@@ -8,7 +8,8 @@ One verb per step, as picamera2 itself does: ``configure`` on construction, ``st
 ``frames()`` begins, ``stop`` when it ends, ``close`` releases the camera. Each frame's time is
 the request metadata's ``SensorTimestamp`` (ns, the start of the exposure on the kernel's
 monotonic clock), and each request's buffers go back to the camera through
-``captured_request()``, a context manager, as soon as the image has been copied out.
+``captured_request()``, a context manager, as soon as the image has been copied out (into
+a buffer used again once no ring holds its frame: ``hardware.frame_pool``).
 
 The camera is locked for the match. Detection learns the colours of the cloth, the ball and the
 bases from the first frames, so nothing automatic may change them afterwards: the automatic
@@ -44,6 +45,7 @@ from hardware.camera_presets import (
     preset,
     preset_for_model,
 )
+from hardware.frame_pool import FramePool
 from hardware.frame_source import Frame, SourceBase, SourceError
 
 _log = logging.getLogger(__name__)
@@ -89,24 +91,29 @@ def sensor_timestamp_ns(metadata: Mapping[str, Any]) -> int:
     return int(value)
 
 
-def to_bgr(array: NDArray[np.uint8], fmt: str, size_px: tuple[int, int]) -> NDArray[np.uint8]:
-    """A picamera2 main-stream array as a (h, w, 3) uint8 BGR image.
+def to_bgr(
+    array: NDArray[np.uint8], fmt: str, size_px: tuple[int, int], pool: FramePool
+) -> NDArray[np.uint8]:
+    """A (h, w, 3) uint8 BGR copy of a picamera2 main-stream buffer, in a buffer of ``pool``
+    (the camera's buffer goes back once this returns).
 
     Args:
-        array: ``request.make_array("main")``: (h * 3 / 2, stride) for YUV420 (I420 planes,
-            rows padded to the stride), (h, w, 3) for RGB888 (which picamera2 stores in
-            B, G, R byte order, OpenCV's order).
+        array: the buffer as ``MappedArray(request, "main").array`` shows it: (h * 3 / 2,
+            stride) for YUV420 (I420 planes, rows padded to the stride), (h, w, 3) for
+            RGB888 (which picamera2 stores in B, G, R byte order, OpenCV's order).
         fmt: ``YUV420`` or ``RGB888``.
         size_px: (w, h) of the stream.
+        pool: where the copy goes (``hardware.frame_pool``).
     """
     w, h = size_px
     if fmt == "RGB888":
-        return array
+        return pool.copy_of(array)
     if fmt == "YUV420":
         if array.shape[0] != h * 3 // 2:
             raise SourceError(f"YUV420 buffer of shape {array.shape} does not fit {w}x{h}")
         # Convert at the padded stride, then crop the padding off the right-hand side.
-        return cv2.cvtColor(array, cv2.COLOR_YUV2BGR_I420)[:, :w]
+        out = pool.take((h, array.shape[1], 3))
+        return cv2.cvtColor(array, cv2.COLOR_YUV2BGR_I420, dst=out)[:, :w]
     raise SourceError(f"unsupported main stream format {fmt!r}; use one of {FORMATS}")
 
 
@@ -165,6 +172,7 @@ class PiCameraSource(SourceBase):
         except ValueError as exc:
             raise SourceError(str(exc)) from None
         picamera2 = import_picamera2()
+        self._mapped_array, self._pool = picamera2.MappedArray, FramePool()
         self._fmt, self.lossy, self._mains_hz = fmt, fmt == "YUV420", mains_hz
         self._settle_s, self.controls = settle_s, controls
         try:
@@ -258,8 +266,11 @@ class PiCameraSource(SourceBase):
             while True:
                 with self._camera.captured_request() as request:
                     t_ns = sensor_timestamp_ns(request.get_metadata())
-                    array = request.make_array("main")  # a copy: the buffer goes back now
-                yield Frame(index, t_ns, to_bgr(array, self._fmt, self._size_px))
+                    # Copied out of the camera's buffer (which goes back now) into a buffer
+                    # of our own, as make_array does, but used again once no ring holds it.
+                    with self._mapped_array(request, "main") as mapped:
+                        image = to_bgr(mapped.array, self._fmt, self._size_px, self._pool)
+                yield Frame(index, t_ns, image)
                 index += 1
         finally:
             self._camera.stop()

@@ -26,14 +26,28 @@ MODES = {
 
 class Request:
     def __init__(self, metadata: dict[str, Any], image: np.ndarray):
-        self._metadata, self._image = metadata, image
+        self._metadata, self.buffer = metadata, image
+        self.released = False
 
     def get_metadata(self) -> dict[str, Any]:
         return dict(self._metadata)
 
-    def make_array(self, name: str) -> np.ndarray:
-        assert name == "main"
-        return self._image.copy()
+
+class MappedArray:
+    """Stand-in for ``picamera2.MappedArray``: the request's own buffer, no copy."""
+
+    def __init__(self, request: Request, stream: str):
+        assert stream == "main"
+        self._request = request
+        self.array: np.ndarray | None = None
+
+    def __enter__(self) -> MappedArray:
+        assert not self._request.released, "a buffer read after its request went back"
+        self.array = self._request.buffer
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.array = None
 
 
 class Picamera2:
@@ -107,7 +121,12 @@ class Picamera2:
         image = np.zeros((h * 3 // 2, w) if fmt == "YUV420" else (h, w, 3), np.uint8)
         image.flat[0] = 0 if auto else 255
         self.frame += 1
-        yield Request(metadata, image)
+        request = Request(metadata, image)
+        try:
+            yield request
+        finally:  # the buffer goes back to the camera, which fills it again
+            request.released = True
+            image[...] = 7
 
 
 def module(**attrs: Any) -> types.ModuleType:
@@ -115,4 +134,5 @@ def module(**attrs: Any) -> types.ModuleType:
     cls = type("Picamera2", (Picamera2,), attrs)
     mod = types.ModuleType("picamera2")
     mod.Picamera2 = cls
+    mod.MappedArray = MappedArray
     return mod

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from calibration.calibration_file import CameraControls
+from hardware.frame_pool import FramePool
 from hardware.picamera_source import (
     AE_FLICKER_MANUAL,
     AF_MODE_CONTINUOUS,
@@ -73,18 +74,19 @@ def test_yuv420_with_stride_padding_converts_to_bgr(stride):
     padded_uv = np.zeros((2, h // 2, stride // 2), np.uint8)
     padded_uv[0, :, : w // 2], padded_uv[1, :, : w // 2] = u, v
     buffer = np.concatenate([padded_y.ravel(), padded_uv.ravel()]).reshape(h * 3 // 2, stride)
-    out = to_bgr(buffer, "YUV420", (w, h))
+    out = to_bgr(buffer, "YUV420", (w, h), FramePool())
     assert out.shape == (h, w, 3)
     assert np.abs(out.astype(int) - bgr).max() <= 4
 
 
-def test_rgb888_is_already_bgr_and_bad_formats_are_refused():
+def test_rgb888_is_already_bgr_and_copied_and_bad_formats_are_refused():
     img = _colour_card(12, 6)
-    assert to_bgr(img, "RGB888", (12, 6)) is img
+    out = to_bgr(img, "RGB888", (12, 6), FramePool())
+    assert np.array_equal(out, img) and not np.shares_memory(out, img)
     with pytest.raises(SourceError, match="unsupported main stream format 'XRGB8888'"):
-        to_bgr(img, "XRGB8888", (12, 6))
+        to_bgr(img, "XRGB8888", (12, 6), FramePool())
     with pytest.raises(SourceError, match="does not fit"):
-        to_bgr(np.zeros((10, 12), np.uint8), "YUV420", (12, 6))
+        to_bgr(np.zeros((10, 12), np.uint8), "YUV420", (12, 6), FramePool())
 
 
 # ---------------------------------------------------------------- the camera locked for a match
@@ -127,6 +129,26 @@ def test_the_automatics_settle_then_the_camera_is_locked_before_a_frame_is_hande
         "imx708", (2304, 1296), 10000, 1.6, (1.8, 1.5), 1.25, 17858, 50
     )
     assert source.fps == pytest.approx(1e6 / 17858)
+
+
+def test_frames_are_copied_out_into_buffers_used_again_once_let_go(monkeypatch):
+    """Each frame is copied out before its buffer goes back to the camera (which fills it
+    again); the copies' buffers come back once nothing holds the frame, so a match does not
+    write a fresh 9 MB a frame, and a frame still held (a replay ring's) keeps its own."""
+    saved = CameraControls("imx708", (1536, 864), 10000, 3.0, (2.0, 1.4), 0.8, 10000, 50)
+    source, _, _ = _open(monkeypatch, controls=saved)
+    it = source.frames()
+    held = next(it)
+    kept = held.image_bgr.ctypes.data
+    seen = set()
+    for _ in range(10):
+        frame = next(it)
+        assert frame.image_bgr.flat[0] == 255  # its own copy, not the refilled buffer
+        seen.add(frame.image_bgr.ctypes.data)
+        del frame
+    assert kept not in seen
+    assert len(seen) <= 2  # the frame let go, and the one the source hands out meanwhile
+    assert held.image_bgr.flat[0] == 255
 
 
 @pytest.mark.parametrize(
