@@ -281,12 +281,12 @@ def run_segment(buffers, fmt, size, fps, pool, cal, ref_every, every_frame, prof
         for t, _, t_s in calls
         if t_s is not None and round(t_s * fps) in camera.captured_at
     ]
-    capture = camera.capture_cpu_s
-    rows = [
-        (capture.get(i, 0.0) + c, capture.get(i, 0.0) + w, capture.get(i, 0.0))
-        for i, c, w in records
-        if i > 0
-    ]
+    # Per frame: loop CPU, loop wall (the capture's copy and the worker's step), the copy.
+    rows = []
+    for i, c, w in records:
+        if i > 0:  # after the start-up
+            copy = camera.capture_cpu_s.get(i, 0.0)
+            rows.append((copy + c, copy + w, copy))
     process_s = (process[-1] - process[0]) / max(len(records) - 1, 1)
     return rows, refs, dropped, [c[1] for c in calls], latency, process_s
 

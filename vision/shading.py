@@ -195,6 +195,7 @@ class _Patch:
         # Pixels with a channel at full scale (see the module docstring) are bounds, not
         # levels: ``_residual`` holds the model up to them.
         self.seen = (img < SATURATED_LEVEL).all(1)
+        self._clipped = img[~self.seen] >= SATURATED_LEVEL  # (c, 3) which channels clipped
         self.weights = self.seen.astype(np.float64)
         self._y = np.einsum("nij,nj->ni", proj, img)  # what is compared of each pixel
         self._sharp_of: tuple[tuple[float, float], NDArray] | None = None  # ``_sharp``'s last
@@ -322,7 +323,7 @@ class _Patch:
         # falls short of full scale there, it is held up to it (the active rows, a few
         # rounds). Without this, a ball whose lit part is all clipped is seen only by its
         # fringe, where its brightness and a shift of its centre trade off freely.
-        raw, clipped = self._clipped_rows(ball, cloth)
+        raw, clipped = self._clipped_rows(ball, cloth), self._clipped
         for _ in range(CLIPPED_ROUNDS):
             short = np.where(clipped, SATURATED_LEVEL - raw @ theta, 0.0)
             active = raw[short > 0]
@@ -336,8 +337,7 @@ class _Patch:
         return res.ravel()
 
     def _clipped_rows(self, ball, cloth):
-        """The unprojected model rows ``(c, 3, m)`` of the pixels with a clipped channel, and
-        which of their channels are clipped ``(c, 3)``."""
+        """The unprojected model rows ``(c, 3, m)`` of the pixels with a clipped channel."""
         hide = ~self.seen
         b, c = ball[hide], cloth[hide]
         k, nb = b.shape[1], 3 * b.shape[1]
@@ -345,7 +345,7 @@ class _Patch:
         for ch in range(3):
             raw[:, ch, ch * k : (ch + 1) * k] = b
         raw[:, :, nb:] = c
-        return raw, self.img[hide] >= SATURATED_LEVEL
+        return raw
 
     def fit(self, start_mm, noise: float = 0.0):
         """Centre (2,) mm, its sigma mm, the blur px and whether the fit is sound; ``noise``
