@@ -152,3 +152,17 @@ def test_a_ball_of_a_kits_colour_rolling_from_the_first_frame_is_learnt_from_its
     )
     assert np.mean(err[n // 2 :] < 2.0) >= 0.9, np.round(err, 1)
     assert not np.any(np.isfinite(err) & (err > 20.0)), np.round(err, 1)
+
+
+def test_a_ball_of_a_kits_colour_at_rest_is_learnt_when_struck_and_followed_from_then():
+    """A red ball at rest beside a red team when the clip opens: learning takes it for part of
+    that kit and lists only other colours. Struck by a figure of that kit, it is found in its
+    roll, followed to its rest and settled; no figure is ever reported as the ball."""
+    look = Look(ball_bgr=RED[1], home_base_bgr=RED[0], home_shirt_bgr=RED[1], away_base_bgr=BLUE[0])
+    truth, seen, pipe = run_clip(look, seed=10)
+    assert pipe.tracker.ball_confirmed
+    err = np.array(
+        [np.inf if s is None else np.hypot(*(s - t)) for t, s in zip(truth, seen, strict=True)]
+    )
+    assert np.mean(err[-10:] < 2.0) >= 0.9, np.round(err, 1)  # at rest after the roll
+    assert not np.any(np.isfinite(err) & (err > 20.0)), np.round(err, 1)
