@@ -78,6 +78,7 @@ class Tracker:
         self._seen: tuple[np.ndarray, float] | None = None  # the settled ball's last sighting
         self._vanished_mm: np.ndarray | None = None  # where it was before its identity reopened
         self._base_r_mm = config.contacts.base_radius_mm
+        self._resting_mm: np.ndarray | None = None  # the settled ball, when last at rest
 
     @property
     def ball_confirmed(self) -> bool:
@@ -86,6 +87,8 @@ class Tracker:
         return self._settled
 
     def update(self, detections: Detections, t_s: float) -> Tracks:
+        if self._resting_mm is not None:
+            detections = _not_the_ball(detections, self._resting_mm, self._base_r_mm)
         figures = self.figures.update(detections, t_s)
         det = _off_bases(detections, figures, self._base_r_mm)
         if not self._settled:
@@ -109,6 +112,8 @@ class Tracker:
             self._settled, self._vanished_mm = True, None
         if self._settled:
             self._check_reach(ball, t_s)
+        still = self._settled and ball.xy_mm is not None and not ball.moving
+        self._resting_mm = ball.xy_mm.copy() if still else None
         doubt = 0.0
         if not self._settled and ball.xy_mm is not None:
             doubt = self.hypotheses.rival_mm(ball.xy_mm)
@@ -135,6 +140,20 @@ class Tracker:
                 self.hypotheses = BallHypotheses(cfg)
                 return
         self._seen = (ball.xy_mm.copy(), t_s)
+
+
+def _not_the_ball(det: Detections, ball_mm: np.ndarray, base_r_mm: float) -> Detections:
+    """The detections without bases standing on the settled ball at rest (``ball_mm``).
+
+    No figure stands nearer the ball than a base and a ball radius, so a base found within a
+    base radius of it is the ball taken for a base: a ball of a kit's colour whose window
+    fit failed (a codec's key frame redrawing a ball its predicted frames had left behind,
+    millimetres off), which as a figure's track would hide the ball from its own track.
+    """
+    if det.n_bases == 0:
+        return det
+    keep = np.hypot(*(det.base_xy_mm - ball_mm).T) > base_r_mm
+    return det if keep.all() else det.with_bases(keep)
 
 
 def _off_bases(det: Detections, figures: FigureTracks, base_r_mm: float) -> Detections:

@@ -94,6 +94,16 @@ class Detections:
             ball_whole_patch=patch,
         )
 
+    def with_bases(self, keep: NDArray[np.bool_]) -> Detections:
+        """The same detections with only the bases ``keep`` ``(n,)`` selects."""
+        return replace(
+            self,
+            base_xy_px=self.base_xy_px[keep],
+            base_r_px=self.base_r_px[keep],
+            base_team=self.base_team[keep],
+            base_xy_mm=self.base_xy_mm[keep],
+        )
+
     @property
     def n_balls(self) -> int:
         return len(self.ball_r_px)
