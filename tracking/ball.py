@@ -30,8 +30,10 @@ Position uncertainty (``BallTrack.sigma_mm``, one standard deviation, the larger
   still ball share, which averaging does not remove). A detection repeated exactly is one
   measurement, not many: a detector that reuses its fit of an unchanged view adds no
   information;
-- moving: from the Kalman covariance of the position;
-- displaced from its rest but not yet confirmed moving: one measurement, ``measurement_sigma_mm``;
+- moving: from the Kalman covariance of the position, each measurement weighed by its noise:
+  ``measurement_sigma_mm``, or the fit's own uncertainty (``Detections.ball_sigma_mm``) when
+  that is larger (a doubtful fit of a ball a few pixels across is no sharper for rolling);
+- displaced from its rest but not yet confirmed moving: one measurement, as sure as that;
 - seen leaving its rest (last seen clearly off it, ``ROLLING_SIGHTINGS * start_distance_mm``)
   and not seen since: the track holds the rest point (it may have been a glitch), but the ball
   may be anywhere it could have rolled, so the sigma is how far it was seen off the rest point
@@ -336,7 +338,8 @@ class BallTracker:
         self._rest.clear()
         self._anchor = z.copy()
         self._displaced = 0
-        self._kf = Kalman(z, v, cfg.measurement_sigma_mm, cfg.accel_sigma_mm_s2, cfg.friction_mm_s2)
+        sigma = max(cfg.measurement_sigma_mm, self._z_sigma)
+        self._kf = Kalman(z, v, sigma, cfg.accel_sigma_mm_s2, cfg.friction_mm_s2)
         self._state = _MOVING
         self._since, self._since_s = since, None
         self._start_open = False
@@ -409,7 +412,8 @@ class BallTracker:
             if first[0] == onset + 1:  # the strike: the first roll traced back to the rest point
                 back_s = np.hypot(*(first[2] - self._anchor)) / max(np.hypot(*v), 1e-6)
                 self._since_s = min(max(first[1] - back_s, t_onset), first[1])
-        self._kf = Kalman(z, v, cfg.measurement_sigma_mm, cfg.accel_sigma_mm_s2, cfg.friction_mm_s2)
+        sigma = max(cfg.measurement_sigma_mm, self._z_sigma)
+        self._kf = Kalman(z, v, sigma, cfg.accel_sigma_mm_s2, cfg.friction_mm_s2)
         self._state = _MOVING
         self._since = onset + 1
         self._start_open = True
@@ -468,7 +472,7 @@ class BallTracker:
                 self._state = _LOST
                 self._kf = None
             return
-        self._kf.update(z)
+        self._kf.update(z, self._z_sigma)
         if self._start_open:
             self._redate_start()
         # The window reaches back to the last frame at least ``stop_window_s`` old: at a frame
@@ -530,7 +534,8 @@ class BallTracker:
         if self._state == _MOVING:
             return math.sqrt(largest_eigenvalue(self._kf.p[:2, :2]))
         if self._displaced and self._history[-1][2] is not None:
-            return self.config.measurement_sigma_mm  # one measurement off the rest point
+            # One measurement off the rest point, as sure as the detector says.
+            return max(self.config.measurement_sigma_mm, self._z_sigma)
         if self._displaced:
             left = self._left_mm()
             if left is not None:

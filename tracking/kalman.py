@@ -45,8 +45,10 @@ class Kalman:
         g = np.array([[0.5 * dt * dt, 0], [0, 0.5 * dt * dt], [dt, 0], [0, dt]])
         self.p = f @ self.p @ f.T + self._q * (g @ g.T)
 
-    def update(self, z: NDArray) -> None:
-        s = self.p[:2, :2] + self._r * np.eye(2)
+    def update(self, z: NDArray, sigma_mm: float = 0.0) -> None:
+        """Take the measured position ``z (2,)``; ``sigma_mm``, when larger than the
+        configured noise, is that measurement's own (a doubtful fit weighs less)."""
+        s = self.p[:2, :2] + max(self._r, sigma_mm * sigma_mm) * np.eye(2)
         k = self.p[:, :2] @ np.linalg.inv(s)
         self.x = self.x + k @ (z - self.x[:2])
         self.p = (np.eye(4) - k[:, :2] @ np.eye(2, 4)) @ self.p

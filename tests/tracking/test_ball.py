@@ -276,6 +276,25 @@ def test_moving_sigma_comes_from_the_filter_and_grows_while_coasting():
     assert coasting[-1] > 5 * rolling[-1]
 
 
+def test_a_rolling_ball_fitted_doubtfully_is_no_surer_than_its_fits_allow():
+    """Fits that say they are doubtful by 1.5 mm (a ball a few pixels across), and are: the
+    rolling track weighs each by its own uncertainty, so the error stays within twice the
+    stated sigma along a line's normal (here x, as a line call reads it), where a filter
+    that took them for 0.3 mm fits would claim far less."""
+    xy, moving, _ = roll(20, 900.0, 200.0, 60)
+    rng = np.random.default_rng(3)
+    tracker = BallTracker()
+    err, sigma = [], []
+    for i, p in enumerate(xy):
+        det = Detections.build(ball_xy_mm=[p + rng.normal(0, 1.5, 2)], ball_sigma_mm=[1.5])
+        t = tracker.update(det, i / FPS)
+        if t.moving and moving[i]:
+            err.append(abs(float(t.xy_mm[0] - p[0])))
+            sigma.append(t.sigma_mm)
+    assert len(err) >= 30
+    assert np.mean(np.array(err) <= 2.0 * np.array(sigma)) >= 0.9
+
+
 def test_sigma_of_a_ball_displaced_but_not_yet_moving_is_one_measurement():
     xy = np.tile([0.0, 0.0], (60, 1))
     xy[50:] += [5.0, 0.0]  # flicked: the first displaced frame is not yet a movement
