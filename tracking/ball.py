@@ -338,8 +338,7 @@ class BallTracker:
         self._rest.clear()
         self._anchor = z.copy()
         self._displaced = 0
-        sigma = max(cfg.measurement_sigma_mm, self._z_sigma)
-        self._kf = Kalman(z, v, sigma, cfg.accel_sigma_mm_s2, cfg.friction_mm_s2)
+        self._kf = Kalman(z, v, self._z_noise_mm(), cfg.accel_sigma_mm_s2, cfg.friction_mm_s2)
         self._state = _MOVING
         self._since, self._since_s = since, None
         self._start_open = False
@@ -412,8 +411,7 @@ class BallTracker:
             if first[0] == onset + 1:  # the strike: the first roll traced back to the rest point
                 back_s = np.hypot(*(first[2] - self._anchor)) / max(np.hypot(*v), 1e-6)
                 self._since_s = min(max(first[1] - back_s, t_onset), first[1])
-        sigma = max(cfg.measurement_sigma_mm, self._z_sigma)
-        self._kf = Kalman(z, v, sigma, cfg.accel_sigma_mm_s2, cfg.friction_mm_s2)
+        self._kf = Kalman(z, v, self._z_noise_mm(), cfg.accel_sigma_mm_s2, cfg.friction_mm_s2)
         self._state = _MOVING
         self._since = onset + 1
         self._start_open = True
@@ -530,12 +528,15 @@ class BallTracker:
         self._rest_sigma = max(math.sqrt(largest_eigenvalue(pooled) / n), floor)
         return self._rest_sigma
 
+    def _z_noise_mm(self) -> float:
+        """This frame's measurement noise: the configured one, or the fit's own when larger."""
+        return max(self.config.measurement_sigma_mm, self._z_sigma)
+
     def _sigma_mm(self) -> float:
         if self._state == _MOVING:
             return math.sqrt(largest_eigenvalue(self._kf.p[:2, :2]))
         if self._displaced and self._history[-1][2] is not None:
-            # One measurement off the rest point, as sure as the detector says.
-            return max(self.config.measurement_sigma_mm, self._z_sigma)
+            return self._z_noise_mm()  # one measurement off the rest point
         if self._displaced:
             left = self._left_mm()
             if left is not None:

@@ -36,7 +36,7 @@ base, and is no base at all. Left in, it stood for seconds as a figure where the
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -261,15 +261,7 @@ class FigureTracker:
             return det
         gap = np.linalg.norm(det.base_xy_mm[:, None, :] - self._posts_xy[None, :, :], axis=2)
         keep = gap.min(axis=1) >= self._pitch.profile.base_radius_mm
-        if keep.all():
-            return det
-        return replace(
-            det,
-            base_xy_px=det.base_xy_px[keep],
-            base_r_px=det.base_r_px[keep],
-            base_team=det.base_team[keep],
-            base_xy_mm=det.base_xy_mm[keep],
-        )
+        return det if keep.all() else det.with_bases(keep)
 
     def _repeats(self, det: Detections) -> bool:
         """The bases are exactly the last searched frame's, which left the tracks steady."""
