@@ -80,8 +80,8 @@ def main() -> None:
     renderer = Renderer(camera, pitch, Look(), seed=1)
     truth = [scene.frame(i / FPS) for i in range(args.frames)]
     rgb = [renderer.render(f) for f in truth]
-    frames = FramePool()
-    yuv = [to_bgr(cv2.cvtColor(img, cv2.COLOR_BGR2YUV_I420), "YUV420", SIZE, frames) for img in rgb]
+    pool = FramePool()
+    yuv = [to_bgr(cv2.cvtColor(img, cv2.COLOR_BGR2YUV_I420), "YUV420", SIZE, pool) for img in rgb]
     xy_true = np.array([f.ball_xy_mm if f.ball_xy_mm is not None else (np.nan,) * 2 for f in truth])
     rest = np.array([f.ball_xy_mm is not None and not f.ball_moving for f in truth])
     print(f"{args.frames} frames at {SIZE[0]}x{SIZE[1]}, {int(rest.sum())} with the ball at rest")
