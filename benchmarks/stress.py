@@ -111,9 +111,10 @@ def plan(factors: list[str], per_factor: int, first: int = 0) -> list[dict[str, 
     if not (0 <= first and first + per_factor <= SEEDS_PER_FACTOR):
         raise ValueError(f"clips {first}..{first + per_factor - 1}: each factor has 0..99")
     jobs = []
-    for fi, factor in enumerate(factors):
+    for factor in factors:
+        fi = list(FACTORS).index(factor)  # not the place in ``factors``: a seed is one clip
         for k in range(first, first + per_factor):
-            seed = SEED0 + SEEDS_PER_FACTOR * list(FACTORS).index(factor) + k
+            seed = SEED0 + SEEDS_PER_FACTOR * fi + k
             rng = np.random.default_rng([seed, 3])
             size = rng.uniform(0.1, 1.5) if rng.random() < 0.5 else rng.uniform(1.5, 8.0)
             margin = float(round(size * rng.choice([-1.0, 1.0]), 3))
