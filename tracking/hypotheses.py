@@ -64,6 +64,8 @@ class HypothesisConfig:
         max_hypotheses: candidates followed at most (the lowest ranked are dropped).
         settle_roll_mm: a candidate rolling from the clip's first updates that has rolled this
             far, the only one, is the ball (three times ``roll_mm``: a roll, not a nudge).
+        coast_s: a moving candidate unseen for longer than this (and two frames) is looked
+            for where it was last seen: a rolling ball has stopped by then, or been stopped.
     """
 
     reach_mm: float = 8.0
@@ -76,6 +78,7 @@ class HypothesisConfig:
     switch_margin: float = 0.15
     max_hypotheses: int = 24
     settle_roll_mm: float = 120.0
+    coast_s: float = 0.5
 
 
 @dataclass(slots=True, eq=False)
@@ -184,7 +187,7 @@ class BallHypotheses:
                 if c.moved_frames == 0:
                     c.still_frames += 1
         for c in self._cands:  # one unseen for a while is predicted where it was last seen
-            if t_s - c.seen_s > max(2.0 * dt, 0.1):
+            if t_s - c.seen_s > max(2.0 * dt, cfg.coast_s):
                 c.v_mm_s = np.zeros(2)
         self._cands = [c for c in self._cands if t_s - c.seen_s <= cfg.forget_s]
         self._choose()
@@ -230,27 +233,35 @@ class BallHypotheses:
         parent.first_frame = self._frame
 
     def _associate(self, xy_mm: NDArray, t_s: float) -> list[_Candidate | None]:
-        """The followed candidate each detection continues (None: a new one), nearest first:
-        within ``reach_mm`` (more for a fast one) of its prediction, or else within a flick's
-        travel of one seen a moment ago."""
+        """The followed candidate each detection continues (None: a new one), nearest to its
+        prediction first: within ``reach_mm`` (more for a fast one) of its prediction or of its
+        way there from where it was last seen, or else within a flick's travel of one seen a
+        moment ago."""
         cfg = self.config
         m = len(xy_mm)
         match: list[_Candidate | None] = [None] * m
         if not self._cands or m == 0:
             return match
-        pred = np.array([c.xy_mm + c.v_mm_s * (t_s - c.seen_s) for c in self._cands])
+        last = np.array([c.xy_mm for c in self._cands])
         since = np.array([t_s - c.seen_s for c in self._cands])
-        d = np.linalg.norm(xy_mm[:, None, :] - pred[None], axis=2)  # (m, n)
+        travel = np.array([c.v_mm_s for c in self._cands]) * since[:, None]
+        d = np.linalg.norm(xy_mm[:, None, :] - (last + travel)[None], axis=2)  # (m, n)
+        gone = np.hypot(travel[:, 0], travel[:, 1])
+        # A moving candidate's prediction is as good as its speed is steady: it may stop short
+        # of it anywhere on its way (a rolling ball slows, and may go unseen for frames,
+        # blurred). The nearest to the prediction is still taken first: the detector may
+        # report the place it left for a frame more.
+        on_way = (d <= cfg.reach_mm + 0.5 * gone[None]) | (
+            _to_paths(xy_mm, last, travel) <= cfg.reach_mm
+        )
         taken = np.zeros(len(self._cands), bool)
         # A flick between two frames: only a candidate seen a moment ago may have been struck
         # away unseen; one not seen for longer may be anywhere, and is no clue to identity.
         recent = since <= cfg.flick_gap_s
-        flick = cfg.reach_mm + np.where(recent, cfg.max_speed_mm_s * since, 0.0)
-        # A moving candidate's prediction is as good as its speed is steady (it may stop).
-        speed = np.array([np.hypot(*c.v_mm_s) for c in self._cands])
-        for reach in (cfg.reach_mm + 0.5 * speed * since, flick):
+        flick = d <= cfg.reach_mm + np.where(recent, cfg.max_speed_mm_s * since, 0.0)[None]
+        for near in (on_way, flick):
             free = np.array([mt is None for mt in match])
-            cost = np.where(free[:, None] & ~taken[None, :] & (d <= reach[None, :]), d, np.inf)
+            cost = np.where(free[:, None] & ~taken[None, :] & near, d, np.inf)
             while np.isfinite(cost).any():
                 i, j = np.unravel_index(np.argmin(cost), cost.shape)
                 match[i] = self._cands[j]
@@ -328,6 +339,16 @@ class BallHypotheses:
 
     def _find(self, key: int | None) -> _Candidate | None:
         return next((c for c in self._cands if c.key == key), None)
+
+
+def _to_paths(xy_mm: NDArray, start_mm: NDArray, travel_mm: NDArray) -> NDArray[np.float64]:
+    """Distances ``(m, n)`` from points ``(m, 2)`` to the paths ``start_mm + s * travel_mm``,
+    ``0 <= s <= 1`` (``(n, 2)`` each; a still one's path is its point)."""
+    off = xy_mm[:, None, :] - start_mm[None]  # (m, n, 2)
+    length2 = np.einsum("nk,nk->n", travel_mm, travel_mm)
+    s = np.einsum("mnk,nk->mn", off, travel_mm) / np.maximum(length2, 1e-12)[None]
+    s = np.clip(s, 0.0, 1.0)
+    return np.linalg.norm(off - s[..., None] * travel_mm[None], axis=2)
 
 
 def _distinct(xy_mm: NDArray, score: NDArray, apart_mm: float) -> NDArray[np.intp]:

@@ -100,6 +100,31 @@ def test_the_choice_switches_only_on_a_clear_lead(lead, switches):
     assert np.allclose(hyp.chosen_xy_mm, BALL) == switches
 
 
+def test_a_struck_ball_unseen_for_frames_is_found_again_on_its_way():
+    """At 30 fps a ball struck hard blurs out of the detector's sight for a few frames, and
+    two sightings give its heading only roughly: seen again further on, slower and a few
+    millimetres off the line of its first frames, it is the chosen ball rolling on, not a
+    new candidate left waiting while the chosen one is remembered where it vanished."""
+    fps = 30.0
+    hyp = BallHypotheses()
+    v = np.array([300.0, 0.0])
+    picked = []
+    for k in range(40):
+        xy, score = [KEEPER], [0.6]
+        if k < 10:
+            xy.append(BALL)
+        elif k < 12:  # struck: two sightings rolling
+            xy.append(BALL + v * (k - 9) / fps)
+        elif k >= 16:  # unseen for four frames, then on its way, slowing and drifting
+            xy.append(BALL + 0.8 * v * (k - 9) / fps + np.array([0.0, 6.0]))
+        if len(xy) == 2:
+            score.append(0.9)
+        i = hyp.update(np.array(xy), np.array(score), k / fps)
+        picked.append(None if i is None else i)
+    assert all(i == 1 for i in picked[16:])  # the ball, from its first sighting on
+    assert hyp.confirmed
+
+
 def test_a_candidate_unseen_for_long_is_forgotten():
     hyp = BallHypotheses(HypothesisConfig(forget_s=0.5))
     run(hyp, frames(10))
