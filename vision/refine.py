@@ -67,6 +67,9 @@ MAX_PAST_OUTLINE = 2  # rays whose outline may lie inside the circle read past t
 # ... and from this share on it is fitted, then kept where the outline round its own centre
 # is whole (the edges' centre may have strayed).
 PATCH_TRY_SUPPORT = 0.5
+# Edges of a ball under a hard low light read up to 0.7 px off; a patch fit farther than this
+# from a whole outline's centre (beyond its own uncertainty) is no better placing of it.
+PATCH_AGREE_PX = 1.0
 OWN_INSIDE = 0.8  # radii where a limb's colour is read
 OWN_BACKGROUND = (0.4, 0.6, 0.8, 1.1, 1.3)  # ... and where the background is compared with it
 SHADOW_RADII = (1.3, 1.6)  # radii where a ray that shows no outline must cross a shadow
@@ -201,6 +204,13 @@ def refine_balls(
             fit_ok[far], fit_mm[far], fit_sigma[far] = again.ok, again.centre_mm, again.sigma_mm
             fits = PatchFits(fit_mm, fit_sigma, fits.blur_px, fit_ok)
         good = fits.ok.copy()
+        # A patch fit farther from a whole outline's centre than shading moves edges
+        # (``PATCH_AGREE_PX``) and than its own uncertainty allows has settled on something
+        # else (a marked ball's tones mistaken): the edges stand.
+        px_per_mm = r_px[patch] / r
+        apart_px = np.hypot(*(fits.centre_mm - ground[patch]).T) * px_per_mm
+        strayed = apart_px > PATCH_AGREE_PX + 3.0 * fits.sigma_mm * px_per_mm
+        good &= ~(strayed & (support[patch] >= PATCH_MIN_SUPPORT))
         # Edges that strayed (a ball on a line of its own colour, a dark mark taken for
         # shadow) leave the outline round their centre broken: the patch fit, which holds
         # both, stands where the outline round its own centre is whole.

@@ -581,3 +581,28 @@ def test_a_ball_that_has_just_stopped_is_placed_by_its_whole_patch(setup):
     assert rolling.n_balls == 1 and not rolling.ball_whole_patch[0]
     stopped = det.detect(image, ball_rolling=False, **kw)
     assert stopped.n_balls == 1 and stopped.ball_whole_patch[0]
+
+
+@pytest.mark.parametrize(("shift_mm", "taken"), [(0.4, True), (4.0, False)])
+def test_a_patch_fit_far_from_the_balls_whole_outline_is_not_taken(
+    setup, monkeypatch, shift_mm, taken
+):
+    """A whole-patch fit that settles farther from the centre of a whole outline than
+    shading moves edges (a marked ball's tones taken for one another) is not the ball's
+    placing: the edges' stands. One within that stands (it corrects the edges' lean)."""
+    import vision.refine as refine
+
+    real = refine.fit_ball_patches
+
+    def shifted(*args, **kwargs):
+        fits = real(*args, **kwargs)
+        return dataclasses.replace(fits, centre_mm=fits.centre_mm + [shift_mm, 0.0])
+
+    monkeypatch.setattr(refine, "fit_ball_patches", shifted)
+    renderer, _ = setup
+    det = Detector(setup[1].model)
+    xy = np.array([-150.0, 120.0])
+    hint = CAMERA.project(np.array([[xy[0], xy[1], R]]))[0]
+    out = det.detect(renderer.render(frame(xy)), ball_hint_px=hint, ball_travel_px=4.0)
+    assert out.n_balls == 1 and bool(out.ball_whole_patch[0]) == taken
+    assert np.hypot(*(out.ball_xy_mm[0] - xy)) < (shift_mm + 0.3 if taken else 0.5)
