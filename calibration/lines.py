@@ -30,7 +30,9 @@ _DARK_LEVEL = 20  # median grey level below which a picture is too dark to calib
 # Chroma clusters this close to the cloth's hue, and to its chroma per lightness, are cloth.
 CLOTH_HUE_TOL_DEG = 8.0
 CLOTH_VIVID_TOL = 0.25
-_MIN_CLOTH_FRACTION = 0.2
+# A camera mounted high with a wide 16:9 view, turned, shows the whole table in a fifth of
+# the picture or less (an eighth from 2 m up); less than this is no table in view.
+_MIN_CLOTH_FRACTION = 0.08
 # Least Lab chroma (a*, b* distance from grey) of a cloth: a grey-green baize reads about 15, a
 # grey-blue one 8 (Lab compresses blue-cyan), a grey picture 0-2.
 MIN_CLOTH_CHROMA = 5.0
@@ -60,8 +62,8 @@ def find_cloth(image_bgr: NDArray[np.uint8]) -> Cloth:
     """Segment the cloth: the dyed region of one chroma that fills the picture's centre.
 
     Raises:
-        CalibrationError: the picture is too dark, or holds no coloured cloth covering at least a
-            fifth of it.
+        CalibrationError: the picture is too dark, or holds no coloured cloth covering at least
+            ``_MIN_CLOTH_FRACTION`` of it.
     """
     if image_bgr.ndim != 3 or image_bgr.shape[2] != 3 or image_bgr.dtype != np.uint8:
         raise CalibrationError(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 from scipy.special import erf
@@ -109,6 +110,22 @@ def test_cloth_in_uneven_light_is_one_cloth():
     cloth = lines.find_cloth(np.clip(img, 0, 255).astype(np.uint8))
     assert cloth.mask[70:170, 90:150].all() and cloth.mask[70:170, 170:230].all()
     assert not cloth.mask[20, 20] and not cloth.mask[220, 300]
+
+
+@pytest.mark.parametrize(("side_px", "found"), [(90, True), (50, False)])
+def test_a_table_far_below_the_camera_is_still_the_cloth(side_px, found):
+    """A camera mounted high shows the table in a tenth of the picture (here a turned square
+    of 90 px in 320 x 240): still the cloth. One of 50 px (3 %) is no table in view."""
+    img = np.full((240, 320, 3), (90, 92, 95), np.uint8)
+    corners = cv2.boxPoints(((160.0, 120.0), (side_px, side_px), 30.0))
+    cv2.fillConvexPoly(img, np.rint(corners).astype(np.int32), (45, 125, 50))
+    if found:
+        cloth = lines.find_cloth(img)
+        assert cloth.mask[120, 160] and not cloth.mask[10, 10]
+        assert cloth.mask.mean() == pytest.approx(side_px**2 / img[..., 0].size, rel=0.15)
+    else:
+        with pytest.raises(CalibrationError, match="the cloth covers only"):
+            lines.find_cloth(img)
 
 
 @pytest.mark.parametrize(
