@@ -119,7 +119,8 @@ def refine_balls(
     With ``whole_patch`` (and ``VisionConfig.patch_fit``) a round ball the edges placed is
     placed again by its whole patch, a shaded sphere on the cloth (``vision/shading.py``),
     which a dim side or a shadow does not move; where that fit fails (a ball under a net,
-    half hidden, at the image border) the edges' placing stands. It costs a few dozen
+    half hidden, at the image border) or lands farther from a whole outline's centre than
+    shading moves edges (``PATCH_AGREE_PX``), the edges' placing stands. It costs a few dozen
     model evaluations: for a ball at rest, not for every candidate of a search. ``rest``,
     what an earlier frame's patch made of a ball at rest, stands for the ball whose edges
     find again the centre they gave then (within ``again_px``), instead of a new patch fit.
