@@ -596,7 +596,7 @@ def test_a_patch_fit_far_from_the_balls_whole_outline_is_not_taken(
 
     def shifted(*args, **kwargs):
         fits = real(*args, **kwargs)
-        return dataclasses.replace(fits, centre_mm=fits.centre_mm + [shift_mm, 0.0])
+        return dataclasses.replace(fits, centre_mm=fits.centre_mm + np.array([shift_mm, 0.0]))
 
     monkeypatch.setattr(refine, "fit_ball_patches", shifted)
     renderer, _ = setup
