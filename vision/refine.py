@@ -211,7 +211,9 @@ def refine_balls(
         px_per_mm = r_px[patch] / r
         apart_px = np.hypot(*(fits.centre_mm - ground[patch]).T) * px_per_mm
         strayed = apart_px > PATCH_AGREE_PX + 3.0 * fits.sigma_mm * px_per_mm
-        good &= ~(strayed & (support[patch] >= PATCH_MIN_SUPPORT))
+        # Only an outline that shows whole counts: rays on a line of the ball's own colour
+        # show none, and there the edges stray while the patch, which holds the line, does not.
+        good &= ~(strayed & (outline[patch].mean(1) >= PATCH_MIN_SUPPORT))
         # Edges that strayed (a ball on a line of its own colour, a dark mark taken for
         # shadow) leave the outline round their centre broken: the patch fit, which holds
         # both, stands where the outline round its own centre is whole.
