@@ -35,8 +35,9 @@ from vision.refine import PATCH_MIN_SUPPORT, edge_passes, near_rim_px, refine_ba
 REFIT_PX = 0.05
 # A window's fit that ended more than this many radii from its start left for something else.
 WANDER_RADII = 0.5
-# While the ball's colour is open, every this many frames a pair of consecutive frames is
-# looked at for a ball rolling in a colour no hypothesis explains (``moving_ball_colour``).
+# While the ball's colour is open, every this many frames the frame is compared with the one
+# this many frames before for a ball rolling in a colour no hypothesis explains
+# (``moving_ball_colour``).
 PROBE_FRAMES = 8
 MAX_LEARNT_COLOURS = 2  # colours learnt so at most (a stray is followed, not kept adding)
 # Least share of the ball's face a colour covers to be one of the ball's colours when it has
@@ -104,7 +105,7 @@ class Detector:
         self._scale_key, self._scale = b"", 1.0  # ``_scale_at``'s last point and answer
         # (rough px when fitted, xy px, r px, mm, team) of the bases of the last coarse pass.
         self._last_bases = None
-        self._probe_before = None  # the frame before a probe, on every ``_step``-th pixel
+        self._probe_before = None  # the last probe's frame, on every ``_step``-th pixel
         self._learnt_colours = 0
         # The window fit whose face was read last: one the window reuses shows the same pixels.
         self._face_read = None
@@ -441,13 +442,14 @@ class Detector:
         kit's colour, taken for a figure when learning); see ``moving_ball_colour``."""
         if self._learnt_colours >= MAX_LEARNT_COLOURS:
             return
-        phase = self._frames % PROBE_FRAMES
-        if phase == PROBE_FRAMES - 1:
-            self._probe_before = every_step(image, self._step)
+        if self._frames % PROBE_FRAMES:
             return
-        if phase != 0 or self._probe_before is None:
+        # Against the frame of the last probe, not the one just before: a ball rolling a
+        # pixel a frame (slowly, or at a high frame rate) has barely arrived anywhere between
+        # two frames, and one rolling a diameter in PROBE_FRAMES frames is still rolling.
+        before, self._probe_before = self._probe_before, every_step(image, self._step)
+        if before is None:
             return
-        before, self._probe_before = self._probe_before, None
         colour = moving_ball_colour(image, before, self.model, self._colour.ball_bgr, self._step)
         if colour is None:
             return

@@ -620,8 +620,11 @@ def _near_team(bgr: NDArray, team_bgr: NDArray, config: VisionConfig) -> bool:
 # ---------------------------------------------------------------------- learning from motion
 # Blobs of this many ball areas may be a rolling ball (a streak in a long exposure is longer).
 MOVING_BALL_AREAS = (0.4, 2.5)
-# Least share of a blob's pixels that were cloth in the frame before: it arrived there.
+# Least share of a blob's pixels that were cloth in the earlier frame: it arrived there.
 ARRIVED_SHARE = 0.3
+# A ball, the figure that struck it and a hand arrive as a handful of blobs; dozens at once
+# are the frame changing as a whole (a codec's refresh after blocky frames, the light).
+MAX_ARRIVALS = 6
 
 
 def moving_ball_colour(
@@ -639,7 +642,7 @@ def moving_ball_colour(
     first frame was taken for part of that kit), its colour is read from motion instead. The
     foreground of ``image`` against the learnt background (on every ``step``-th pixel) is
     split into blobs (shadows left out); a ball-sized blob that mostly arrived since
-    ``before`` (the frame before, already taken on every ``step``-th pixel), one colour
+    ``before`` (an earlier frame, already taken on every ``step``-th pixel), one colour
     inside, is a rolling ball. Figures are larger, hands larger still; a still ball of an
     unknown colour says nothing (it may be a keeper).
     """
@@ -659,6 +662,8 @@ def moving_ball_colour(
     )
     lo, hi = MOVING_BALL_AREAS
     cand = np.flatnonzero((balls > lo) & (balls < hi) & (arrived >= ARRIVED_SHARE))
+    if len(cand) > MAX_ARRIVALS:  # the frame changed as a whole: no one blob rolled
+        return None
     for i in cand[np.argsort(-arrived[cand])]:  # a handful at most
         colour = _rolling_blob_colour(image, centre_px[i], float(r_px[i]), model)
         if colour is not None and not _known(colour, list(np.asarray(known_bgr, np.float32))):
@@ -685,11 +690,19 @@ def _rolling_blob_colour(image, centre_px, r_px: float, model: SceneModel):
     x0, y0 = max(int(centre_px[0]) - half, 0), max(int(centre_px[1]) - half, 0)
     x1, y1 = min(int(centre_px[0]) + half + 1, w), min(int(centre_px[1]) + half + 1, h)
     pix = image[y0:y1, x0:x1].astype(np.float32)
-    differs = _lit_objects(image[y0:y1, x0:x1], model.background[y0:y1, x0:x1], model.threshold)
+    lit = _lit_objects(image[y0:y1, x0:x1], model.background[y0:y1, x0:x1], model.threshold)
+    # Only the blob itself: what else differs within the window (its own old place, still
+    # in the background) is no colour of it; a figure's base and body are one blob.
+    blob = lit
+    n, labels = cv2.connectedComponents(lit.astype(np.uint8), connectivity=8)
+    if n > 2:
+        ys, xs = np.nonzero(labels)
+        near = np.argmin(np.hypot(xs + x0 - centre_px[0], ys + y0 - centre_px[1]))
+        blob = labels == labels[ys[near], xs[near]]
     # The inside, clear of the outline's blend with the cloth.
     k = max(3, int(0.5 * r_px) | 1)
     inside = cv2.erode(
-        differs.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        blob.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     ).astype(bool)
     if inside.sum() < 6:
         return None
@@ -700,7 +713,13 @@ def _rolling_blob_colour(image, centre_px, r_px: float, model: SceneModel):
     if even < BALL_UNIFORMITY:
         return None
     lum = px.sum(axis=1)
-    return np.median(px[lum >= np.percentile(lum, 70)], axis=0).astype(np.float32)
+    colour = np.median(px[lum >= np.percentile(lum, 70)], axis=0).astype(np.float32)
+    # A blob of the colour of the cloth round it is cloth where the background still holds
+    # what stood there when it was learnt (a ball rolling in the first frame, its shadow).
+    cloth = ~cv2.dilate(lit.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    if cloth.sum() >= 6 and _known(colour, [np.median(pix[cloth], axis=0)]):
+        return None
+    return colour
 
 
 def _lit_objects(image: NDArray[np.uint8], background: NDArray[np.uint8], threshold: float):

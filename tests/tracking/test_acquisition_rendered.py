@@ -17,6 +17,7 @@ from simulator.scene_library import Script
 from simulator.scenes import compile_scene
 from tablevar.pipeline import Pipeline, PipelineConfig
 from vision.config import VisionConfig
+from vision.detector import PROBE_FRAMES
 from vision.model import learn_model
 
 PITCH = load_pitch("fistf")
@@ -166,3 +167,31 @@ def test_a_ball_of_a_kits_colour_at_rest_is_learnt_when_struck_and_followed_from
     )
     assert np.mean(err[-10:] < 2.0) >= 0.9, np.round(err, 1)  # at rest after the roll
     assert not np.any(np.isfinite(err) & (err > 20.0)), np.round(err, 1)
+
+
+def test_a_ball_of_a_kits_colour_rolling_slowly_is_learnt_from_its_roll():
+    """A red ball beside a red team, not in the frame learning saw (so its colour is not
+    listed), rolling slowly at 120 frames a second: about a pixel a frame, so between two
+    consecutive frames it has hardly arrived anywhere. Between frames the colour probe's
+    interval apart it has: its colour is learnt from that roll and it is found (and followed
+    from the next probe on)."""
+    fps = 120.0
+    look = Look(ball_bgr=RED[1], home_base_bgr=RED[0], home_shirt_bgr=RED[1], away_base_bgr=BLUE[0])
+    scene = mid_play_clip(8)
+    t0 = scene.strikes[0].t_s + 0.25  # slowing: a few hundred mm/s
+    renderer = Renderer(CAMERA, PITCH, look, seed=8)
+    frames = [scene.frame(t0 + i / fps) for i in range(4 * PROBE_FRAMES)]
+    empty = renderer.render(dataclasses.replace(frames[0], ball_xy_mm=None))
+    model = learn_model([empty], CAMERA, PITCH, VisionConfig(lossy_frames=False))
+    listed = np.asarray(model.ball_colours_bgr, np.float64)
+    assert np.linalg.norm(listed - RED[1], axis=1).min() > 60.0, listed
+    pipe = Pipeline(model, fps=fps, config=PipelineConfig.for_frames(False))
+    records = []
+    for i, f in enumerate(frames):
+        records += pipe.process(renderer.render(f), i / fps)
+    records += pipe.finish()
+    found = [
+        r.ball is not None and bool(np.hypot(*(f.ball_xy_mm - [r.ball.x_mm, r.ball.y_mm])) < 2.0)
+        for r, f in zip(records, frames, strict=True)
+    ]
+    assert all(found[-PROBE_FRAMES:]), "".join(".x"[v] for v in found)
