@@ -251,8 +251,14 @@ class BallHypotheses:
         # of it anywhere on its way (a rolling ball slows, and may go unseen for frames,
         # blurred). The nearest to the prediction is still taken first: the detector may
         # report the place it left for a frame more.
-        on_way = (d <= cfg.reach_mm + 0.5 * gone[None]) | (
-            _to_paths(xy_mm, last, travel) <= cfg.reach_mm
+        # A slow ball's velocity is mostly the jitter of two sightings a frame apart (a
+        # millimetre a frame is 60 mm/s at 60 fps): its direction says little, so it may be
+        # anywhere within its travel of where it was last seen.
+        near_last = np.linalg.norm(xy_mm[:, None, :] - last[None], axis=2)
+        on_way = (
+            (d <= cfg.reach_mm + 0.5 * gone[None])
+            | (_to_paths(xy_mm, last, travel) <= cfg.reach_mm)
+            | (near_last <= cfg.reach_mm + gone[None])
         )
         taken = np.zeros(len(self._cands), bool)
         # A flick between two frames: only a candidate seen a moment ago may have been struck

@@ -125,6 +125,27 @@ def test_a_struck_ball_unseen_for_frames_is_found_again_on_its_way():
     assert hyp.confirmed
 
 
+def test_a_slow_ball_unseen_for_frames_is_found_again_off_its_jittered_heading():
+    """A ball slowing to rest (150 mm/s, 2.5 mm a frame at 60 fps) sighted with a couple of
+    millimetres of jitter across its way: its last two sightings point it across the cloth.
+    Unseen for five frames (crossing a line of its own colour), it is next seen 11 mm on
+    along its real way, nowhere near that heading: the chosen ball, not a new candidate
+    left beside a remembered one."""
+    hyp = BallHypotheses()
+    v = np.array([150.0, 0.0])
+    jitter = np.array([0.0, 2.5])
+    picked = []
+    for k in range(60):
+        xy, score = [KEEPER], [0.9]
+        if k < 30 or k >= 35:  # rolling from the clip's start; unseen in frames 30-34
+            xy.append(BALL + v * k / FPS + (jitter if k % 2 else -jitter))
+            score.append(0.9)
+        i = hyp.update(np.array(xy), np.array(score), k / FPS)
+        picked.append(i)
+    assert all(i == 1 for i in picked[35:])
+    assert np.hypot(*(hyp.chosen_xy_mm - (BALL + v * 59 / FPS))) < 3.0
+
+
 def test_a_candidate_unseen_for_long_is_forgotten():
     hyp = BallHypotheses(HypothesisConfig(forget_s=0.5))
     run(hyp, frames(10))
