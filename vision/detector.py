@@ -24,10 +24,17 @@ from numpy.typing import NDArray
 from vision.blobs import AWAY, BALL, HOME, ColourBlobs
 from vision.changes import ChangeGate
 from vision.cloth import BlobTable, ClothBlobs
+from vision.colour import darkened
 from vision.config import VisionConfig
 from vision.detections import Detections
 from vision.keepers import KeeperFinder
-from vision.model import BALL_UNIFORMITY, SceneModel, every_step, moving_ball_colour
+from vision.model import (
+    BALL_UNIFORMITY,
+    SceneModel,
+    every_step,
+    moving_ball_colour,
+    same_colour_as,
+)
 from vision.refine import PATCH_MIN_SUPPORT, edge_passes, near_rim_px, refine_balls, refine_bases
 
 # A ball is fitted again from its last fit until the centre moves less than this (or stops
@@ -397,10 +404,13 @@ class Detector:
         """Which ball colours ``(k,)`` the ball whose image is centred at ``xy_px`` shows, and
         the lit colour ``(3,)`` of a part of it no ball colour explains (or None).
 
-        Read from the pixels inside 0.7 radii that differ from the background
-        (``ColourBlobs.face``): a colour is shown when it explains ``SHOWN_SHARE`` of them, the
-        part no colour explains counts when it is as large (a half or a band of a colour never
-        searched for) and one colour.
+        Read from the pixels inside 0.7 radii that differ from the background and are not
+        its shadow (``ColourBlobs.face``): a colour is shown when it explains ``SHOWN_SHARE``
+        of them, the part no colour explains counts when it is as large (a half or a band of
+        a colour never searched for) and one colour, not the cloth's. A shadow across a small
+        ball (a low light, a fit a pixel off) or a mark of about the cloth's colour is one
+        colour too, and searched for as the ball's it joins the ball to every shadow, or
+        makes a ball of every speck of a textured cloth's weave.
         """
         k = len(self._colour.ball_bgr)
         none = np.zeros(k, bool), None
@@ -414,10 +424,15 @@ class Detector:
         inside = np.hypot(xx - x, yy - y) <= r
         pix = image[y0:y1, x0:x1][inside].astype(np.float32)
         bg = self.model.background[y0:y1, x0:x1][inside].astype(np.float32)
-        pix = pix[(np.abs(pix - bg) > self._t_ch).any(axis=1)]
+        differs = (np.abs(pix - bg) > self._t_ch).any(axis=1)
+        cloth = np.median(bg, axis=0)
+        pix = pix[differs & ~darkened(pix, bg, self.model.threshold)]
         if len(pix) < 6:
             return none
-        return self._colour.face(pix, SHOWN_SHARE, BALL_UNIFORMITY)
+        shown, other = self._colour.face(pix, SHOWN_SHARE, BALL_UNIFORMITY)
+        if other is not None and same_colour_as(other, [cloth]):
+            other = None
+        return shown, other
 
     def _learn_face(self, image, fits) -> None:
         """Add the colour of a part of the followed ball that no ball colour explains (its

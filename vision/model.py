@@ -591,18 +591,18 @@ def _ball_colours(
         c = np.median(pix[lum >= np.percentile(lum, 70)], axis=0)
         # A later candidate in a kit's colour is a figure the kit test missed (a keeper in
         # the other team's colour): searched for, it would take that team's bases for balls.
-        if not colours or not (_known(c, colours) or _near_team(c, team_bgr, config)):
+        if not colours or not (same_colour_as(c, colours) or _near_team(c, team_bgr, config)):
             colours.append(c)
     for usual in USUAL_BALLS_BGR.values():
         u = np.asarray(usual, np.float32)
-        if not (_known(u, colours) or _near_team(u, team_bgr, config)):
+        if not (same_colour_as(u, colours) or _near_team(u, team_bgr, config)):
             colours.append(u)
     if not colours:  # every usual colour is a kit's, and no blob showed another: all of them
         colours = [np.asarray(u, np.float32) for u in USUAL_BALLS_BGR.values()]
     return np.array(colours, np.float32), first
 
 
-def _known(bgr: NDArray, colours: list[NDArray]) -> bool:
+def same_colour_as(bgr: NDArray, colours: list[NDArray]) -> bool:
     """``bgr (3,)`` is the same colour as one of ``colours`` under mild shading."""
     if not colours:
         return False
@@ -666,7 +666,9 @@ def moving_ball_colour(
         return None
     for i in cand[np.argsort(-arrived[cand])]:  # a handful at most
         colour = _rolling_blob_colour(image, centre_px[i], float(r_px[i]), model)
-        if colour is not None and not _known(colour, list(np.asarray(known_bgr, np.float32))):
+        if colour is not None and not same_colour_as(
+            colour, list(np.asarray(known_bgr, np.float32))
+        ):
             return colour
     return None
 
@@ -717,7 +719,7 @@ def _rolling_blob_colour(image, centre_px, r_px: float, model: SceneModel):
     # A blob of the colour of the cloth round it is cloth where the background still holds
     # what stood there when it was learnt (a ball rolling in the first frame, its shadow).
     cloth = ~cv2.dilate(lit.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
-    if cloth.sum() >= 6 and _known(colour, [np.median(pix[cloth], axis=0)]):
+    if cloth.sum() >= 6 and same_colour_as(colour, [np.median(pix[cloth], axis=0)]):
         return None
     return colour
 

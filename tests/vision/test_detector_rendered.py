@@ -515,6 +515,30 @@ def test_a_two_tone_ball_followed_as_it_rolls_is_found_with_its_other_half_up(ba
     assert missed == []
 
 
+@pytest.mark.parametrize(("mark_bgr", "learnt"), [((40, 40, 200), True), ((40, 105, 32), False)])
+def test_a_mark_of_the_cloths_colour_is_not_searched_for_as_the_balls(mark_bgr, learnt):
+    """Settled on a two-tone ball, the colour of its other half is searched for too; a half
+    of about the cloth's colour (a darker green on the green baize, as a shadow across a
+    small ball reads) is not: searched for, every speck of the cloth's weave that differs
+    from the background would be a ball's, and the ball with its shadow one blob too large
+    for a ball."""
+    camera = CameraModel.overhead((1280, 960), 1300.0, 1450.0)
+    look = dataclasses.replace(
+        Look(), ball_bgr=(240, 240, 240), ball_pattern="two_tone", ball_mark_bgr=mark_bgr
+    )
+    renderer = Renderer(camera, PITCH, look, seed=5, exposure_s=1 / 120)
+    xy = (13.0, 200.0)  # about half of each colour facing up
+    image = renderer.render(frame(xy))
+    det = Detector(learn_model([image], camera, PITCH))
+    hint = camera.project(np.array([[*xy, R]]))[0]
+    out = det.detect(image, ball_hint_px=hint, ball_travel_px=8.0, search_bases=False)
+    assert out.n_balls >= 1
+    det.settle_ball_colour(
+        int(det.last_ball_colours[0]), image, out.ball_xy_px[0], out.ball_r_px[0]
+    )
+    assert (len(det._colour.ball_bgr) == 2) == learnt
+
+
 def test_a_ball_struck_away_from_under_its_window_is_searched_for_on_the_whole_cloth():
     """The window at the ball's last place shows the figure that struck it, of a white kit:
     a blob of the ball's colour but no ball. The ball is looked for on the whole cloth at
