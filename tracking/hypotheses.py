@@ -60,7 +60,9 @@ class HypothesisConfig:
         settle_frames: sightings before a candidate's rank counts in full (one glint is not a
             ball).
         switch_margin: rank lead another candidate needs to replace the chosen one before
-            motion has settled it (so the choice does not flicker between two).
+            motion has settled it (so the choice does not flicker between two) ...
+        switch_s: ... held this long: a figure of the ball's colour stopping beside the ball
+            to strike it ranks as well as a ball for the moment it stands there.
         max_hypotheses: candidates followed at most (the lowest ranked are dropped).
         settle_roll_mm: a candidate rolling from the clip's first updates that has rolled this
             far, the only one, is the ball (three times ``roll_mm``: a roll, not a nudge).
@@ -76,6 +78,7 @@ class HypothesisConfig:
     forget_s: float = 2.0
     settle_frames: int = 3
     switch_margin: float = 0.15
+    switch_s: float = 0.5
     max_hypotheses: int = 24
     settle_roll_mm: float = 120.0
     coast_s: float = 0.5
@@ -108,6 +111,7 @@ class BallHypotheses:
         self._next_key = 0
         self.confirmed = False
         self.switched = False  # the chosen candidate changed in the last update
+        self._lead: tuple[int, float] | None = None  # (key, since when) of one leading it
         self._frame = -1  # index of the last update
 
     @property
@@ -331,8 +335,15 @@ class BallHypotheses:
             current = self._find(self._chosen)
             if self._mean_score(best) < cfg.min_score:
                 self._chosen = None  # nothing ball-like enough: no ball
-            elif current is None or self._rank(best) > self._rank(current) + cfg.switch_margin:
+            elif current is None:
                 self._chosen = best.key
+            elif best is not current and self._rank(best) > self._rank(current) + cfg.switch_margin:
+                if self._lead is None or self._lead[0] != best.key:
+                    self._lead = (best.key, self._t_s)
+                if self._t_s - self._lead[1] >= cfg.switch_s:
+                    self._chosen = best.key
+            else:
+                self._lead = None
         else:
             self._chosen = None
         self.switched = before is not None and self._chosen != before

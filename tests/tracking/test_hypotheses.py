@@ -100,6 +100,22 @@ def test_the_choice_switches_only_on_a_clear_lead(lead, switches):
     assert np.allclose(hyp.chosen_xy_mm, BALL) == switches
 
 
+@pytest.mark.parametrize(("stands_s", "switches"), [(0.3, False), (1.0, True)])
+def test_the_choice_switches_only_on_a_lead_held_a_while(stands_s, switches):
+    """The ball stands chosen, dimly lit (a low lamp leaves half of it dark: a weak score).
+    A figure of a colour the ball may have stops beside it to strike it, round and evenly
+    lit: it ranks better for as long as it stands there, a moment, and the ball stays the
+    choice. A candidate that keeps the lead for longer than a striker stands takes it."""
+    hyp = BallHypotheses()
+    run(hyp, frames(60, keeper_score=0.0, ball_score=0.7))
+    assert np.allclose(hyp.chosen_xy_mm, BALL)
+    striker = BALL + np.array([-55.0, 18.0])
+    n = int(stands_s * FPS)
+    for k in range(n):
+        hyp.update(np.array([BALL, striker]), np.array([0.7, 1.0]), 1.0 + k / FPS)
+    assert np.allclose(hyp.chosen_xy_mm, striker) == switches
+
+
 def test_a_struck_ball_unseen_for_frames_is_found_again_on_its_way():
     """At 30 fps a ball struck hard blurs out of the detector's sight for a few frames, and
     two sightings give its heading only roughly: seen again further on, slower and a few
