@@ -50,8 +50,7 @@ class Tracks:
         ball_doubt_mm: while motion has not settled which candidate is the ball, how far the
             farthest other ball-like candidate stands from the tracked ball
             (``BallHypotheses.rival_mm``), or from where the ball was last seen when it was
-            found again where it could not have got to (``Tracker._check_reach``) or another
-            candidate was chosen in its stead (neither having rolled): the ball's
+            found again where it could not have got to (``Tracker._check_reach``): the ball's
             position is off by that much if the choice is wrong. 0 once a candidate has
             rolled, or with no rival. Reported only; the ball's own ``sigma_mm`` (and its
             search) leaves it out.
@@ -95,13 +94,7 @@ class Tracker:
         if not self._settled:
             # Until one candidate rolls and is tracked, the ball tracker sees only the chosen
             # one.
-            before = self.hypotheses.chosen_xy_mm
             i = self.hypotheses.update(det.ball_xy_mm, det.ball_score, t_s)
-            if self.hypotheses.switched and before is not None:
-                # Another candidate taken for the ball: it did not get there from where the
-                # last one was seen, whatever the time between (neither has rolled), so that
-                # place stays a rival until motion settles which is the ball.
-                self._vanished_mm = before
             if self.hypotheses.switched or (i is not None and self.ball.lost):
                 standing = self.hypotheses.chosen_standing()
                 if standing is not None:  # seen standing there already: no new wait

@@ -84,29 +84,6 @@ def test_a_settled_ball_found_again_where_it_could_not_have_got_to_is_in_doubt_a
     assert tracks.ball_doubt_mm == pytest.approx(gone_mm, abs=1.0)
 
 
-def test_a_candidate_chosen_in_the_stead_of_another_carries_the_distance_as_doubt():
-    """DESIGN.md section 4: neither candidate has rolled. The one chosen stands by a goal
-    for a second, then goes unseen; later another, better ranked, stands 270 mm away, past
-    the goal line, and is chosen once the first is forgotten. It did not roll there from the
-    first one's place: which is the ball is not known, and an out called from it would be a
-    guess. The doubt is how far it stands from where the one chosen before was last seen,
-    however long ago that was."""
-    tracker = Tracker(pitch=PITCH)
-    first, other = np.array([588.0, -1.0]), np.array([682.0, -205.0])
-    t = 0.0
-    for _ in range(60):
-        tracks = tracker.update(Detections.build(ball_xy_mm=[first], ball_score=[0.45]), t)
-        t += 1 / FPS
-    assert tracks.ball_doubt_mm == 0.0
-    t += 1.0
-    for _ in range(90):  # the first is forgotten on the way (``forget_s``)
-        tracks = tracker.update(Detections.build(ball_xy_mm=[other], ball_score=[1.0]), t)
-        t += 1 / FPS
-    assert not tracker.ball_confirmed
-    assert np.hypot(*(tracks.ball.xy_mm - other)) < 1.0
-    assert tracks.ball_doubt_mm == pytest.approx(float(np.hypot(*(other - first))), abs=1.0)
-
-
 def test_a_ball_put_down_elsewhere_after_a_while_stays_the_ball():
     """Lifted and put down half a metre away two seconds later (a restart), it is the same
     ball: no doubt."""
