@@ -61,8 +61,9 @@ class HypothesisConfig:
             ball).
         switch_margin: rank lead another candidate needs to replace the chosen one before
             motion has settled it (so the choice does not flicker between two) ...
-        switch_s: ... held this long: a figure of the ball's colour stopping beside the ball
-            to strike it ranks as well as a ball for the moment it stands there.
+        switch_s: ... held this long while the chosen one is in view: a figure of the ball's
+            colour stopping beside the ball to strike it ranks as well as a ball for the
+            moment it stands there.
         max_hypotheses: candidates followed at most (the lowest ranked are dropped).
         settle_roll_mm: a candidate rolling from the clip's first updates that has rolled this
             far, the only one, is the ball (three times ``roll_mm``: a roll, not a nudge).
@@ -340,7 +341,9 @@ class BallHypotheses:
             elif best is not current and self._rank(best) > self._rank(current) + cfg.switch_margin:
                 if self._lead is None or self._lead[0] != best.key:
                     self._lead = (best.key, self._t_s)
-                if self._t_s - self._lead[1] >= cfg.switch_s:
+                # The lead is held only against a chosen one in view: one gone from sight
+                # (lifted, hidden) leaves its place to the best in view at once.
+                if current.seen_s != self._t_s or self._t_s - self._lead[1] >= cfg.switch_s:
                     self._chosen = best.key
             else:
                 self._lead = None

@@ -116,6 +116,17 @@ def test_the_choice_switches_only_on_a_lead_held_a_while(stands_s, switches):
     assert np.allclose(hyp.chosen_xy_mm, striker) == switches
 
 
+def test_a_chosen_one_gone_from_sight_leaves_the_choice_at_once():
+    """The chosen candidate is no longer seen (lifted, hidden); a better one in view takes the
+    choice on its first sightings: there is no lead to hold against one out of sight."""
+    hyp = BallHypotheses()
+    run(hyp, frames(60, keeper_score=0.0, ball_score=0.7))
+    other = BALL + np.array([200.0, 100.0])
+    for k in range(5):
+        hyp.update(other[None], np.array([1.0]), 1.0 + k / FPS)
+    assert np.allclose(hyp.chosen_xy_mm, other)
+
+
 def test_a_struck_ball_unseen_for_frames_is_found_again_on_its_way():
     """At 30 fps a ball struck hard blurs out of the detector's sight for a few frames, and
     two sightings give its heading only roughly: seen again further on, slower and a few
