@@ -7,8 +7,8 @@ gets struck and rolls*. ``BallHypotheses`` follows every candidate the detector 
 from frame to frame and
 
 - chooses the best-ranked one as the ball (its mean score, once seen in a few frames), and
-  keeps it until another, in view, ranks clearly better or it has not been seen for
-  ``forget_s``;
+  keeps it until another, in view, ranks clearly better for ``switch_s`` (at once when the
+  chosen one is out of sight) or it has not been seen for ``forget_s``;
 - settles on the first candidate that rolls ``roll_mm`` from where it stood, seen as a ball
   along the way (not only where it ended: a patch of kit that vanishes and another one that
   appears a flick's travel away make no roll): from then on it is the ball (``confirmed``),
@@ -60,10 +60,10 @@ class HypothesisConfig:
         settle_frames: sightings before a candidate's rank counts in full (one glint is not a
             ball).
         switch_margin: rank lead another candidate needs to replace the chosen one before
-            motion has settled it (so the choice does not flicker between two) ...
-        switch_s: ... held this long while the chosen one is in view: a figure of the ball's
-            colour stopping beside the ball to strike it ranks as well as a ball for the
-            moment it stands there.
+            motion has settled it (so the choice does not flicker between two).
+        switch_s: how long that lead must hold while the chosen one is in view: a figure of
+            the ball's colour stopping beside the ball to strike it ranks as well as a ball
+            for the moment it stands there.
         max_hypotheses: candidates followed at most (the lowest ranked are dropped).
         settle_roll_mm: a candidate rolling from the clip's first updates that has rolled this
             far, the only one, is the ball (three times ``roll_mm``: a roll, not a nudge).
