@@ -7,8 +7,8 @@ gets struck and rolls*. ``BallHypotheses`` follows every candidate the detector 
 from frame to frame and
 
 - chooses the best-ranked one as the ball (its mean score, once seen in a few frames), and
-  keeps it until another, in view, ranks clearly better for ``switch_s`` (at once when the
-  chosen one is out of sight) or it has not been seen for ``forget_s``;
+  keeps it until another, in view, ranks clearly better for ``switch_s`` or it has not been
+  seen for ``forget_s``;
 - settles on the first candidate that rolls ``roll_mm`` from where it stood, seen as a ball
   along the way (not only where it ended: a patch of kit that vanishes and another one that
   appears a flick's travel away make no roll): from then on it is the ball (``confirmed``),
@@ -61,9 +61,9 @@ class HypothesisConfig:
             ball).
         switch_margin: rank lead another candidate needs to replace the chosen one before
             motion has settled it (so the choice does not flicker between two).
-        switch_s: how long that lead must hold while the chosen one is in view: a figure of
-            the ball's colour stopping beside the ball to strike it ranks as well as a ball
-            for the moment it stands there.
+        switch_s: how long that lead must hold: a figure of the ball's colour stopping
+            beside the ball to strike it ranks as well as a ball for the moment it stands
+            there, and a hand over the ball hides it for a moment.
         max_hypotheses: candidates followed at most (the lowest ranked are dropped).
         settle_roll_mm: a candidate rolling from the clip's first updates that has rolled this
             far, the only one, is the ball (three times ``roll_mm``: a roll, not a nudge).
@@ -341,9 +341,9 @@ class BallHypotheses:
             elif best is not current and self._rank(best) > self._rank(current) + cfg.switch_margin:
                 if self._lead is None or self._lead[0] != best.key:
                     self._lead = (best.key, self._t_s)
-                # The lead is held only against a chosen one in view: one gone from sight
-                # (lifted, hidden) leaves its place to the best in view at once.
-                if current.seen_s != self._t_s or self._t_s - self._lead[1] >= cfg.switch_s:
+                # Held against a chosen one out of sight too: a hand over the ball, or a
+                # blurred frame or two, hides it for less than that.
+                if self._t_s - self._lead[1] >= cfg.switch_s:
                     self._chosen = best.key
             else:
                 self._lead = None

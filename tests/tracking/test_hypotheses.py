@@ -116,15 +116,18 @@ def test_the_choice_switches_only_on_a_lead_held_a_while(stands_s, switches):
     assert np.allclose(hyp.chosen_xy_mm, striker) == switches
 
 
-def test_a_chosen_one_gone_from_sight_leaves_the_choice_at_once():
-    """The chosen candidate is no longer seen (lifted, hidden); a better one in view takes the
-    choice on its first sightings: there is no lead to hold against one out of sight."""
+def test_a_ball_under_a_hand_for_a_moment_stays_the_choice():
+    """The chosen ball goes out of sight for a quarter of a second (a hand over it) while a
+    better-ranked candidate stands in view elsewhere: the ball keeps the choice, and is the
+    choice again when it shows."""
     hyp = BallHypotheses()
     run(hyp, frames(60, keeper_score=0.0, ball_score=0.7))
     other = BALL + np.array([200.0, 100.0])
-    for k in range(5):
+    for k in range(15):
         hyp.update(other[None], np.array([1.0]), 1.0 + k / FPS)
-    assert np.allclose(hyp.chosen_xy_mm, other)
+    assert np.allclose(hyp.chosen_xy_mm, BALL)
+    i = hyp.update(np.array([other, BALL]), np.array([1.0, 0.7]), 1.0 + 15 / FPS)
+    assert i == 1
 
 
 def test_a_struck_ball_unseen_for_frames_is_found_again_on_its_way():
