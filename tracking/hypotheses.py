@@ -338,7 +338,7 @@ class BallHypotheses:
                 self._chosen = None  # nothing ball-like enough: no ball
             elif current is None:
                 self._chosen = best.key
-            elif best is not current and self._rank(best) > self._rank(current) + cfg.switch_margin:
+            elif self._rank(best) > self._rank(current) + cfg.switch_margin:
                 if self._lead is None or self._lead[0] != best.key:
                     self._lead = (best.key, self._t_s)
                 # Held against a chosen one out of sight too: a hand over the ball, or a

@@ -425,12 +425,11 @@ class Detector:
         pix = image[y0:y1, x0:x1][inside].astype(np.float32)
         bg = self.model.background[y0:y1, x0:x1][inside].astype(np.float32)
         differs = (np.abs(pix - bg) > self._t_ch).any(axis=1)
-        cloth = np.median(bg, axis=0)
         pix = pix[differs & ~darkened(pix, bg, self.model.threshold)]
         if len(pix) < 6:
             return none
         shown, other = self._colour.face(pix, SHOWN_SHARE, BALL_UNIFORMITY)
-        if other is not None and same_colour_as(other, [cloth]):
+        if other is not None and same_colour_as(other, [np.median(bg, axis=0)]):
             other = None
         return shown, other
 
