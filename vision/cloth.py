@@ -115,9 +115,20 @@ class ClothBlobs:
         self._grow = (int(np.ceil(blob_radius_px)), int(np.ceil(blob_radius_px / step / 2)))
         self._reach_px = 0.75 * blob_radius_px  # a blob's outline and what leans out of it
         self._ref: NDArray[np.uint8] | None = None
+        self._dirty: NDArray[np.uint8] | None = None  # sampled rows where the background changed
         self._frame = 0
         self.table: BlobTable | None = None
         self.full_passes = 0
+
+    def renew_background(self, background: NDArray[np.uint8], changed: NDArray[np.bool_]) -> None:
+        """Search against ``background`` from now on; where it ``changed`` (``(h, w)``) the
+        table is searched again on the next update, as where the frame changed."""
+        self._bg_small = self._grid(background)
+        self._bg_rows = self._rows(background)
+        # A change between two sampled rows shows on the nearer one.
+        tall = np.ones((4 * self._step + 1, 1), np.uint8)
+        rows = self._rows(cv2.dilate(changed.astype(np.uint8) * 255, kernel=tall))
+        self._dirty = rows if self._dirty is None else cv2.bitwise_or(self._dirty, rows)
 
     def _grid(self, image: NDArray) -> NDArray:
         """The full pass's samples: every ``step``-th pixel in x and y."""
@@ -140,6 +151,9 @@ class ClothBlobs:
         if self._ref is None or self.table is None or frame - self._frame >= self._max_age:
             return self._full(image, frame), True
         changed = self._changes(image, watch)
+        if self._dirty is not None:
+            changed = self._dirty if changed is None else cv2.bitwise_or(changed, self._dirty)
+            self._dirty = None
         if changed is None:
             return self.table, False  # nearly always: nothing at all changed
         cores = self._cores(changed)
@@ -218,6 +232,7 @@ class ClothBlobs:
         return here
 
     def _full(self, image, frame) -> BlobTable:
+        self._dirty = None
         small = self._grid(image)
         found = self._search(small, self._bg_small, self._roi_small, np.zeros(2), self._step)
         self.table = BlobTable.of(found, fresh=False)

@@ -16,7 +16,7 @@ returns ``Detections``. The cost is kept down by looking only where it matters:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,6 +36,7 @@ from vision.model import (
     same_colour_as,
 )
 from vision.refine import PATCH_MIN_SUPPORT, edge_passes, near_rim_px, refine_balls, refine_bases
+from vision.renewal import BackgroundRenewal
 
 # A ball is fitted again from its last fit until the centre moves less than this (or stops
 # settling: ``vision.refine.edge_passes``).
@@ -46,6 +47,9 @@ WANDER_RADII = 0.5
 # this many frames before for a ball rolling in a colour no hypothesis explains
 # (``moving_ball_colour``).
 PROBE_FRAMES = 8
+# Every this many frames the background takes in what changed on the table itself since
+# learning and stood still since the last look (``vision/renewal.py``).
+RENEW_FRAMES = 15
 MAX_LEARNT_COLOURS = 2  # colours learnt so at most (a stray is followed, not kept adding)
 # Least share of the ball's face a colour covers to be one of the ball's colours when it has
 # shown itself (a two-tone ball's other half, a broad band; not a few spots or a glint).
@@ -113,6 +117,7 @@ class Detector:
         # (rough px when fitted, xy px, r px, mm, team) of the bases of the last coarse pass.
         self._last_bases = None
         self._probe_before = None  # the last probe's frame, on every ``_step``-th pixel
+        self._renewal = BackgroundRenewal(model)
         self._learnt_colours = 0
         # The window fit whose face was read last: one the window reuses shows the same pixels.
         self._face_read = None
@@ -165,6 +170,8 @@ class Detector:
             )
         if self._colour_open:
             self._probe_colours(image)
+        if self._frames % RENEW_FRAMES == 0:
+            self._renew_background(image)
         due = self._frames % self.config.base_refresh_frames == 0  # the whole cloth's turn
         if search_bases is None:
             search_bases = due
@@ -478,6 +485,18 @@ class Detector:
         self._t_ch = self._colour.threshold_ch
         self._cloth = self._new_cloth()
         self._coarse, self._last_bases, self._last_balls = None, None, None
+        self._ball_gate.clear()
+
+    def _renew_background(self, image) -> None:
+        """Take in what changed on the table itself (``vision/renewal.py``)."""
+        taken = self._renewal.renew(image, self.model)
+        if taken is None:
+            return
+        background = self.model.background.copy()
+        background[taken] = image[taken]
+        self.model = replace(self.model, background=background)
+        self._keepers.model = self.model
+        self._cloth.renew_background(background, taken)
         self._ball_gate.clear()
 
     def _window_ball(self, image, hint, travel_px, rolling: bool):

@@ -10,6 +10,8 @@
   (posts, crossbar, nets: their box, from the pitch's goals through the camera) are never
   synthesised: nothing in the model paints them, and a goal's frame or net taken for an object
   would stay foreground for ever.
+  The detector keeps it true to the table after learning (``vision/renewal.py``): a coarse
+  first frame that later frames sharpen, a lamp switched on.
 - **Noise.** Robust spread of the frame against the smoothed cloth; the foreground threshold
   is a multiple of it (``VisionConfig.foreground_sigmas``). A cloth's print or weave counts
   in it: the background keeps that texture where the frame is kept, but not where it is
@@ -80,6 +82,7 @@ class SceneModel:
         ball_named: the ball's colour was named by the user (one hypothesis, settled).
         hiders: (h, w) bool, pixels where a goal's bar may hide a ball (``vision/hiders.py``),
             or None (nothing hides it).
+        line_bgr: (3,) float32 the paint's colour.
         lens: the camera's mapping for the hot loop (``vision/geometry.py``), derived.
     """
 
@@ -97,6 +100,7 @@ class SceneModel:
     ball_colours_bgr: NDArray[np.float32] | None = None
     ball_named: bool = False
     hiders: NDArray[np.bool_] | None = None
+    line_bgr: NDArray[np.float32] = field(default_factory=lambda: np.full(3, 235.0, np.float32))
     lens: FastCamera = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -148,14 +152,13 @@ def learn_model(
     grid_step = 16
     scale = _scale_grid(camera, grid_step, roi)
     r_px = pitch.profile.ball_radius_mm * float(np.median(scale))  # a typical ball radius
-    cloth = _smooth_cloth(image, r_px)
+    cloth = smooth_cloth(image, r_px)
     diff = image.astype(np.float32) - cloth
     noise = _robust_sigma(diff[roi])
     thr = max(config.min_contrast, config.foreground_sigmas * noise)
     # Objects stand on the pitch at start; the cloth's edge and corners are not objects.
-    pitch_area = _cloth_roi(camera, pitch, inset_mm=pitch.profile.cloth_margin_mm - 40.0)
-    pitch_area &= ~_goals_mask(camera, pitch)
-    background, objects = _background(image, cloth, pitch_area, camera, pitch, thr, r_px)
+    in_play = pitch_area(camera, pitch) & ~goals_mask(camera, pitch)
+    background, objects, line_bgr = _background(image, cloth, in_play, camera, pitch, thr, r_px)
     blobs = _blobs(image, objects, r_px, cloth, thr)
     px_mm = _lookup(scale, grid_step, blobs.centre_px)
     p = pitch.profile
@@ -185,6 +188,7 @@ def learn_model(
         colours,
         config.ball_bgr is not None,
         hiders_mask(image, camera, pitch),
+        line_bgr.astype(np.float32),
     )
 
 
@@ -209,7 +213,13 @@ def _cloth_roi(camera: CameraModel, pitch: Pitch, inset_mm: float = 5.0) -> NDAr
     return mask.astype(bool)
 
 
-def _goals_mask(camera: CameraModel, pitch: Pitch, margin_mm: float = 5.0) -> NDArray[np.bool_]:
+def pitch_area(camera: CameraModel, pitch: Pitch) -> NDArray[np.bool_]:
+    """Pixels of the cloth up to 40 mm beyond the lines: where objects stand in play (the
+    cloth's edge and corners beyond are none)."""
+    return _cloth_roi(camera, pitch, inset_mm=pitch.profile.cloth_margin_mm - 40.0)
+
+
+def goals_mask(camera: CameraModel, pitch: Pitch, margin_mm: float = 5.0) -> NDArray[np.bool_]:
     """Pixels showing either goal: the image of its box from the goal line (posts stand on
     it) to the back of the net, across the posts, from the cloth to the crossbar's top."""
     p = pitch.profile
@@ -249,13 +259,22 @@ def _scale_grid(camera: CameraModel, step: int, roi: NDArray[np.bool_]) -> NDArr
     return scale.astype(np.float32)
 
 
-def _smooth_cloth(image: NDArray[np.uint8], ball_px: float) -> NDArray[np.float32]:
-    """The cloth without objects or lines: a median over ~3 base diameters, at 1/4 size."""
-    small = np.ascontiguousarray(image[::4, ::4])
-    k = int(max(5, round(7 * ball_px / 4))) | 1
-    med = cv2.medianBlur(small, ksize=min(k, 255))
+def smooth_cloth(image: NDArray[np.uint8], ball_px: float) -> NDArray[np.float32]:
+    """The cloth without objects or lines: a median over ~3 base diameters."""
     h, w = image.shape[:2]
+    med = cloth_median(image, ball_px)
     return cv2.resize(med, dsize=(w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+
+
+def cloth_median(image: NDArray[np.uint8], ball_px: float) -> NDArray[np.uint8]:
+    """``smooth_cloth`` at 1/4 size (every 4th pixel, the median over the same ground)."""
+    small = np.ascontiguousarray(image[::4, ::4])
+    return cv2.medianBlur(small, ksize=cloth_median_size(ball_px))
+
+
+def cloth_median_size(ball_px: float) -> int:
+    """``cloth_median``'s filter size at 1/4 scale: ~3 base diameters."""
+    return min(int(max(5, round(7 * ball_px / 4))) | 1, 255)
 
 
 def _robust_sigma(values: NDArray[np.float32]) -> float:
@@ -263,22 +282,25 @@ def _robust_sigma(values: NDArray[np.float32]) -> float:
     return float(1.4826 * np.median(np.abs(values - med)))
 
 
-def _background(image, cloth, roi, camera, pitch, thr, ball_px):
-    """Background image and the mask of objects in ``image`` (see the module docstring)."""
-    dist = np.sqrt(((image.astype(np.float32) - cloth) ** 2).sum(axis=2))
-    ys, xs = np.nonzero((dist > thr) & roi)
+def cloth_residual(image, cloth_at, ys, xs, camera, pitch, line_bgr=None):
+    """What the cloth and its painted lines explain at the pixels ``ys, xs (n,)`` of
+    ``image``, where the smoothed cloth is ``cloth_at (n, 3)``: their ground points
+    ``(n, 2)`` mm, the cloth with the paint there ``(n, 3)``, how far each pixel's colour is
+    from it ``(n,)`` (an object is what they do not explain) and the paint's colour ``(3,)``,
+    read off the pixels wholly on a line unless ``line_bgr`` is given."""
     px = np.stack([xs, ys], 1).astype(np.float64)
     ground = camera.back_project(px, 0.0)
     mm_px = camera.mm_per_px(ground)
     paint_mm = pitch.paint_distance_mm(ground)
     coverage = np.clip(0.5 - paint_mm / mm_px, 0.0, 1.0)
-    on_line = coverage > 0.95
-    line_bgr = (
-        np.median(image[ys[on_line], xs[on_line]], axis=0)
-        if on_line.sum() > 20
-        else np.full(3, 235.0)
-    )
-    synth_at = cloth[ys, xs] * (1 - coverage[:, None]) + line_bgr * coverage[:, None]
+    if line_bgr is None:
+        on_line = coverage > 0.95
+        line_bgr = (
+            np.median(image[ys[on_line], xs[on_line]], axis=0)
+            if on_line.sum() > 20
+            else np.full(3, 235.0)
+        )
+    synth_at = cloth_at * (1 - coverage[:, None]) + line_bgr * coverage[:, None]
     resid = np.sqrt(((image[ys, xs] - synth_at) ** 2).sum(axis=1))
     # The paint's blur and a measured edge a fraction of a pixel off change how much of a
     # line an edge pixel shows: a mix of cloth and paint within EDGE_SLACK_PX of the
@@ -286,7 +308,7 @@ def _background(image, cloth, roi, camera, pitch, thr, ball_px):
     # is still far more paint than that).
     near = np.abs(paint_mm) < (0.5 + EDGE_SLACK_PX) * mm_px
     if near.any():
-        c, pix = cloth[ys[near], xs[near]], image[ys[near], xs[near]]
+        c, pix = cloth_at[near], image[ys[near], xs[near]]
         span = line_bgr[None, :] - c
         share = ((pix - c) * span).sum(1) / np.maximum((span * span).sum(1), 1.0)
         slack = EDGE_SLACK_PX * mm_px[near]
@@ -294,6 +316,15 @@ def _background(image, cloth, roi, camera, pitch, thr, ball_px):
         hi = np.clip(0.5 - (paint_mm[near] - slack) / mm_px[near], 0.0, 1.0)
         mix = c + np.clip(share, lo, hi)[:, None] * span
         resid[near] = np.minimum(resid[near], np.sqrt(((pix - mix) ** 2).sum(axis=1)))
+    return ground, synth_at, resid, line_bgr
+
+
+def _background(image, cloth, roi, camera, pitch, thr, ball_px):
+    """Background image, the mask of objects in ``image`` (see the module docstring) and the
+    paint's colour ``(3,)``."""
+    dist = np.sqrt(((image.astype(np.float32) - cloth) ** 2).sum(axis=2))
+    ys, xs = np.nonzero((dist > thr) & roi)
+    ground, synth_at, resid, line_bgr = cloth_residual(image, cloth[ys, xs], ys, xs, camera, pitch)
     h, w = image.shape[:2]
     objects = np.zeros((h, w), np.uint8)
     objects[ys, xs] = resid > thr
@@ -331,7 +362,7 @@ def _background(image, cloth, roi, camera, pitch, thr, ball_px):
     synth = cloth.copy()
     synth[ys, xs] = synth_at
     background = np.where(grown[..., None], np.clip(synth, 0, 255), image).astype(np.uint8)
-    return background, objects
+    return background, objects, line_bgr
 
 
 def _spot_disc(shape, camera: CameraModel, pitch: Pitch, ball_px: float) -> NDArray[np.uint8]:

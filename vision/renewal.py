@@ -1,0 +1,143 @@
+"""Keeping the learnt background true to the table: ``BackgroundRenewal``.
+
+The background is learnt from one frame (``vision/model.py``), and the table's picture changes
+after it: a recording's first frame at a low bitrate is coarse blocks that the next frames
+sharpen (a block's edge against the sharpened cloth was taken for a ball at the cloth's edge,
+and the call it led to was confidently wrong), a lamp goes on, a soft shadow leaves with its
+figure. Every few frames a pixel is taken into the background where the frame differs from it,
+has stood still since the last look (what moves is no background), and:
+
+- within 40 mm of the lines or in a goal, is what the cloth and its lines explain, as when
+  learning (``cloth_residual``): a ball, a figure or a hand is not, however long it rests, and
+  is never taken in; a net's mesh and a line's edge a fraction of a pixel off are opened away;
+- beyond, on the cloth's edge and corners, is taken as it is, as when learning (no cloth to
+  explain there: the table's frame may cover some), and with it a ball at rest out of play.
+
+Only groups of such pixels at least ``RENEW_MIN_BALLS`` ball areas large are taken (a codec's
+flicker, strewn pixels, is none). Pixels found to be objects stay so while they stand still,
+so a table where nothing changed costs two comparisons of whole frames a look.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.model import (
+    SceneModel,
+    cloth_median,
+    cloth_median_size,
+    cloth_residual,
+    goals_mask,
+    pitch_area,
+)
+
+RENEW_MIN_BALLS = 0.25  # least area taken in at one look, in ball areas
+
+
+class BackgroundRenewal:
+    """Renews one model's background from frames shown to it now and then."""
+
+    def __init__(self, model: SceneModel) -> None:
+        self._play = pitch_area(model.camera, model.pitch) | goals_mask(model.camera, model.pitch)
+        self._play = (self._play & model.roi).astype(np.uint8) * 255  # objects told from cloth
+        self._roi = model.roi.astype(np.uint8) * 255
+        self._r_px = model.pitch.profile.ball_radius_mm * float(np.median(model.scale_grid))
+        k = max(3, int(0.8 * self._r_px) | 1)
+        self._open = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        # ``cloth_median``'s half width, full pixels
+        self._median_reach_px = 4 * (cloth_median_size(self._r_px) // 2 + 1)
+        self._least = RENEW_MIN_BALLS * np.pi * self._r_px**2
+        self._before: NDArray[np.uint8] | None = None
+        self._objects: NDArray[np.uint8] | None = None  # objects standing still (255), grown
+
+    def renew(self, image: NDArray[np.uint8], model: SceneModel) -> NDArray[np.bool_] | None:
+        """The pixels ``(h, w)`` of ``image`` to take into the background of ``model``, where
+        the table changed (see the module docstring), or None when there are none."""
+        before, self._before = self._before, image.copy()
+        if before is None:
+            return None
+        # A channel off by the whole colour distance of the foreground threshold: the noise of
+        # a sharper frame than the one learnt from, under that, is no change of the table.
+        t = float(model.threshold)
+        lim = (t, t, t)
+        still = cv2.inRange(cv2.absdiff(image, before), lowerb=(0, 0, 0), upperb=lim)
+        same = cv2.inRange(cv2.absdiff(image, model.background), lowerb=(0, 0, 0), upperb=lim)
+        stale = cv2.bitwise_and(cv2.bitwise_and(still, cv2.bitwise_not(same)), self._roi)
+        # Objects found at earlier looks are objects still while they stand still.
+        known = None if self._objects is None else cv2.bitwise_and(self._objects, still)
+        fresh = stale if known is None else cv2.bitwise_and(stale, cv2.bitwise_not(known))
+        fresh = self._groups(fresh)
+        if fresh is None:
+            self._objects = known
+            return None
+        objects = self._objects_near(image, fresh, model)
+        self._objects = objects if known is None else cv2.bitwise_or(objects, known)
+        take = cv2.bitwise_and(fresh, cv2.bitwise_not(self._objects))
+        if cv2.countNonZero(take) < self._least:
+            return None
+        return take.astype(bool)
+
+    def _groups(self, fresh: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
+        """The pixels of ``fresh`` (255) in groups of at least ``_least`` of them, or None.
+
+        Grouped on cells of 4 x 4 pixels holding two or more (a line's sliver crosses a cell
+        by four): a codec's flicker, pixels strewn one to a cell, is no group, and the cells
+        are few enough to label at once."""
+        h, w = fresh.shape
+        share = cv2.resize(fresh, dsize=(w // 4, h // 4), interpolation=cv2.INTER_AREA)
+        cells = (share >= 2 * 255 // 16).astype(np.uint8)
+        n, labels = cv2.connectedComponents(cells, connectivity=8)
+        if n <= 1:
+            return None
+        count = np.bincount(labels.ravel(), weights=share.ravel() / (255.0 / 16.0), minlength=n)
+        count[0] = 0.0
+        keep = (count >= self._least)[labels].astype(np.uint8) * 255
+        if not keep.any():
+            return None
+        keep = cv2.resize(keep, dsize=(w // 4 * 4, h // 4 * 4), interpolation=cv2.INTER_NEAREST)
+        return cv2.bitwise_and(
+            fresh, cv2.copyMakeBorder(keep, 0, h % 4, 0, w % 4, cv2.BORDER_CONSTANT)
+        )
+
+    def _objects_near(self, image, fresh, model: SceneModel) -> NDArray[np.uint8]:
+        """Mask (255) of the objects in ``image`` within an opening's reach of the ``fresh``
+        pixels, as learning finds them (``cloth_residual``) and grows them."""
+        h, w = fresh.shape
+        objects = np.zeros((h, w), np.uint8)
+        near = cv2.findNonZero(cv2.bitwise_and(cv2.dilate(fresh, kernel=self._open), self._play))
+        if near is not None:
+            xs, ys = near.reshape(-1, 2).T
+            # The cloth's median over their box and the filter's reach around it, every 4th
+            # pixel from a multiple of 4 as ``smooth_cloth`` takes it.
+            m = self._median_reach_px
+            x0, y0 = max(0, int(xs.min()) - m) // 4 * 4, max(0, int(ys.min()) - m) // 4 * 4
+            x1, y1 = min(w, int(xs.max()) + m + 1), min(h, int(ys.max()) + m + 1)
+            small = cloth_median(image[y0:y1, x0:x1], self._r_px)
+            cloth = _bilinear(small, (xs - x0 + 0.5) / 4.0 - 0.5, (ys - y0 + 0.5) / 4.0 - 0.5)
+            pix = image[ys, xs].astype(np.float32)
+            differs = np.sqrt(((pix - cloth) ** 2).sum(axis=1)) > model.threshold
+            ys, xs = ys[differs], xs[differs]
+            _, _, resid, _ = cloth_residual(
+                image, cloth[differs], ys, xs, model.camera, model.pitch, model.line_bgr
+            )
+            objects[ys, xs] = resid > model.threshold
+            objects = cv2.morphologyEx(objects, op=cv2.MORPH_OPEN, kernel=self._open)
+        return cv2.dilate(objects, kernel=np.ones((7, 7), np.uint8)) * 255
+
+
+def _bilinear(image: NDArray[np.uint8], x: NDArray, y: NDArray) -> NDArray[np.float32]:
+    """``image (h, w, 3)`` at points ``x, y (n,)``, bilinear as ``cv2.resize`` samples it,
+    the edge replicated."""
+    h, w = image.shape[:2]
+    x = np.clip(x, 0.0, w - 1.0)
+    y = np.clip(y, 0.0, h - 1.0)
+    x0 = np.minimum(x.astype(np.intp), w - 2) if w > 1 else np.zeros(len(x), np.intp)
+    y0 = np.minimum(y.astype(np.intp), h - 2) if h > 1 else np.zeros(len(y), np.intp)
+    fx, fy = (x - x0)[:, None], (y - y0)[:, None]
+    x1, y1 = np.minimum(x0 + 1, w - 1), np.minimum(y0 + 1, h - 1)
+    img = image.astype(np.float32)
+    top = img[y0, x0] * (1 - fx) + img[y0, x1] * fx
+    bottom = img[y1, x0] * (1 - fx) + img[y1, x1] * fx
+    return (top * (1 - fy) + bottom * fy).astype(np.float32)
