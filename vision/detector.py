@@ -117,7 +117,7 @@ class Detector:
         # (rough px when fitted, xy px, r px, mm, team) of the bases of the last coarse pass.
         self._last_bases = None
         self._probe_before = None  # the last probe's frame, on every ``_step``-th pixel
-        self._renewal = BackgroundRenewal(model)
+        self._renewal = BackgroundRenewal(model, self._step)
         self._learnt_colours = 0
         # The window fit whose face was read last: one the window reuses shows the same pixels.
         self._face_read = None

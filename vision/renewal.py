@@ -14,8 +14,9 @@ has stood still since the last look (what moves is no background), and:
   explain there: the table's frame may cover some), and with it a ball at rest out of play.
 
 Only groups of such pixels at least ``RENEW_MIN_BALLS`` ball areas large are taken (a codec's
-flicker, strewn pixels, is none). Pixels found to be objects stay so while they stand still,
-so a table where nothing changed costs two comparisons of whole frames a look.
+flicker, strewn pixels, is none). Pixels found to be objects stay so while they stand still.
+The looks are on the detector's whole-cloth grid, so a table where nothing changed costs two
+comparisons of a sixteenth (at every 4th pixel) to a quarter of a frame.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from vision.model import (
     cloth_median,
     cloth_median_size,
     cloth_residual,
+    every_step,
     goals_mask,
     pitch_area,
 )
@@ -37,33 +39,42 @@ RENEW_MIN_BALLS = 0.25  # least area taken in at one look, in ball areas
 
 
 class BackgroundRenewal:
-    """Renews one model's background from frames shown to it now and then."""
+    """Renews one model's background from frames shown to it now and then, looking at every
+    ``step``-th pixel in x and y (the detector's whole-cloth grid: two or more samples per
+    ball radius) and taking in the full-resolution pixels of the samples taken."""
 
-    def __init__(self, model: SceneModel) -> None:
-        self._play = pitch_area(model.camera, model.pitch) | goals_mask(model.camera, model.pitch)
-        self._play = (self._play & model.roi).astype(np.uint8) * 255  # objects told from cloth
-        self._roi = model.roi.astype(np.uint8) * 255
+    def __init__(self, model: SceneModel, step: int) -> None:
+        self._s = s = step
+        play = pitch_area(model.camera, model.pitch) | goals_mask(model.camera, model.pitch)
+        self._play = every_step((play & model.roi).astype(np.uint8) * 255, s)  # objects told
+        self._roi = every_step(model.roi.astype(np.uint8) * 255, s)
         self._r_px = model.pitch.profile.ball_radius_mm * float(np.median(model.scale_grid))
-        k = max(3, int(0.8 * self._r_px) | 1)
+        # Learning's opening (0.8 radii) and growing (7 px) of objects, on the grid.
+        k = max(3, int(0.8 * self._r_px / s) | 1)
         self._open = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        self._grow = np.ones((max(3, -(-7 // s) | 1),) * 2, np.uint8)
         # ``cloth_median``'s half width, full pixels
         self._median_reach_px = 4 * (cloth_median_size(self._r_px) // 2 + 1)
-        self._least = RENEW_MIN_BALLS * np.pi * self._r_px**2
+        self._least = RENEW_MIN_BALLS * np.pi * self._r_px**2 / s**2  # samples
         self._before: NDArray[np.uint8] | None = None
         self._objects: NDArray[np.uint8] | None = None  # objects standing still (255), grown
+        self._bg: tuple[NDArray[np.uint8], NDArray[np.uint8]] | None = None  # (of, its grid)
 
     def renew(self, image: NDArray[np.uint8], model: SceneModel) -> NDArray[np.bool_] | None:
         """The pixels ``(h, w)`` of ``image`` to take into the background of ``model``, where
         the table changed (see the module docstring), or None when there are none."""
-        before, self._before = self._before, image.copy()
+        small = every_step(image, self._s)
+        before, self._before = self._before, small
+        if self._bg is None or self._bg[0] is not model.background:
+            self._bg = model.background, every_step(model.background, self._s)
         if before is None:
             return None
         # A channel off by the whole colour distance of the foreground threshold: the noise of
         # a sharper frame than the one learnt from, under that, is no change of the table.
         t = float(model.threshold)
         lim = (t, t, t)
-        still = cv2.inRange(cv2.absdiff(image, before), lowerb=(0, 0, 0), upperb=lim)
-        same = cv2.inRange(cv2.absdiff(image, model.background), lowerb=(0, 0, 0), upperb=lim)
+        still = cv2.inRange(cv2.absdiff(small, before), lowerb=(0, 0, 0), upperb=lim)
+        same = cv2.inRange(cv2.absdiff(small, self._bg[1]), lowerb=(0, 0, 0), upperb=lim)
         stale = cv2.bitwise_and(cv2.bitwise_and(still, cv2.bitwise_not(same)), self._roi)
         # Objects found at earlier looks are objects still while they stand still.
         known = None if self._objects is None else cv2.bitwise_and(self._objects, still)
@@ -75,42 +86,32 @@ class BackgroundRenewal:
         objects = self._objects_near(image, fresh, model)
         self._objects = objects if known is None else cv2.bitwise_or(objects, known)
         take = cv2.bitwise_and(fresh, cv2.bitwise_not(self._objects))
-        if cv2.countNonZero(take) < self._least:
+        if not cv2.countNonZero(take):
             return None
-        return take.astype(bool)
+        return self._pixels(image, take, model)
 
     def _groups(self, fresh: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
-        """The pixels of ``fresh`` (255) in groups of at least ``_least`` of them, or None.
-
-        Grouped on cells of 4 x 4 pixels holding two or more (a line's sliver crosses a cell
-        by four): a codec's flicker, pixels strewn one to a cell, is no group, and the cells
-        are few enough to label at once."""
-        h, w = fresh.shape
-        share = cv2.resize(fresh, dsize=(w // 4, h // 4), interpolation=cv2.INTER_AREA)
-        cells = (share >= 2 * 255 // 16).astype(np.uint8)
-        n, labels = cv2.connectedComponents(cells, connectivity=8)
-        if n <= 1:
-            return None
-        count = np.bincount(labels.ravel(), weights=share.ravel() / (255.0 / 16.0), minlength=n)
-        count[0] = 0.0
-        keep = (count >= self._least)[labels].astype(np.uint8) * 255
+        """The samples of ``fresh`` (255) in groups of at least ``_least``, or None: a codec's
+        flicker, strewn samples, is no group."""
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(fresh, connectivity=8)
+        keep = stats[:, cv2.CC_STAT_AREA] >= self._least
+        keep[0] = False
         if not keep.any():
             return None
-        keep = cv2.resize(keep, dsize=(w // 4 * 4, h // 4 * 4), interpolation=cv2.INTER_NEAREST)
-        return cv2.bitwise_and(
-            fresh, cv2.copyMakeBorder(keep, 0, h % 4, 0, w % 4, cv2.BORDER_CONSTANT)
-        )
+        return keep[labels].astype(np.uint8) * 255
 
     def _objects_near(self, image, fresh, model: SceneModel) -> NDArray[np.uint8]:
-        """Mask (255) of the objects in ``image`` within an opening's reach of the ``fresh``
-        pixels, as learning finds them (``cloth_residual``) and grows them."""
-        h, w = fresh.shape
-        objects = np.zeros((h, w), np.uint8)
+        """Mask (255) on the grid of the objects in ``image`` within an opening's reach of
+        the ``fresh`` samples, as learning finds them (``cloth_residual``) and grows them."""
+        s = self._s
+        objects = np.zeros(fresh.shape, np.uint8)
         near = cv2.findNonZero(cv2.bitwise_and(cv2.dilate(fresh, kernel=self._open), self._play))
         if near is not None:
-            xs, ys = near.reshape(-1, 2).T
+            gx, gy = near.reshape(-1, 2).T
+            xs, ys = gx * s, gy * s
             # The cloth's median over their box and the filter's reach around it, every 4th
             # pixel from a multiple of 4 as ``smooth_cloth`` takes it.
+            h, w = image.shape[:2]
             m = self._median_reach_px
             x0, y0 = max(0, int(xs.min()) - m) // 4 * 4, max(0, int(ys.min()) - m) // 4 * 4
             x1, y1 = min(w, int(xs.max()) + m + 1), min(h, int(ys.max()) + m + 1)
@@ -118,13 +119,35 @@ class BackgroundRenewal:
             cloth = _bilinear(small, (xs - x0 + 0.5) / 4.0 - 0.5, (ys - y0 + 0.5) / 4.0 - 0.5)
             pix = image[ys, xs].astype(np.float32)
             differs = np.sqrt(((pix - cloth) ** 2).sum(axis=1)) > model.threshold
-            ys, xs = ys[differs], xs[differs]
             _, _, resid, _ = cloth_residual(
-                image, cloth[differs], ys, xs, model.camera, model.pitch, model.line_bgr
+                image,
+                cloth[differs],
+                ys[differs],
+                xs[differs],
+                model.camera,
+                model.pitch,
+                model.line_bgr,
             )
-            objects[ys, xs] = resid > model.threshold
+            objects[gy[differs], gx[differs]] = resid > model.threshold
             objects = cv2.morphologyEx(objects, op=cv2.MORPH_OPEN, kernel=self._open)
-        return cv2.dilate(objects, kernel=np.ones((7, 7), np.uint8)) * 255
+        return cv2.dilate(objects, kernel=self._grow) * 255
+
+    def _pixels(self, image, take, model: SceneModel) -> NDArray[np.bool_]:
+        """The full-resolution pixels of the ``take`` samples' cells (``step`` square from
+        each) that differ from the background as the samples do."""
+        s, (h, w) = self._s, image.shape[:2]
+        gh, gw = take.shape
+        cells = cv2.resize(take, dsize=(gw * s, gh * s), interpolation=cv2.INTER_NEAREST)[:h, :w]
+        x, y, bw, bh = cv2.boundingRect(cells)
+        t = float(model.threshold)
+        same = cv2.inRange(
+            cv2.absdiff(image[y : y + bh, x : x + bw], model.background[y : y + bh, x : x + bw]),
+            lowerb=(0, 0, 0),
+            upperb=(t, t, t),
+        )
+        out = np.zeros((h, w), bool)
+        out[y : y + bh, x : x + bw] = (cells[y : y + bh, x : x + bw] > 0) & (same == 0)
+        return out
 
 
 def _bilinear(image: NDArray[np.uint8], x: NDArray, y: NDArray) -> NDArray[np.float32]:

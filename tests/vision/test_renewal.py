@@ -82,7 +82,7 @@ def ball_disc(xy_mm):
 def test_sharpened_cloth_is_taken_in_and_a_ball_resting_since_is_not():
     renderer, model = setup()
     image = renderer.render(frame(BALL_MM))
-    renewal = BackgroundRenewal(model)
+    renewal = BackgroundRenewal(model, step=2)
     assert renewal.renew(image, model) is None  # nothing to tell still from moving yet
     background = taken_in(renewal.renew(image, model), image, model)
     for place in (BLOCK_MM, EDGE_MM):
@@ -95,7 +95,7 @@ def test_sharpened_cloth_is_taken_in_and_a_ball_resting_since_is_not():
 def test_what_moved_since_the_last_look_is_not_taken_in():
     renderer, model = setup()
     image = renderer.render(frame(None))
-    renewal = BackgroundRenewal(model)
+    renewal = BackgroundRenewal(model, step=2)
     renewal.renew(coarse(image, BLOCK_MM), model)  # the block still there at the last look
     background = taken_in(renewal.renew(image, model), image, model)  # the edge stood still
     inner = box(BLOCK_MM, 12)
