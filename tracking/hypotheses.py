@@ -6,7 +6,7 @@ of the same colour. Colour and shape rank the candidates; motion settles them: *
 gets struck and rolls*. ``BallHypotheses`` follows every candidate the detector reports (in mm)
 from frame to frame and
 
-- chooses the best-ranked one as the ball (its mean score, once seen in a few frames), and
+- chooses the best-ranked one as the ball (its score of late, once seen in a few frames), and
   keeps it until another, in view, ranks clearly better for ``switch_s`` or it has not been
   seen for ``forget_s``;
 - settles on the first candidate that rolls ``roll_mm`` from where it stood, seen as a ball
@@ -53,6 +53,11 @@ class HypothesisConfig:
             never seen standing.)
         min_score: least mean detection score of a candidate that may be the ball (as the
             ball tracker's ``acquire_score``).
+        rank_s: a candidate ranks by its detection scores of about this long ago and since:
+            how it looks now, not since the clip began (a figure scored as a ball while the
+            ball was a blur at the clip's start would hold the choice for many seconds). Its
+            mean over every sighting still says whether it may be a ball at all: a rolling
+            ball scores little while it is a streak.
         flick_gap_s: a candidate unseen for at most this long may be found a flick's travel
             away (struck between two frames); after longer, only within ``reach_mm``.
         forget_s: a candidate not seen for this long is dropped (a ball under a hand for a
@@ -75,6 +80,7 @@ class HypothesisConfig:
     max_speed_mm_s: float = 3000.0
     roll_mm: float = 40.0
     min_score: float = 0.3
+    rank_s: float = 0.5
     flick_gap_s: float = 0.1
     forget_s: float = 2.0
     settle_frames: int = 3
@@ -93,6 +99,7 @@ class _Candidate:
     seen_s: float
     sightings: int = 1
     score_sum: float = 0.0
+    score_now: float = 0.0  # its score averaged over about the last ``rank_s``
     first_frame: int = 0  # the update it was first seen in
     moved_frames: int = 0  # sightings since it left its place
     still_frames: int = 0  # sightings at its place before it left
@@ -179,6 +186,8 @@ class BallHypotheses:
                 step_s = max(t_s - c.seen_s, 1e-6)
                 c.v_mm_s = (xy_mm[i] - c.xy_mm) / step_s
                 c.xy_mm = xy_mm[i].copy()
+            keep = np.exp(-max(t_s - c.seen_s, 0.0) / cfg.rank_s) if c.sightings else 0.0
+            c.score_now = keep * c.score_now + (1.0 - keep) * float(score[i])
             c.seen_s = t_s
             c.sightings += 1
             c.score_sum += float(score[i])
@@ -230,6 +239,7 @@ class BallHypotheses:
         new.start_mm = parent.start_mm.copy()
         new.still_frames = parent.still_frames
         new.sightings, new.score_sum = parent.sightings, parent.score_sum
+        new.score_now, new.seen_s = parent.score_now, parent.seen_s
         new.first_frame = parent.first_frame
         # The identity goes with the struck one (a chosen ball stays chosen as it leaves);
         # what is left at the place starts afresh.
@@ -293,7 +303,7 @@ class BallHypotheses:
         return c.score_sum / max(c.sightings, 1)
 
     def _rank(self, c: _Candidate) -> float:
-        return self._mean_score(c) * min(1.0, c.sightings / self.config.settle_frames)
+        return c.score_now * min(1.0, c.sightings / self.config.settle_frames)
 
     def _choose(self) -> None:
         cfg = self.config

@@ -116,6 +116,20 @@ def test_the_choice_switches_only_on_a_lead_held_a_while(stands_s, switches):
     assert np.allclose(hyp.chosen_xy_mm, striker) == switches
 
 
+def test_a_candidate_ranks_by_how_it_looks_now_not_since_the_clip_began():
+    """A figure was scored as a ball for the clip's first seconds, while the ball was a blur;
+    then it scores poorly and the ball shows, well but not twice as well: the ball takes the
+    choice within a second and a half (an average since the clip began would have the
+    figure lead for many seconds more)."""
+    hyp = BallHypotheses()
+    for k in range(int(3 * FPS)):
+        hyp.update(KEEPER[None], np.array([0.8]), k / FPS)
+    assert np.allclose(hyp.chosen_xy_mm, KEEPER)
+    for k in range(int(1.5 * FPS)):
+        hyp.update(np.array([KEEPER, BALL]), np.array([0.35, 0.75]), 3.0 + k / FPS)
+    assert np.allclose(hyp.chosen_xy_mm, BALL)
+
+
 def test_a_ball_under_a_hand_for_a_moment_stays_the_choice():
     """The chosen ball goes out of sight for a quarter of a second (a hand over it) while a
     better-ranked candidate stands in view elsewhere: the ball keeps the choice, and is the
