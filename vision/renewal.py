@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.fit import bilinear
 from vision.model import (
     SceneModel,
     cloth_median,
@@ -72,9 +73,7 @@ class BackgroundRenewal:
         # A channel off by the whole colour distance of the foreground threshold: the noise of
         # a sharper frame than the one learnt from, under that, is no change of the table.
         t = float(model.threshold)
-        lim = (t, t, t)
-        still = cv2.inRange(cv2.absdiff(small, before), lowerb=(0, 0, 0), upperb=lim)
-        same = cv2.inRange(cv2.absdiff(small, self._bg[1]), lowerb=(0, 0, 0), upperb=lim)
+        still, same = _same(small, before, t), _same(small, self._bg[1], t)
         stale = cv2.bitwise_and(cv2.bitwise_and(still, cv2.bitwise_not(same)), self._roi)
         # Objects found at earlier looks are objects still while they stand still.
         known = None if self._objects is None else cv2.bitwise_and(self._objects, still)
@@ -116,7 +115,7 @@ class BackgroundRenewal:
             x0, y0 = max(0, int(xs.min()) - m) // 4 * 4, max(0, int(ys.min()) - m) // 4 * 4
             x1, y1 = min(w, int(xs.max()) + m + 1), min(h, int(ys.max()) + m + 1)
             small = cloth_median(image[y0:y1, x0:x1], self._r_px)
-            cloth = _bilinear(small, (xs - x0 + 0.5) / 4.0 - 0.5, (ys - y0 + 0.5) / 4.0 - 0.5)
+            cloth = _cloth_at(small, (xs - x0 + 0.5) / 4.0 - 0.5, (ys - y0 + 0.5) / 4.0 - 0.5)
             pix = image[ys, xs].astype(np.float32)
             differs = np.sqrt(((pix - cloth) ** 2).sum(axis=1)) > model.threshold
             _, _, resid, _ = cloth_residual(
@@ -139,28 +138,21 @@ class BackgroundRenewal:
         gh, gw = take.shape
         cells = cv2.resize(take, dsize=(gw * s, gh * s), interpolation=cv2.INTER_NEAREST)[:h, :w]
         x, y, bw, bh = cv2.boundingRect(cells)
-        t = float(model.threshold)
-        same = cv2.inRange(
-            cv2.absdiff(image[y : y + bh, x : x + bw], model.background[y : y + bh, x : x + bw]),
-            lowerb=(0, 0, 0),
-            upperb=(t, t, t),
-        )
+        box = np.s_[y : y + bh, x : x + bw]
+        same = _same(image[box], model.background[box], float(model.threshold))
         out = np.zeros((h, w), bool)
-        out[y : y + bh, x : x + bw] = (cells[y : y + bh, x : x + bw] > 0) & (same == 0)
+        out[box] = (cells[box] > 0) & (same == 0)
         return out
 
 
-def _bilinear(image: NDArray[np.uint8], x: NDArray, y: NDArray) -> NDArray[np.float32]:
-    """``image (h, w, 3)`` at points ``x, y (n,)``, bilinear as ``cv2.resize`` samples it,
+def _cloth_at(small: NDArray[np.uint8], x: NDArray, y: NDArray) -> NDArray[np.float32]:
+    """``small (h, w, 3)`` bilinear at points ``x, y (n,)`` (as ``cv2.resize`` samples it),
     the edge replicated."""
-    h, w = image.shape[:2]
-    x = np.clip(x, 0.0, w - 1.0)
-    y = np.clip(y, 0.0, h - 1.0)
-    x0 = np.minimum(x.astype(np.intp), w - 2) if w > 1 else np.zeros(len(x), np.intp)
-    y0 = np.minimum(y.astype(np.intp), h - 2) if h > 1 else np.zeros(len(y), np.intp)
-    fx, fy = (x - x0)[:, None], (y - y0)[:, None]
-    x1, y1 = np.minimum(x0 + 1, w - 1), np.minimum(y0 + 1, h - 1)
-    img = image.astype(np.float32)
-    top = img[y0, x0] * (1 - fx) + img[y0, x1] * fx
-    bottom = img[y1, x0] * (1 - fx) + img[y1, x1] * fx
-    return (top * (1 - fy) + bottom * fy).astype(np.float32)
+    h, w = small.shape[:2]
+    xy = np.stack([np.clip(x, 0.0, w - 1.0), np.clip(y, 0.0, h - 1.0)], 1)
+    return np.stack([bilinear(small[..., c], xy, 0.0) for c in range(3)], 1).astype(np.float32)
+
+
+def _same(a: NDArray[np.uint8], b: NDArray[np.uint8], t: float) -> NDArray[np.uint8]:
+    """255 where no channel of ``a`` and ``b`` differs by more than ``t``."""
+    return cv2.inRange(cv2.absdiff(a, b), lowerb=(0, 0, 0), upperb=(t, t, t))
