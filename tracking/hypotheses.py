@@ -20,7 +20,10 @@ from frame to frame and
   ``settle_roll_mm`` settles it too: unsettled, the identity doubt (``rival_mm``) would leave
   every call of a clip picked up in play to the referee whenever a kit shares the ball's
   colour. A figure's part of that colour rides on its base, and candidates on bases are
-  removed before.
+  removed before;
+- failing both, prefers one first seen moving later on (struck where it was never a
+  candidate: among bases of its colour) that has rolled ``settle_roll_mm`` and come to rest
+  looking no less a ball than the choice, without settling anything.
 
 Until motion has settled it, the choice may be wrong however well the chosen one is placed:
 ``rival_mm`` is how far the farthest other ball-like candidate stands from it, the error the
@@ -74,6 +77,8 @@ class HypothesisConfig:
             far, the only one, is the ball (three times ``roll_mm``: a roll, not a nudge).
         coast_s: a moving candidate unseen for longer than this (and two frames) is looked
             for where it was last seen: a rolling ball has stopped by then, or been stopped.
+        rest_speed_mm_s: a candidate seen moving slower than this is at rest (a resting
+            ball's fits jitter by a few tenths of a millimetre a frame).
     """
 
     reach_mm: float = 8.0
@@ -89,6 +94,7 @@ class HypothesisConfig:
     max_hypotheses: int = 24
     settle_roll_mm: float = 120.0
     coast_s: float = 0.5
+    rest_speed_mm_s: float = 50.0
 
 
 @dataclass(slots=True, eq=False)
@@ -105,6 +111,7 @@ class _Candidate:
     still_frames: int = 0  # sightings at its place before it left
     left_mm: NDArray[np.float64] | None = None  # its first sighting away from its place
     along_mm: float = 0.0  # how far from there it has been seen since
+    rest_frames: int = 0  # sightings in a row slower than ``rest_speed_mm_s``
     key: int = field(default=0)
 
 
@@ -186,6 +193,8 @@ class BallHypotheses:
                 step_s = max(t_s - c.seen_s, 1e-6)
                 c.v_mm_s = (xy_mm[i] - c.xy_mm) / step_s
                 c.xy_mm = xy_mm[i].copy()
+                slow = np.hypot(*c.v_mm_s) < cfg.rest_speed_mm_s
+                c.rest_frames = c.rest_frames + 1 if slow else 0
             keep = np.exp(-max(t_s - c.seen_s, 0.0) / cfg.rank_s) if c.sightings else 0.0
             c.score_now = keep * c.score_now + (1.0 - keep) * float(score[i])
             c.seen_s = t_s
@@ -329,6 +338,23 @@ class BallHypotheses:
             and self._mean_score(c) >= cfg.min_score
             and self._seen_rolling(c)
         ]
+        # Struck in view where it was never seen standing (among bases of its colour, or
+        # hidden under the striking hand): first seen moving later on, it has rolled a long
+        # way, seen along it, and come to rest looking no less a ball than the choice. A
+        # figure's part of its colour whose base went unseen, flicked as far, would pass too
+        # (it then stops by the ball it ran up to, which is struck and rolls next), so it is
+        # chosen but settles nothing.
+        current = self._find(self._chosen)
+        travelled = [
+            c
+            for c in self._cands
+            if c.first_frame >= cfg.settle_frames
+            and c.still_frames < cfg.settle_frames
+            and c.along_mm >= cfg.settle_roll_mm
+            and c.rest_frames >= cfg.settle_frames
+            and self._mean_score(c) >= cfg.min_score
+            and (current is None or current is c or self._rank(c) >= self._rank(current))
+        ]
         if rolled:  # struck and rolled: the ball
             best = max(rolled, key=lambda c: (c.moved_frames, self._rank(c)))
             self._chosen, self.confirmed = best.key, True
@@ -337,6 +363,8 @@ class BallHypotheses:
             self._chosen = best.key
             far = np.hypot(*(best.xy_mm - best.start_mm)) >= cfg.settle_roll_mm
             self.confirmed = self.confirmed or (far and len(rolling) == 1)
+        elif travelled:
+            self._chosen = max(travelled, key=lambda c: (c.moved_frames, self._rank(c))).key
         elif self._cands:
             # Only a candidate in view now may take the choice: one glimpsed for a few frames
             # a while ago (a kit's patch as a figure passed) is no better evidence than the

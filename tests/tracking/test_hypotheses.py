@@ -294,6 +294,26 @@ def test_a_striker_running_up_mid_clip_is_not_a_ball_rolling_from_the_start():
     assert i == 0 and not hyp.confirmed
 
 
+@pytest.mark.parametrize("rest_score", [0.85, 0.5])
+def test_a_ball_first_seen_rolling_mid_clip_is_chosen_once_at_rest_and_settles_nothing(rest_score):
+    """A ball among bases of its colour is no candidate until it is struck out of them: first
+    seen moving mid-clip, it rolls 200 mm and rests. Once at rest and looking no less a ball
+    than the still keeper chosen so far, it is the choice; a figure's part run as far would
+    pass too, so nothing is settled. Resting looking less of a ball (``rest_score`` 0.5
+    against the keeper's 0.8), the keeper stays the choice."""
+    hyp = BallHypotheses()
+    picked = []
+    for k in range(120):
+        xy, score = [KEEPER], [0.8]
+        if k >= 30:
+            xy.append(_rolling_from_the_start(k - 30, 200.0, decel_mm_s2=2000.0))
+            score.append(0.6 if k < 50 else rest_score)  # a streak while it rolls fast
+        picked.append(hyp.update(np.array(xy), np.array(score), k / FPS))
+    assert picked[40] == 0  # rolling, not yet at rest: the keeper still
+    assert picked[-1] == (1 if rest_score > 0.8 else 0)
+    assert not hyp.confirmed
+
+
 def test_a_ball_reported_twice_as_it_is_struck_is_followed_and_settles():
     """The detector may report one ball twice in a frame (two fits of it): that is one
     object, not a second candidate that takes the struck ball's history while the chosen
