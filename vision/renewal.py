@@ -37,6 +37,7 @@ from vision.model import (
 )
 
 RENEW_MIN_BALLS = 0.25  # least area taken in at one look, in ball areas
+OBJECT_MAX_BALLS = 4.0  # a group of change up to this large that shows an object is one
 
 
 class BackgroundRenewal:
@@ -82,7 +83,7 @@ class BackgroundRenewal:
         if fresh is None:
             self._objects = known
             return None
-        objects = self._objects_near(image, fresh, model)
+        objects = self._whole(fresh, self._objects_near(image, fresh, model))
         self._objects = objects if known is None else cv2.bitwise_or(objects, known)
         take = cv2.bitwise_and(fresh, cv2.bitwise_not(self._objects))
         if not cv2.countNonZero(take):
@@ -98,6 +99,21 @@ class BackgroundRenewal:
         if not keep.any():
             return None
         return keep[labels].astype(np.uint8) * 255
+
+    def _whole(self, fresh: NDArray[np.uint8], objects: NDArray[np.uint8]) -> NDArray[np.uint8]:
+        """``objects`` with every group of ``fresh`` no larger than ``OBJECT_MAX_BALLS`` ball
+        areas that touches one: a ball at rest whose dim side, or a band of it, the cloth
+        explains is one object, and taken in piece by piece it would shrink look by look
+        until it was no ball. (A larger group, a lamp's light, is taken but for its objects.)"""
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(fresh, connectivity=8)
+        small = stats[:, cv2.CC_STAT_AREA] <= OBJECT_MAX_BALLS / RENEW_MIN_BALLS * self._least
+        touched = np.zeros(n, bool)
+        touched[np.unique(labels[objects > 0])] = True
+        whole = small & touched
+        whole[0] = False
+        if not whole.any():
+            return objects
+        return cv2.bitwise_or(objects, whole[labels].astype(np.uint8) * 255)
 
     def _objects_near(self, image, fresh, model: SceneModel) -> NDArray[np.uint8]:
         """Mask (255) on the grid of the objects in ``image`` within an opening's reach of
