@@ -14,7 +14,10 @@ has stood still since the last look (what moves is no background), and:
   explain there: the table's frame may cover some), and with it a ball at rest out of play.
 
 Only groups of such pixels at least ``RENEW_MIN_BALLS`` ball areas large are taken (a codec's
-flicker, strewn pixels, is none). Pixels found to be objects stay so while they stand still.
+flicker, strewn pixels, is none), and none of a group up to ``OBJECT_MAX_BALLS`` large that
+shows an object anywhere (a resting ball's rim and shadow, which the cloth explains, are the
+background its outline is read against). Pixels found to be objects stay so while they stand
+still.
 The looks are on the detector's whole-cloth grid, so a table where nothing changed costs two
 comparisons of a sixteenth (at every 4th pixel) to a quarter of a frame.
 """
