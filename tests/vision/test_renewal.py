@@ -115,7 +115,6 @@ def test_the_detector_keeps_a_ball_at_rest_through_renewals():
     assert stale_share(detector.model.background, image, BLOCK_MM, model.threshold) < 0.02
 
 
-
 def test_the_rim_and_shadow_of_a_ball_at_rest_are_not_taken_in():
     """Where a resting ball's blurred rim and its contact shadow meet the cloth, some pixels
     differ from the background and yet the cloth explains them. Taken in, they would be the
