@@ -24,8 +24,6 @@ class ChangeGate:
 
     def __init__(self, threshold: float, *, max_age: int, min_pixels: int = 3) -> None:
         self._t = 2.0 * float(threshold)
-        # ``cv2.inRange`` rounds a bound to the nearest level (half to even, like ``np.rint``).
-        self._t_level = int(np.rint(self._t))
         self._max_age = max_age
         self._min_pixels = min_pixels
         self._key: Hashable | None = None
@@ -43,15 +41,9 @@ class ChangeGate:
         """Like ``lookup`` but of any age: what the unchanged region showed when stored."""
         if self._region is None or key != self._key or region.shape != self._region.shape:
             return None
-        # Nearly always nothing changed at all: the largest channel difference says so in one
-        # pass, without the per-pixel count below.
-        if cv2.norm(region, self._region, normType=cv2.NORM_INF) <= self._t_level:
+        if shows_nothing_new(region, self._region, self._t, self._min_pixels):
             return self._result
-        t = self._t
-        quiet = cv2.inRange(cv2.absdiff(region, self._region), lowerb=(0, 0, 0), upperb=(t, t, t))
-        if quiet.size - cv2.countNonZero(quiet) >= self._min_pixels:
-            return None
-        return self._result
+        return None
 
     def result(self) -> Any:
         """The stored result, whatever a region shows now (None when none is stored)."""
@@ -63,3 +55,18 @@ class ChangeGate:
 
     def clear(self) -> None:
         self._key, self._region, self._result = None, None, None
+
+
+def shows_nothing_new(
+    region: NDArray[np.uint8], before: NDArray[np.uint8], limit: float, min_pixels: int = 3
+) -> bool:
+    """Whether ``region`` differs from ``before`` (the same shape, uint8) in fewer than
+    ``min_pixels`` pixels by more than ``limit`` levels in a channel (twice the foreground
+    threshold: see the module docstring)."""
+    # Nearly always nothing changed at all: the largest channel difference says so in one
+    # pass, without the per-pixel count below. (``cv2.inRange`` rounds a bound to the nearest
+    # level, half to even, like ``np.rint``.)
+    if cv2.norm(region, before, normType=cv2.NORM_INF) <= int(np.rint(limit)):
+        return True
+    quiet = cv2.inRange(cv2.absdiff(region, before), lowerb=(0, 0, 0), upperb=(limit,) * 3)
+    return quiet.size - cv2.countNonZero(quiet) < min_pixels

@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.blobs import AWAY, BALL, HOME, ColourBlobs
-from vision.changes import ChangeGate
+from vision.changes import ChangeGate, shows_nothing_new
 from vision.cloth import BlobTable, ClothBlobs
 from vision.colour import darkened
 from vision.config import VisionConfig
@@ -43,6 +43,8 @@ from vision.renewal import BackgroundRenewal
 REFIT_PX = 0.05
 # A window's fit that ended more than this many radii from its start left for something else.
 WANDER_RADII = 0.5
+# A ball fit reads the pixels within this many radii of its centres (rays reach 2.2).
+LOOK_RADII = 2.5
 # While the ball's colour is open, every this many frames the frame is compared with the one
 # this many frames before for a ball rolling in a colour no hypothesis explains
 # (``moving_ball_colour``).
@@ -498,6 +500,8 @@ class Detector:
         self._keepers.model = self.model
         self._cloth.renew_background(background, taken)
         self._ball_gate.clear()
+        if self._last_balls is not None:  # a failed fit is tried again on the new background
+            self._last_balls = (*self._last_balls[:3], [None] * len(self._last_balls[0]))
 
     def _window_ball(self, image, hint, travel_px, rolling: bool):
         """Fitted ball candidates in the window around ``hint``, or None when it shows none.
@@ -618,7 +622,7 @@ class Detector:
 
         A candidate found again at the same rough centre (within a fraction of the search
         step) keeps its last fit for up to ``coarse_refit_frames`` frames (a failed one for
-        ``rest_refit_frames``): while the ball's
+        ``rest_refit_frames``, unless nothing changed where it looked): while the ball's
         identity is open every candidate is watched, and neither a hand moving elsewhere nor
         a codec's flicker over a still scene should refit them all. A struck candidate leaves
         its rough centre within a frame or two, and the chosen ball has its own window."""
@@ -628,16 +632,19 @@ class Detector:
         n = len(rough)
         reuse, j = np.zeros(n, bool), np.zeros(n, int)
         last = self._last_balls
+        cfg = self.config
         if last is not None and n and len(last[0]):
             d = np.linalg.norm(rough[:, None, :] - last[0][None], axis=2)
             j = np.argmin(d, axis=1)
             # A failed fit is tried again sooner: it may have started from a blob that was
-            # cut by something passing.
+            # cut by something passing. Where nothing changed since, nothing passed.
             age = self._frames - last[2][j]
             ok_before = last[1][4][j]
-            cfg = self.config
             fresh_fit = age < np.where(ok_before, cfg.coarse_refit_frames, cfg.rest_refit_frames)
-            reuse = (d[np.arange(n), j] < 0.6 * self._step) & fresh_fit
+            same = d[np.arange(n), j] < 0.6 * self._step
+            for i in np.flatnonzero(same & ~fresh_fit & (age < cfg.coarse_refit_frames)):
+                fresh_fit[i] = self._unchanged(image, last[3][j[i]])
+            reuse = same & fresh_fit
         fits = [np.zeros((n, 2)), np.zeros(n), np.zeros((n, 2)), np.zeros(n)]
         fits += [np.zeros(n, bool), np.zeros(n, np.int64), np.zeros(n), np.zeros(n, bool)]
         if reuse.any():
@@ -645,19 +652,48 @@ class Detector:
                 f[reuse] = old[j[reuse]]
         # Candidates come best first: a hand over the cloth shows many small ball-coloured
         # pieces at once, and only so many are fitted per frame (the rest on later passes).
-        todo = np.flatnonzero(~reuse)[: self.config.max_fresh_ball_fits]
+        todo = np.flatnonzero(~reuse)[: cfg.max_fresh_ball_fits]
+        looks: list = [None] * n  # where each fit looked, and the pixels it saw there
         if len(todo):
             new, _ = self._fit_balls(image, rough[todo])
             for f, got in zip(fits, new, strict=True):
                 f[todo] = got
+            for i in todo[~fits[4][todo]]:
+                looks[i] = self._look(image, rough[i], fits[0][i], fits[1][i])
+        for i in np.flatnonzero(reuse):
+            looks[i] = last[3][j[i]]
         done = reuse.copy()
         done[todo] = True
         fitted_at = np.full(n, self._frames)
         if reuse.any():
             fitted_at[reuse] = last[2][j[reuse]]
         coarse.balls = tuple(fits)
-        self._last_balls = (rough[done], tuple(f[done] for f in fits), fitted_at[done])
+        kept = [looks[i] for i in np.flatnonzero(done)]
+        self._last_balls = (rough[done], tuple(f[done] for f in fits), fitted_at[done], kept)
         return coarse.balls
+
+    def _look(self, image, rough_px, fit_px, r_px):
+        """Where a failed ball fit looked (its rays and patch, from the rough centre to the
+        fitted one), and the pixels it saw there: ``(box, pixels)``, or None when that is
+        more than a few balls wide (a fit that wandered off; it is tried again sooner)."""
+        reach = LOOK_RADII * r_px
+        lo = np.minimum(rough_px, fit_px) - reach
+        hi = np.maximum(rough_px, fit_px) + reach
+        if not np.isfinite(lo).all() or ((hi - lo) > 4.0 * reach).any():
+            return None
+        w, h = self.model.size_px
+        x0, y0 = max(0, int(lo[0])), max(0, int(lo[1]))
+        x1, y1 = min(w, int(hi[0]) + 1), min(h, int(hi[1]) + 1)
+        if x1 <= x0 or y1 <= y0:
+            return None
+        return (x0, y0, x1, y1), image[y0:y1, x0:x1].copy()
+
+    def _unchanged(self, image, look) -> bool:
+        """Whether the pixels a fit saw (``_look``) show nothing new in ``image``."""
+        if look is None:
+            return False
+        (x0, y0, x1, y1), before = look
+        return shows_nothing_new(image[y0:y1, x0:x1], before, 2.0 * self._t_ch)
 
     def _refine_bases(self, image, rough, teams, from_coarse: bool, fresh=None):
         """Sub-pixel bases; a coarse find where a base stood still is not fitted again.
