@@ -45,6 +45,11 @@ class ChangeGate:
             return self._result
         return None
 
+    @property
+    def key(self) -> Hashable | None:
+        """The key of the stored result (None when none is stored)."""
+        return self._key
+
     def result(self) -> Any:
         """The stored result, whatever a region shows now (None when none is stored)."""
         return self._result
