@@ -286,7 +286,9 @@ class _Patch:
         ao = (1.0 + q2 / self.r**2) ** -1.5
         maps = np.empty((len(t), 6))
         maps[:, 0] = cover
-        maps[:, 1:4] = self.rays * (t * scale)[:, None] + (self.origin - c) * scale[:, None]
+        normal = maps[:, 1:4]  # (written in place: the largest array of the model)
+        np.multiply(self.rays, (t * scale)[:, None], out=normal)
+        normal += scale[:, None] * (self.origin - c)
         maps[:, 4] = 1.0 - cover
         maps[:, 5] = (1.0 - cover) * ao
         # Each pixel averages its samples, then the blur mixes neighbouring pixels.
@@ -356,14 +358,16 @@ class _Patch:
         lam = 1e-3
         res = self._residual(p)
         moving = True  # the last step taken still moved the centre
+        stale = True  # the Jacobian is not that of ``p`` with the current weights
         for it in range(STEPS):
             if it < 3:  # Huber's weights from the residuals of the current fit
                 per_px = np.sqrt((res.reshape(-1, 3) ** 2).sum(1) / np.maximum(self.weights, 1e-9))
                 scale = 1.4826 * np.median(per_px[self.seen]) + 1e-6
                 huber = np.minimum(1.0, HUBER * scale / np.maximum(per_px, 1e-9))
                 self.weights = np.where(self.seen, huber, 0.0)
-                res = self._residual(p)
-            jac = self._jacobian(p, res, steps)
+                res, stale = self._residual(p), True
+            if stale:  # after a refused step it stands: three model evaluations spared
+                jac, stale = self._jacobian(p, res, steps), False
             jtj, jtr = jac.T @ jac, jac.T @ res
             step = -np.linalg.solve(jtj + lam * np.diag(np.diag(jtj)), jtr)
             trial = p + step
@@ -371,7 +375,7 @@ class _Patch:
             new = self._residual(trial)
             short = np.hypot(*step[:2]) < SETTLED_PX * mm_per_px
             if new @ new < res @ res:
-                p, res, lam, moving = trial, new, lam * 0.3, not short
+                p, res, lam, moving, stale = trial, new, lam * 0.3, not short, True
             else:
                 # Refused: no better centre along this step. Near the minimum the pixels' 8-bit
                 # levels and the sub-sampled outline leave the misfit flat over a few
