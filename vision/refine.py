@@ -314,33 +314,29 @@ def _on_own_colour(image, model, centre_px, r_px, rays: int) -> NDArray[np.bool_
     white line under a white ball leaves no contrast there, and its ray no edge (its weakest
     contrast inside is too low), nor one beyond it."""
     limb = _along_rays(image, centre_px, r_px, rays, OWN_INSIDE)
-    own = np.zeros(limb.shape[:2], bool)
-    for frac in OWN_BACKGROUND:
-        gap = limb - _along_rays(model.background, centre_px, r_px, rays, frac)
-        own |= np.sqrt((gap * gap).sum(-1)) < 2.0 * model.threshold
-    return own
+    gap = limb - _along_rays(model.background, centre_px, r_px, rays, OWN_BACKGROUND)
+    return (np.sqrt((gap * gap).sum(-1)) < 2.0 * model.threshold).any(axis=0)
 
 
 def _shadowed(image, model, centre_px, r_px, rays: int) -> NDArray[np.bool_]:
     """Which rays ``(k, rays)`` from each ball's centre ``(k, 2)`` px cross the cloth
     darkened (a shadow) at each of ``SHADOW_RADII`` radii."""
-    dark = []
-    for frac in SHADOW_RADII:
-        seen = _along_rays(image, centre_px, r_px, rays, frac)
-        bg = _along_rays(model.background, centre_px, r_px, rays, frac)
-        dark.append(darkened(seen.reshape(-1, 3), bg.reshape(-1, 3), model.threshold))
-    return np.logical_and.reduce(dark).reshape(seen.shape[:2])
+    seen = _along_rays(image, centre_px, r_px, rays, SHADOW_RADII)
+    bg = _along_rays(model.background, centre_px, r_px, rays, SHADOW_RADII)
+    dark = darkened(seen.reshape(-1, 3), bg.reshape(-1, 3), model.threshold)
+    return dark.reshape(seen.shape[:3]).all(axis=0)
 
 
-def _along_rays(img, centre_px, r_px, rays: int, frac: float) -> NDArray[np.float32]:
+def _along_rays(img, centre_px, r_px, rays: int, frac) -> NDArray[np.float32]:
     """The pixels ``(k, rays, 3)`` of ``img`` ``frac`` radii ``r_px (k,)`` from each centre
     ``(k, 2)`` px along ``rays`` directions ``2 pi i / rays`` (nearest pixel, clamped to the
-    image)."""
+    image); ``(f, k, rays, 3)`` for a tuple of ``f`` fractions, in one gather."""
     ang = np.arange(rays) * (2 * np.pi / rays)
     u = np.stack([np.cos(ang), np.sin(ang)], 1)
     c, r = np.asarray(centre_px, np.float64).reshape(-1, 2), np.asarray(r_px, np.float64)
     h, w = img.shape[:2]
-    p = c[:, None, :] + frac * r.reshape(-1)[:, None, None] * u[None]
+    f = np.asarray(frac, np.float64).reshape(*np.shape(frac), 1, 1, 1)
+    p = c[:, None, :] + f * r.reshape(-1)[:, None, None] * u[None]
     ix = np.minimum(np.maximum(np.rint(p[..., 0]).astype(np.intp), 0), w - 1)
     iy = np.minimum(np.maximum(np.rint(p[..., 1]).astype(np.intp), 0), h - 1)
     return img[iy, ix].astype(np.float32)
