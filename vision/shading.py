@@ -51,6 +51,7 @@ fringe and its dim side alone, and may read more than a pixel off.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -163,13 +164,17 @@ def _tones(patch_bgr, px, py, c_px, r_px: float, rim) -> NDArray[np.float64] | N
     return np.argmin(near, axis=1).astype(np.float64)
 
 
+@functools.lru_cache(maxsize=8)
 def _blur_taps(blur_px: float) -> NDArray[np.float32]:
-    """A Gaussian of width ``blur_px`` integrated over each pixel: taps ``(2 j + 1, 1)``."""
+    """A Gaussian of width ``blur_px`` integrated over each pixel: taps ``(2 j + 1, 1)``
+    (read-only: kept for the fit's next evaluations at the same width)."""
     j = max(1, int(np.ceil(3.0 * blur_px)))
     edges = (np.arange(-j, j + 2) - 0.5) / (np.sqrt(2.0) * blur_px)
     cdf = 0.5 * (1.0 + np.array([math.erf(e) for e in edges]))
     taps = np.diff(cdf)
-    return (taps / taps.sum()).astype(np.float32)[:, None]
+    out = (taps / taps.sum()).astype(np.float32)[:, None]
+    out.flags.writeable = False
+    return out
 
 
 class _Patch:
@@ -184,6 +189,7 @@ class _Patch:
         self.proj = proj  # (n, 3, 3) what of each pixel's colour is compared
         self.rays = rays  # (p + b * s^2, 3) unit: each pixel's centre, then the band's samples
         self.ground = ground  # (p + b * s^2, 2) where they meet the cloth
+        self._rays_t, self._ground_t = rays.T.copy(), ground.T.copy()  # a row per coordinate
         self.band = band  # (b,) which pixels are sub-sampled
         self.shape = shape  # (h, w) of the modelled pixels, the patch with its pad
         self.origin = origin
@@ -272,28 +278,27 @@ class _Patch:
         t0 = self.rays @ v
         dist2 = np.maximum(v @ v - t0**2, 0.0)
         dist = np.sqrt(dist2)
-        # Coverage of each sample, antialiased over its own width.
+        # Coverage of each sample, antialiased over its own width. (The maps are built a row
+        # per basis image, each row contiguous: column by column they cost twice as much.)
         s_px = (dist - self.r) * self.f_px / t0
-        cover = np.clip(0.5 - s_px * SUPERSAMPLE, 0.0, 1.0)
         p = self.shape[0] * self.shape[1]
-        cover[:p] = np.clip(0.5 - s_px[:p], 0.0, 1.0)
+        maps = np.empty((6, len(t0)))
+        cover = maps[0]
+        np.minimum(np.maximum(0.5 - s_px * SUPERSAMPLE, 0.0), 1.0, out=cover)
+        cover[:p] = np.minimum(np.maximum(0.5 - s_px[:p], 0.0), 1.0)
         # The normal where the ray meets the sphere; off it, the limb's nearest normal; each
-        # times the sample's coverage, in one pass over the samples.
+        # times the sample's coverage.
         t = t0 - np.sqrt(np.maximum(self.r**2 - dist2, 0.0))
         scale = cover / np.maximum(dist, self.r)
-        rel = self.ground - c[:2]
-        q2 = np.einsum("ij,ij->i", rel, rel)
-        ao = (1.0 + q2 / self.r**2) ** -1.5
-        maps = np.empty((len(t), 6))
-        maps[:, 0] = cover
-        normal = maps[:, 1:4]  # (written in place: the largest array of the model)
-        np.multiply(self.rays, (t * scale)[:, None], out=normal)
-        normal += scale[:, None] * (self.origin - c)
-        maps[:, 4] = 1.0 - cover
-        maps[:, 5] = (1.0 - cover) * ao
+        np.multiply(self._rays_t, t * scale, out=maps[1:4])
+        maps[1:4] += (self.origin - c)[:, None] * scale
+        dx, dy = self._ground_t[0] - c[0], self._ground_t[1] - c[1]
+        ao = (1.0 + (dx * dx + dy * dy) / self.r**2) ** -1.5
+        np.subtract(1.0, cover, out=maps[4])
+        np.multiply(maps[4], ao, out=maps[5])
         # Each pixel averages its samples, then the blur mixes neighbouring pixels.
-        pix = maps[:p].copy()
-        pix[self.band] = maps[p:].reshape(len(self.band), -1, 6).mean(1)
+        pix = maps[:, :p].T.copy()
+        pix[self.band] = maps[:, p:].reshape(6, len(self.band), -1).mean(2).T
         if self.tone is not None:  # each tone its own shading, blurred into the other
             t = self.tone[:, None]
             pix = np.concatenate([pix[:, :4] * (1.0 - t), pix[:, :4] * t, pix[:, 4:]], 1)
@@ -308,12 +313,15 @@ class _Patch:
         nb = 3 * ball.shape[1]
         # Unknowns: 4 shading numbers per colour (and tone), then the cloth's light factor.
         # Colour ch's shading numbers reach the compared colour i through proj[:, i, ch] alone.
+        # (The rows are written into one array and weighed in place: no temporaries.)
         a = np.empty((n, 3, nb + nl))
-        a[:, :, :nb] = (self.proj[:, :, :, None] * ball[:, None, None, :]).reshape(n, 3, nb)
-        a[:, :, nb:] = np.matmul(self.proj, cloth)
+        shading = a[:, :, :nb].reshape(n, 3, 3, nb // 3)  # a view: the last axis splits
+        np.multiply(self.proj[:, :, :, None], ball[:, None, None, :], out=shading)
+        np.matmul(self.proj, cloth, out=a[:, :, nb:])
         y = self._y
         sw = np.sqrt(self.weights)[:, None, None]
-        aw = (a * sw).reshape(-1, nb + nl)
+        a *= sw
+        aw = a.reshape(-1, nb + nl)
         yw = (y * sw[..., 0]).ravel()
         ata = aw.T @ aw
         ata.flat[:: len(ata) + 1] += 1e-9 * (np.trace(ata) + 1.0)
