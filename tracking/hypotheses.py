@@ -371,7 +371,6 @@ class BallHypotheses:
             # one in view, though it keeps its rank until it is forgotten.
             now = [c for c in self._cands if c.seen_s == self._t_s]
             best = max(now or self._cands, key=self._rank)
-            current = self._find(self._chosen)
             if self._mean_score(best) < cfg.min_score:
                 self._chosen = None  # nothing ball-like enough: no ball
             elif current is None:

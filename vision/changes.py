@@ -73,5 +73,11 @@ def shows_nothing_new(
     # level, half to even, like ``np.rint``.)
     if cv2.norm(region, before, normType=cv2.NORM_INF) <= int(np.rint(limit)):
         return True
-    quiet = cv2.inRange(cv2.absdiff(region, before), lowerb=(0, 0, 0), upperb=(limit,) * 3)
+    quiet = unchanged(region, before, limit)
     return quiet.size - cv2.countNonZero(quiet) < min_pixels
+
+
+def unchanged(a: NDArray[np.uint8], b: NDArray[np.uint8], limit: float) -> NDArray[np.uint8]:
+    """255 where no channel of ``a`` and ``b`` (the same shape, uint8) differs by more than
+    ``limit`` levels, else 0."""
+    return cv2.inRange(cv2.absdiff(a, b), lowerb=(0, 0, 0), upperb=(limit,) * 3)

@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.fit import bilinear
+from vision.changes import unchanged
 from vision.model import (
     SceneModel,
     cloth_median,
@@ -77,43 +78,44 @@ class BackgroundRenewal:
         # A channel off by the whole colour distance of the foreground threshold: the noise of
         # a sharper frame than the one learnt from, under that, is no change of the table.
         t = float(model.threshold)
-        still, same = _same(small, before, t), _same(small, self._bg[1], t)
+        still, same = unchanged(small, before, t), unchanged(small, self._bg[1], t)
         stale = cv2.bitwise_and(cv2.bitwise_and(still, cv2.bitwise_not(same)), self._roi)
         # Objects found at earlier looks are objects still while they stand still.
         known = None if self._objects is None else cv2.bitwise_and(self._objects, still)
         fresh = stale if known is None else cv2.bitwise_and(stale, cv2.bitwise_not(known))
-        fresh = self._groups(fresh)
-        if fresh is None:
+        groups = self._groups(fresh)
+        if groups is None:
             self._objects = known
             return None
-        objects = self._whole(fresh, self._objects_near(image, fresh, model))
+        fresh = groups[0]
+        objects = self._whole(groups, self._objects_near(image, fresh, model))
         self._objects = objects if known is None else cv2.bitwise_or(objects, known)
         take = cv2.bitwise_and(fresh, cv2.bitwise_not(self._objects))
         if not cv2.countNonZero(take):
             return None
         return self._pixels(image, take, model)
 
-    def _groups(self, fresh: NDArray[np.uint8]) -> NDArray[np.uint8] | None:
-        """The samples of ``fresh`` (255) in groups of at least ``_least``, or None: a codec's
-        flicker, strewn samples, is no group."""
+    def _groups(self, fresh: NDArray[np.uint8]):
+        """The samples of ``fresh`` (255) in groups of at least ``_least``, their labels and
+        the groups' areas (samples), or None: a codec's flicker, strewn samples, is no group."""
         _, labels, stats, _ = cv2.connectedComponentsWithStats(fresh, connectivity=8)
-        keep = stats[:, cv2.CC_STAT_AREA] >= self._least
+        area = stats[:, cv2.CC_STAT_AREA]
+        keep = area >= self._least
         keep[0] = False
         if not keep.any():
             return None
-        return keep[labels].astype(np.uint8) * 255
+        return keep[labels].astype(np.uint8) * 255, labels, np.where(keep, area, 0)
 
-    def _whole(self, fresh: NDArray[np.uint8], objects: NDArray[np.uint8]) -> NDArray[np.uint8]:
-        """``objects`` with every group of ``fresh`` no larger than ``OBJECT_MAX_BALLS`` ball
+    def _whole(self, groups, objects: NDArray[np.uint8]) -> NDArray[np.uint8]:
+        """``objects`` with every group (``_groups``) no larger than ``OBJECT_MAX_BALLS`` ball
         areas that touches one: a ball at rest whose dim side, or a band of it, the cloth
         explains is one object, and taken in piece by piece it would shrink look by look
         until it was no ball. (A larger group, a lamp's light, is taken but for its objects.)"""
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(fresh, connectivity=8)
-        small = stats[:, cv2.CC_STAT_AREA] <= OBJECT_MAX_BALLS / RENEW_MIN_BALLS * self._least
-        touched = np.zeros(n, bool)
+        _, labels, area = groups
+        small = (area > 0) & (area <= OBJECT_MAX_BALLS / RENEW_MIN_BALLS * self._least)
+        touched = np.zeros(len(area), bool)
         touched[np.unique(labels[objects > 0])] = True
         whole = small & touched
-        whole[0] = False
         if not whole.any():
             return objects
         return cv2.bitwise_or(objects, whole[labels].astype(np.uint8) * 255)
@@ -158,7 +160,7 @@ class BackgroundRenewal:
         cells = cv2.resize(take, dsize=(gw * s, gh * s), interpolation=cv2.INTER_NEAREST)[:h, :w]
         x, y, bw, bh = cv2.boundingRect(cells)
         box = np.s_[y : y + bh, x : x + bw]
-        same = _same(image[box], model.background[box], float(model.threshold))
+        same = unchanged(image[box], model.background[box], float(model.threshold))
         out = np.zeros((h, w), bool)
         out[box] = (cells[box] > 0) & (same == 0)
         return out
@@ -170,8 +172,3 @@ def _cloth_at(small: NDArray[np.uint8], x: NDArray, y: NDArray) -> NDArray[np.fl
     h, w = small.shape[:2]
     xy = np.stack([np.clip(x, 0.0, w - 1.0), np.clip(y, 0.0, h - 1.0)], 1)
     return np.stack([bilinear(small[..., c], xy, 0.0) for c in range(3)], 1).astype(np.float32)
-
-
-def _same(a: NDArray[np.uint8], b: NDArray[np.uint8], t: float) -> NDArray[np.uint8]:
-    """255 where no channel of ``a`` and ``b`` differs by more than ``t``."""
-    return cv2.inRange(cv2.absdiff(a, b), lowerb=(0, 0, 0), upperb=(t, t, t))
