@@ -264,7 +264,11 @@ class BallTracker:
             return None
         if self._state == _MOVING and self._kf is not None:
             centre, speed = self._kf.x[:2], math.hypot(*self._kf.x[2:])
-            gate = self.config.gate_mm + speed * (self._missing_s + dt)
+            # Plus the filter's own doubt of where the ball is: large just after a strike,
+            # whose speed the first sightings may understate many times (the striking figure
+            # still on the ball, or hiding it), so the roll is not lost for want of a gate.
+            doubt = 2.0 * math.sqrt(largest_eigenvalue(self._kf.p[:2, :2]))
+            gate = self.config.gate_mm + speed * (self._missing_s + dt) + doubt
         elif self._displaced and self._history[-1][2] is not None:
             # Displaced but not yet confirmed: extrapolate the first step of the movement.
             last = self._history[-1][2]

@@ -162,10 +162,14 @@ def _off_bases(det: Detections, figures: FigureTracks, base_r_mm: float) -> Dete
     The ball's centre is at least a ball and a base radius from a base's centre; a
     ball-coloured candidate within a base radius of one is part of that figure (a goalkeeper
     or a base of the ball's colour, which the detector cannot tell from the ball by colour).
+    Only figures whose base the last search found count: a track kept from memory may be a
+    ghost of the ball itself (a ball of a kit's colour read as a base as it slowed down),
+    which would hide the ball at rest on its place for as long as the ghost is kept.
     """
-    if det.n_balls == 0 or len(figures) == 0:
+    on = figures.xy_mm[figures.found]
+    if det.n_balls == 0 or len(on) == 0:
         return det
-    d = np.linalg.norm(det.ball_xy_mm[:, None, :] - figures.xy_mm[None], axis=2).min(axis=1)
+    d = np.linalg.norm(det.ball_xy_mm[:, None, :] - on[None], axis=2).min(axis=1)
     keep = d > base_r_mm
     if keep.all():
         return det

@@ -120,6 +120,32 @@ def test_loses_a_rolling_ball_after_the_coast_time_and_reacquires_it():
     assert np.linalg.norm(tracks[75].xy_mm - xy[75]) < 2.0
 
 
+def test_a_roll_faster_than_its_first_sightings_said_is_followed():
+    """The striking figure pushes the ball a few millimetres on the first two frames (a slow
+    start, 180 mm/s), then hides it for four frames as the flick sends it at 900 mm/s: the
+    ball is next seen 60 mm beyond where that slow start predicted. Its filter knew the
+    speed only from two sightings, so the ball is taken up there and followed, not lost
+    with the gate of a steady roll."""
+    x = [0.0] * 30 + [2.0, 5.0] + [None] * 4 + [5.0 + 900.0 * k / FPS for k in range(5, 30)]
+    xy = [None if v is None else np.array([v, 0.0]) for v in x]
+    tracks = run(xy)
+    for i in range(36, len(x)):
+        assert tracks[i].measured and tracks[i].moving
+        assert abs(tracks[i].xy_mm[0] - x[i]) < 3.0
+
+
+def test_a_steady_roll_does_not_take_a_candidate_far_off_its_way():
+    """Once the roll has been seen for a while, its filter is sure of it: a candidate 45 mm
+    ahead of the ball (another object) is not taken for it when the ball is unseen."""
+    xy, _, _ = roll(20, 900.0, 200.0, 60)
+    tracker = BallTracker()
+    run(xy[:50], tracker=tracker)
+    ahead = xy[50] + 45.0 * (xy[50] - xy[49]) / np.hypot(*(xy[50] - xy[49]))
+    track = tracker.update(Detections.build(ball_xy_mm=[ahead]), 50 / FPS)
+    assert not track.measured
+    assert np.linalg.norm(track.xy_mm - xy[50]) < 3.0
+
+
 def test_ball_at_rest_keeps_its_place_under_a_finger():
     xy = np.tile([0.0, 0.0], (200, 1))
     tracks = run(xy, drop=set(range(50, 150)))  # hidden 1.7 s, under coast_rest_s
