@@ -90,7 +90,7 @@ class Tracker:
         if self._resting_mm is not None:
             detections = _not_the_ball(detections, self._resting_mm, self._base_r_mm)
         figures = self.figures.update(detections, t_s)
-        det = _off_bases(detections, figures, self._base_r_mm)
+        det = _off_bases(detections, figures, self._base_r_mm, self._settled)
         if not self._settled:
             # Until one candidate rolls and is tracked, the ball tracker sees only the chosen
             # one.
@@ -156,17 +156,21 @@ def _not_the_ball(det: Detections, ball_mm: np.ndarray, base_r_mm: float) -> Det
     return det if keep.all() else det.with_bases(keep)
 
 
-def _off_bases(det: Detections, figures: FigureTracks, base_r_mm: float) -> Detections:
+def _off_bases(
+    det: Detections, figures: FigureTracks, base_r_mm: float, settled: bool
+) -> Detections:
     """The detections without ball candidates standing on a figure's base.
 
     The ball's centre is at least a ball and a base radius from a base's centre; a
     ball-coloured candidate within a base radius of one is part of that figure (a goalkeeper
     or a base of the ball's colour, which the detector cannot tell from the ball by colour).
-    Only figures whose base the last search found count: a track kept from memory may be a
-    ghost of the ball itself (a ball of a kit's colour read as a base as it slowed down),
-    which would hide the ball at rest on its place for as long as the ghost is kept.
+    Once the ball is ``settled``, only figures whose base the last search found count: a
+    track kept from memory may be a ghost of the ball itself (a ball of a kit's colour read
+    as a base as it slowed down), which would hide the ball at rest on its place for as long
+    as the ghost is kept. Before, a figure's part of the ball's colour beside the hand that
+    hides its base would be a candidate as good as the ball.
     """
-    on = figures.xy_mm[figures.found]
+    on = figures.xy_mm[figures.found] if settled else figures.xy_mm
     if det.n_balls == 0 or len(on) == 0:
         return det
     d = np.linalg.norm(det.ball_xy_mm[:, None, :] - on[None], axis=2).min(axis=1)

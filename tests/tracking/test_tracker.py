@@ -123,3 +123,30 @@ def test_a_base_found_on_the_settled_ball_at_rest_is_the_ball(base_off_mm, born)
     assert (len(tracks.figures) == 1) == born
     if not born:
         assert np.hypot(*(tracks.ball.xy_mm - truth)) < 0.5
+
+
+def test_a_ghost_figure_of_the_ball_does_not_hide_it_at_rest():
+    """A settled ball of a kit's colour slows down where its track lost it, and for a few
+    frames the detector reads it as a base: a figure track is born on it. Then the ball is
+    found there at rest, every frame, and no base is: the track kept from memory is no
+    figure that stands there now, and the ball is followed (before, the ghost hid it for the
+    two seconds a hidden figure is kept)."""
+    tracker = Tracker(pitch=PITCH)
+    t = 0.0
+    path = [(0.0, 0.0)] * 10 + [(5.0 * k, 0.0) for k in range(1, 21)]
+    for xy in path:
+        tracks = tracker.update(Detections.build(ball_xy_mm=[xy], ball_score=[1.0]), t)
+        t += 1 / FPS
+    assert tracker.ball_confirmed and tracks.ball.moving
+    stop = np.array([130.0, 10.0])
+    for _ in range(8):  # the ball read as a base
+        det = Detections.build(ball_xy_mm=np.zeros((0, 2)), base_xy_mm=[stop], base_team=[1])
+        tracks = tracker.update(det, t)
+        t += 1 / FPS
+    assert len(tracks.figures) == 1
+    for _ in range(30):  # the ball, at rest, and no base
+        det = Detections.build(ball_xy_mm=[stop], ball_score=[1.0])
+        tracks = tracker.update(det, t)
+        t += 1 / FPS
+    assert tracks.ball.xy_mm is not None and not tracks.ball.moving
+    assert np.hypot(*(tracks.ball.xy_mm - stop)) < 0.5
