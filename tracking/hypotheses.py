@@ -112,6 +112,9 @@ class _Candidate:
     left_mm: NDArray[np.float64] | None = None  # its first sighting away from its place
     along_mm: float = 0.0  # how far from there it has been seen since
     rest_frames: int = 0  # sightings in a row slower than ``rest_speed_mm_s``
+    # One that stood, unseen since, where it may have been struck from: (it, when it was last
+    # seen then, how far along the way from its place this one was last seen).
+    origin: tuple[_Candidate, float, float] | None = None
     key: int = field(default=0)
 
 
@@ -128,6 +131,7 @@ class BallHypotheses:
         self.switched = False  # the chosen candidate changed in the last update
         self._lead: tuple[int, float] | None = None  # (key, since when) of one leading it
         self._frame = -1  # index of the last update
+        self._chosen_at = 0  # the update the current choice was made in
 
     @property
     def chosen_xy_mm(self) -> NDArray[np.float64] | None:
@@ -142,6 +146,11 @@ class BallHypotheses:
         if c is None or c.moved_frames or c.still_frames < self.config.settle_frames:
             return None
         return c.xy_mm.copy(), c.first_frame
+
+    @property
+    def chosen_for(self) -> int:
+        """Updates since the current choice was made (0: in the last one)."""
+        return self._frame - self._chosen_at
 
     def rival_mm(self, xy_mm: NDArray) -> float:
         """How far from ``xy_mm (2,)`` (the ball as tracked) the farthest ball-like candidate
@@ -180,13 +189,16 @@ class BallHypotheses:
         self._frame += 1
         match = self._associate(xy_mm, t_s)
         # Read before this frame's sightings update them; only needed for a new candidate.
-        standing = self._standing(t_s) if any(c is None for c in match) else []
+        fresh = any(c is None for c in match)
+        standing = self._standing(t_s, cfg.flick_gap_s) if fresh else []
+        hidden = self._standing(t_s, cfg.coast_s) if fresh else []
         for i, c in enumerate(match):
             if c is None:
                 c = _Candidate(xy_mm[i].copy(), np.zeros(2), xy_mm[i].copy(), t_s)
                 c.key, self._next_key = self._next_key, self._next_key + 1
                 c.sightings, c.first_frame = 0, self._frame
-                self._struck_from(c, standing, t_s)
+                if not self._struck_from(c, standing, t_s):
+                    c.origin = self._hidden_near(c, hidden, t_s)
                 self._cands.append(c)
                 match[i] = c
             else:
@@ -209,6 +221,9 @@ class BallHypotheses:
                 c.v_mm_s = np.zeros(2)
                 if c.moved_frames == 0:
                     c.still_frames += 1
+        for c in match:
+            if c.origin is not None:
+                self._struck_unseen(c)
         for c in self._cands:  # one unseen for a while is predicted where it was last seen
             if t_s - c.seen_s > max(2.0 * dt, cfg.coast_s):
                 c.v_mm_s = np.zeros(2)
@@ -219,22 +234,23 @@ class BallHypotheses:
         return None if i is None else int(idx[i])
 
     # ------------------------------------------------------------------ steps
-    def _standing(self, t_s: float) -> list[_Candidate]:
-        """Candidates seen standing at their place a moment ago (before this frame)."""
+    def _standing(self, t_s: float, within_s: float) -> list[_Candidate]:
+        """Candidates seen standing at their place (before this frame) within ``within_s``."""
         cfg = self.config
         return [
             c
             for c in self._cands
             if c.moved_frames == 0
             and c.still_frames >= cfg.settle_frames
-            and t_s - c.seen_s <= cfg.flick_gap_s
+            and t_s - c.seen_s <= within_s
         ]
 
-    def _struck_from(self, new: _Candidate, standing: list[_Candidate], t_s: float) -> None:
+    def _struck_from(self, new: _Candidate, standing: list[_Candidate], t_s: float) -> bool:
         """A candidate that appears within a flick's travel of one that stood there a moment
         ago is that one struck away: it takes over its place and history, so its roll from
-        there settles it. The detector may still report the old place for a frame (a fit kept
-        where the frame seemed not to change), which holds the standing one where it was."""
+        there settles it (True). The detector may still report the old place for a frame (a
+        fit kept where the frame seemed not to change), which holds the standing one where
+        it was."""
         cfg = self.config
         near = [
             (d, k)
@@ -243,15 +259,69 @@ class BallHypotheses:
             <= cfg.reach_mm + cfg.max_speed_mm_s * (t_s - c.seen_s)
         ]
         if not near:
-            return
+            return False
         parent = standing[min(near)[1]]
+        new.score_now, new.seen_s = parent.score_now, parent.seen_s
+        self._inherit(new, parent)
+        return True
+
+    def _hidden_near(
+        self, new: _Candidate, hidden: list[_Candidate], t_s: float
+    ) -> tuple[_Candidate, float, float] | None:
+        """The nearest candidate that stood within a flick's travel of ``new``, unseen for
+        longer than a flick takes but less than ``coast_s``, or None: the striking hand or
+        figure may hide the ball for a few frames as it is struck. Unlike a flick seen, this
+        is a clue only; ``_struck_unseen`` decides once ``new`` has shown its way."""
+        cfg = self.config
+        near = [
+            (d, k)
+            for k, c in enumerate(hidden)
+            if t_s - c.seen_s > cfg.flick_gap_s
+            and (d := float(np.hypot(*(new.xy_mm - c.xy_mm))))
+            <= cfg.reach_mm + cfg.max_speed_mm_s * cfg.flick_gap_s
+            and d > cfg.reach_mm
+        ]
+        if not near:
+            return None
+        parent = hidden[min(near)[1]]
+        return parent, parent.seen_s, 0.0
+
+    def _struck_unseen(self, c: _Candidate) -> None:
+        """``c`` first appeared near where ``c.origin`` stood before it went unseen. If it has
+        gone straight away from there in ``settle_frames`` sightings, each farther, while
+        ``c.origin`` stayed unseen, it is that one struck while hidden, and takes over its
+        place and history (as ``_struck_from``). A patch of kit uncovered near a ball under a
+        hand stands still, and a figure's part that ran up to the ball came towards it."""
+        cfg = self.config
+        (parent, seen_s, before), c.origin = c.origin, None
+        if parent not in self._cands or parent.seen_s != seen_s or parent.moved_frames:
+            return  # forgotten, seen again, or taken up by another: it was not struck
+        place = parent.xy_mm
+        way = c.start_mm - place  # from the place to its first sighting
+        off = c.xy_mm - place
+        length = float(np.hypot(*way))
+        along = float(off @ way) / length
+        across = abs(float(way[0] * off[1] - way[1] * off[0])) / length
+        # Its first sighting may be a few millimetres off (the striker still covering part
+        # of it), which tilts the way: a cone of a quarter of the distance, not a lane.
+        if across > cfg.reach_mm + 0.25 * along or along <= before:
+            return  # not on its way from there, or not going away
+        if c.sightings < cfg.settle_frames:
+            c.origin = (parent, seen_s, along)
+            return
+        # Every one of its own sightings was away from the place, the first where it left.
+        c.moved_frames, c.left_mm = c.sightings, c.start_mm.copy()
+        c.along_mm = float(np.hypot(*(c.xy_mm - c.left_mm)))
+        self._inherit(c, parent)
+
+    def _inherit(self, new: _Candidate, parent: _Candidate) -> None:
+        """``new`` is ``parent`` struck away: it takes its place, history and identity (a
+        chosen ball stays chosen as it leaves); what is left at the place starts afresh."""
         new.start_mm = parent.start_mm.copy()
         new.still_frames = parent.still_frames
-        new.sightings, new.score_sum = parent.sightings, parent.score_sum
-        new.score_now, new.seen_s = parent.score_now, parent.seen_s
+        new.sightings += parent.sightings
+        new.score_sum += parent.score_sum
         new.first_frame = parent.first_frame
-        # The identity goes with the struck one (a chosen ball stays chosen as it leaves);
-        # what is left at the place starts afresh.
         new.key, parent.key = parent.key, new.key
         parent.sightings, parent.score_sum, parent.still_frames = 0, 0.0, 0
         parent.first_frame = self._frame
@@ -387,6 +457,8 @@ class BallHypotheses:
         else:
             self._chosen = None
         self.switched = before is not None and self._chosen != before
+        if self._chosen != before:
+            self._chosen_at = self._frame
         if len(self._cands) > cfg.max_hypotheses:
             keep = sorted(self._cands, key=self._rank, reverse=True)[: cfg.max_hypotheses]
             chosen = self._find(self._chosen)

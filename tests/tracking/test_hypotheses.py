@@ -190,6 +190,51 @@ def test_a_slow_ball_unseen_for_frames_is_found_again_off_its_jittered_heading()
     assert np.hypot(*(hyp.chosen_xy_mm - (BALL + v * 59 / FPS))) < 3.0
 
 
+def _hidden_then(second, n_after: int = 12):
+    """The keeper and the chosen ball standing for half a second, then the ball unseen for
+    eight frames (the striking figure over it, longer than a flick's gap) while ``second(j)``
+    gives the ``j``-th sighting of a new candidate near it from then on. Returns the
+    hypotheses and the indices picked in the last frames."""
+    hyp = BallHypotheses()
+    run(hyp, frames(30, keeper_score=0.6, ball_score=0.9))
+    picked = []
+    for k in range(8 + n_after):
+        xy, score = [KEEPER], [0.6]
+        if k >= 8:
+            xy.append(second(k - 8))
+            score.append(0.9)
+        picked.append(hyp.update(np.array(xy), np.array(score), (30 + k) / FPS))
+    return hyp, picked
+
+
+def test_a_ball_struck_while_hidden_keeps_its_identity_and_settles():
+    """The striking figure hides the ball for longer than a flick's gap as it strikes: the
+    ball is first seen again 20 mm from its place and rolls straight on. It is the chosen
+    ball struck away, and its roll settles it."""
+    way = np.array([0.6, 0.8])
+    hyp, picked = _hidden_then(lambda j: BALL + way * (20.0 + 9.0 * j))
+    assert hyp.confirmed
+    assert all(i == 1 for i in picked[-5:])
+    assert hyp.rival_mm(hyp.chosen_xy_mm) == 0.0
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        lambda j: BALL + np.array([30.0, 0.0]),  # a kit's patch uncovered beside it, standing
+        lambda j: BALL + np.array([120.0 - 9.0 * j, 0.0]),  # a figure's part coming towards it
+        lambda j: BALL + np.array([30.0, 9.0 * j]),  # passing by across its way from there
+    ],
+)
+def test_a_candidate_near_a_hidden_ball_that_does_not_roll_away_from_it_is_not_it(second):
+    """Near the chosen ball while a hand hides it, a candidate that stands, comes towards
+    its place or passes by has not been struck from there: the hidden ball stays the
+    choice and nothing is settled."""
+    hyp, _ = _hidden_then(second)
+    assert not hyp.confirmed
+    assert np.allclose(hyp.chosen_xy_mm, BALL)
+
+
 def test_a_candidate_unseen_for_long_is_forgotten():
     hyp = BallHypotheses(HypothesisConfig(forget_s=0.5))
     run(hyp, frames(10))
