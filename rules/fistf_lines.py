@@ -84,7 +84,7 @@ def decide_goal(
     shot_unc = _shot_uncertainty(state)
     goal_kick = _restart_call(state, frame, t_s, "goal_kick", defender, end, xy)
     if state.unseen_play and state.last_flick is None:
-        return _shot_unseen(state, frame, t_s, end, xy, margin, unc, note)
+        return _shot_unknown(state, frame, t_s, end, xy, margin, unc, note, "was not seen")
     if last is None:
         return _disallow(state, goal_kick, "FISTF 7.2", None, None, "no play seen", end)
     if last.team == attacker:
@@ -93,6 +93,12 @@ def decide_goal(
             return _disallow(state, goal_kick, law, None, None, f"direct from a {direct[0]}", end)
         if direct is not None and direct[0] == "corner":  # 16.1.2: straight from the corner
             return _score(state, frame, t_s, end, xy, margin, unc, "FISTF 16.1", "from a corner")
+        flick = state.last_flick
+        if shot is None and flick is not None and flick.team == attacker:
+            # The attacker's flick was seen, but not where the ball lay (hidden, or its
+            # identity in doubt): inside or outside the zone is not known.
+            why = "was seen, but not where the ball lay"
+            return _shot_unknown(state, frame, t_s, end, xy, margin, unc, note, why)
         if shot is None or shot <= 0:
             return _disallow(state, goal_kick, "FISTF 7.2", shot, shot_unc, "shot outside", end)
         if is_too_close(shot, shot_unc):
@@ -174,9 +180,12 @@ def _too_close_goal(state, frame, t_s, end, xy, shot, unc) -> tuple[MatchState, 
     return replace(state.ball_dead(), restart=restart, ball_went_out=True), [call]
 
 
-def _shot_unseen(state, frame, t_s, end, xy, margin, unc, note) -> tuple[MatchState, list[Call]]:
-    """A goal whose shot was taken before the first frame (a match picked up in play): whether
-    it came from inside the shooting zone (FISTF 7.1) is not known, so the referee decides.
+def _shot_unknown(
+    state, frame, t_s, end, xy, margin, unc, note, why
+) -> tuple[MatchState, list[Call]]:
+    """A goal whose shot ``why`` (taken before the first frame of a match picked up in play,
+    or seen without the ball's place): whether it came from inside the shooting zone
+    (FISTF 7.1) is not known, so the referee decides.
 
     DESIGN.md 4 marks a call the referee decides by a margin within its uncertainty: the
     shot's margin reads 0 with an uncertainty of the pitch's length (it may have come from
@@ -194,7 +203,7 @@ def _shot_unseen(state, frame, t_s, end, xy, margin, unc, note) -> tuple[MatchSt
         too_close_to_call=True,
         team=other_team(state.defender_of(end)),
         position=xy,
-        note=f"{note + '; ' if note else ''}{over}; the shot was not seen: the referee decides",
+        note=f"{note + '; ' if note else ''}{over}; the shot {why}: the referee decides",
     )
     restart = Restart("referee", None, xy, "FISTF 7.1", end)
     return replace(state.ball_dead(), restart=restart, ball_went_out=True), [call]

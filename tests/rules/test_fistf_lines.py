@@ -375,3 +375,17 @@ def test_shot_position_is_where_the_ball_lay_when_struck(run, lay_x, kind, margi
     if margin is not None:
         assert (c.line, c.fully_crossed) == ("shooting_line", False)
         assert c.margin_mm == pytest.approx(margin) and c.uncertainty_mm == pytest.approx(0.2)
+
+
+def test_a_shot_seen_without_the_balls_place_leaves_the_goal_to_the_referee(run):
+    """FISTF 7.1: a goal counts only from a shot inside the shooting zone. The flick was
+    seen, but the ball where it lay was placed to no better than 400 mm (its identity in
+    doubt): not a confident "shot outside" (FISTF 7.2) but a goal the referee decides."""
+    figs = "home 8 280,0; away 2 gk 590,140"
+    steps = ("318,0 unc=400", "348,0 unc=400 flick 8@0", "500,0", "620,0")
+    state, calls = run(seq(*steps, figs=figs))
+    (c,) = [c for c in calls if c.kind in ("goal", "goal_disallowed")]
+    assert (c.kind, c.line, c.too_close_to_call) == ("goal", "shooting_line", True)
+    assert abs(c.margin_mm) <= c.uncertainty_mm
+    assert "not where the ball lay" in c.note
+    assert state.score == (0, 0) and state.restart.kind == "referee"
