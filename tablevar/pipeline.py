@@ -130,7 +130,8 @@ class Pipeline:
         det = self.detector.detect(image, all_balls=not settled, **self._hints(t))
         tracks = self.tracker.update(det, t)
         if not settled and self.tracker.ball_confirmed:
-            self._settle_colour(image, det, tracks)
+            self._settle_colour(image, det)
+            self._no_doubt_since(tracks.ball.frame - self.tracker.hypotheses.chosen_for)
         self._revise(tracks)
         self._pending.append(self._held(tracks))
         self._attach_contacts(tracks)
@@ -149,15 +150,32 @@ class Pipeline:
         return 1000.0 * self.busy_s / max(self.frames, 1)
 
     # ------------------------------------------------------------------ steps
-    def _settle_colour(self, image, det, tracks: Tracks) -> None:
-        """The ball has rolled: search only for the colours it shows from now on."""
+    def _settle_colour(self, image, det) -> None:
+        """The ball has rolled: search only for the colours it shows from now on.
+
+        Read from the candidate that rolled, not from the ball as tracked: struck while
+        hidden, or faster than its first sightings said, it may have left the track's gate,
+        and the colour of whatever stands nearest the track would then be searched for in
+        its place. Not in view this frame, the colours stay open."""
         colours = self.detector.last_ball_colours
-        if tracks.ball.xy_mm is None or det.n_balls == 0 or len(colours) != det.n_balls:
+        rolled = self.tracker.hypotheses.chosen_xy_mm
+        if rolled is None or det.n_balls == 0 or len(colours) != det.n_balls:
             return
-        i = int(np.argmin(np.linalg.norm(det.ball_xy_mm - tracks.ball.xy_mm, axis=1)))
+        d = np.linalg.norm(det.ball_xy_mm - rolled, axis=1)
+        i = int(np.argmin(d))
+        if d[i] > self.pitch.profile.ball_radius_mm:
+            return
         self.detector.settle_ball_colour(
             int(colours[i]), image, det.ball_xy_px[i], float(det.ball_r_px[i])
         )
+
+    def _no_doubt_since(self, frame: int) -> None:
+        """The candidate chosen since ``frame`` has rolled: it was the ball all along, so
+        the held records since carry no identity doubt (a rival elsewhere), and the flick
+        that struck it is placed as surely as its fit (the shot's place, FISTF 7.1)."""
+        for p in self._pending:
+            if p.frame >= frame:
+                p.ball_doubt_mm = 0.0
 
     def _hints(self, t: float) -> dict[str, Any]:
         last = self._last
