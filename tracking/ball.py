@@ -166,6 +166,12 @@ ROLLING_SIGHTINGS = 4.0
 # millimetre. The rest's first whole-patch placing within this many ``start_distance_mm`` of
 # its point restarts the rest there instead of counting as a displacement.
 PLACING_SHIFT = 2.0
+# A fit off the rest point by more than ``start_distance_mm`` but less than this many of
+# their joint stated sigmas is neither a displacement nor a measurement of the rest: a small
+# or compressed ball's fits lean by millimetres as a figure comes up to it (its shadow, its
+# base in the window), which started a movement a few frames before the strike (the strike
+# then read as a collision, and the clock ran).
+START_SIGMAS = 3.0
 
 
 class BallTracker:
@@ -391,7 +397,8 @@ class BallTracker:
                 # millimetre. A change of placing is no movement: the rest starts from it.
                 self._start_rest([z], self._since, self._since_s, whole_patch=True)
                 return None
-        if np.hypot(*(z - self._anchor)) <= cfg.start_distance_mm:
+        off = float(np.hypot(*(z - self._anchor)))
+        if off <= cfg.start_distance_mm:
             self._displaced = 0
             if not np.array_equal(z, self._rest[-1]):  # a repeated fit is no new measurement
                 self._rest.append(z)
@@ -399,8 +406,11 @@ class BallTracker:
                 self._rest_sigma = None
                 self._add_fit_sigma()
             return None
+        if off <= START_SIGMAS * math.hypot(self._z_sigma, self._fit_sigma):
+            self._displaced = 0  # a lean the fits' doubt allows: no movement, nor a measurement
+            return None
         self._displaced += 1
-        self._off = (self._t_s, float(np.hypot(*(z - self._anchor))))
+        self._off = (self._t_s, off)
         if self._displaced < cfg.start_frames:
             return None
         onset = self._onset_frame()
