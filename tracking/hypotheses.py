@@ -12,7 +12,9 @@ from frame to frame and
 - settles on the first candidate that rolls ``roll_mm`` from where it stood, seen as a ball
   along the way (not only where it ended: a patch of kit that vanishes and another one that
   appears a flick's travel away make no roll): from then on it is the ball (``confirmed``),
-  and the caller hands every candidate to the ball tracker again;
+  and the caller hands every candidate to the ball tracker again. One first seen a moment
+  after it stood unseen (the striking figure over it) and going straight away from its place
+  is it struck while hidden, and takes over its history;
 - until then, prefers a candidate already rolling in the clip's first frames (struck before
   the clip began) that has rolled ``roll_mm``, whatever its rank: a ball is what rolls, and a
   keeper of its colour stands still. It stays the choice after it comes to rest; a candidate
@@ -294,7 +296,8 @@ class BallHypotheses:
         hand stands still, and a figure's part that ran up to the ball came towards it."""
         cfg = self.config
         (parent, seen_s, before), c.origin = c.origin, None
-        if parent not in self._cands or parent.seen_s != seen_s or parent.moved_frames:
+        taken = parent.still_frames < cfg.settle_frames  # by another struck from there
+        if parent not in self._cands or parent.seen_s != seen_s or taken:
             return  # forgotten, seen again, or taken up by another: it was not struck
         place = parent.xy_mm
         way = c.start_mm - place  # from the place to its first sighting
