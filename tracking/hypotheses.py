@@ -13,8 +13,8 @@ from frame to frame and
   along the way (not only where it ended: a patch of kit that vanishes and another one that
   appears a flick's travel away make no roll): from then on it is the ball (``confirmed``),
   and the caller hands every candidate to the ball tracker again. One first seen a moment
-  after it stood unseen (the striking figure over it) and going straight away from its place
-  is it struck while hidden, and takes over its history;
+  after the chosen one stood unseen (the striking figure over it) and going straight away
+  from its place is it struck while hidden, and takes over its history;
 - until then, prefers a candidate already rolling in the clip's first frames (struck before
   the clip began) that has rolled ``roll_mm``, whatever its rank: a ball is what rolls, and a
   keeper of its colour stands still. It stays the choice after it comes to rest; a candidate
@@ -193,7 +193,10 @@ class BallHypotheses:
         # Read before this frame's sightings update them; only needed for a new candidate.
         fresh = any(c is None for c in match)
         standing = self._standing(t_s, cfg.flick_gap_s) if fresh else []
+        # Only the chosen one is followed through a longer gap: a figure whose part of the
+        # ball's colour the hand hid as it flicked it leaves the same way.
         hidden = self._standing(t_s, cfg.coast_s) if fresh else []
+        hidden = [c for c in hidden if c.key == self._chosen]
         for i, c in enumerate(match):
             if c is None:
                 c = _Candidate(xy_mm[i].copy(), np.zeros(2), xy_mm[i].copy(), t_s)
@@ -270,7 +273,7 @@ class BallHypotheses:
     def _hidden_near(
         self, new: _Candidate, hidden: list[_Candidate], t_s: float
     ) -> tuple[_Candidate, float, float] | None:
-        """The nearest candidate that stood within a flick's travel of ``new``, unseen for
+        """The chosen candidate if it stood within a flick's travel of ``new``, unseen for
         longer than a flick takes but less than ``coast_s``, or None: the striking hand or
         figure may hide the ball for a few frames as it is struck. Unlike a flick seen, this
         is a clue only; ``_struck_unseen`` decides once ``new`` has shown its way."""
