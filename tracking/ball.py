@@ -203,8 +203,13 @@ class BallTracker:
         self._history: deque[tuple[int, float, NDArray | None]] = deque(maxlen=1000)
 
     # ------------------------------------------------------------------ public
-    def update(self, detections: Detections, t_s: float) -> BallTrack:
-        """Advance to time ``t_s`` with this frame's detections and return the track."""
+    def update(self, detections: Detections, t_s: float, *, vouched: bool = False) -> BallTrack:
+        """Advance to time ``t_s`` with this frame's detections and return the track.
+
+        ``vouched``: the detections hold only the candidate that someone else followed as the
+        ball through the strike (``tracking/hypotheses.py``), so a rolling ball's gate also
+        takes how far its speed may be off (see ``_choose``); among every candidate on the
+        cloth a gate that wide would take another object for a ball just struck."""
         if self._t_s is not None and t_s < self._t_s:
             raise TimestampError(f"frame timestamps went backwards: {t_s} s after {self._t_s} s")
         dt = 0.0 if self._t_s is None else t_s - self._t_s
@@ -215,7 +220,7 @@ class BallTracker:
         if self._kf is not None and self._state == _MOVING:
             self._kf.predict(dt)
         self._z_sigma, self._z_patch = 0.0, False
-        z = self._choose(detections, dt)
+        z = self._choose(detections, dt, vouched)
         if z is None and self._state != _MOVING:
             z = self._newcomer_arrives(detections, dt)
         else:
@@ -264,17 +269,18 @@ class BallTracker:
         return self._frame
 
     # ------------------------------------------------------------------ steps
-    def _choose(self, det: Detections, dt: float) -> NDArray | None:
+    def _choose(self, det: Detections, dt: float, vouched: bool) -> NDArray | None:
         """The candidate that continues the track (None when lost: see ``_newcomer_arrives``)."""
         if det.n_balls == 0 or self._state == _LOST:
             return None
         if self._state == _MOVING and self._kf is not None:
             centre, speed = self._kf.x[:2], math.hypot(*self._kf.x[2:])
-            # Plus the filter's own doubt of where the ball is: large just after a strike,
-            # whose speed the first sightings may understate many times (the striking figure
-            # still on the ball, or hiding it), so the roll is not lost for want of a gate.
-            doubt = 2.0 * math.sqrt(largest_eigenvalue(self._kf.p[:2, :2]))
-            gate = self.config.gate_mm + speed * (self._missing_s + dt) + doubt
+            # A vouched candidate may also be as far off as its speed may be, as its
+            # sightings so far know it: much just after a strike, whose speed the first
+            # sightings may understate many times (the striking figure still on the ball,
+            # or hiding it); little for a roll followed a while, however long it is unseen.
+            doubt = 2.0 * self._kf.v_sigma_mm_s if vouched else 0.0
+            gate = self.config.gate_mm + (speed + doubt) * (self._missing_s + dt)
         elif self._displaced and self._history[-1][2] is not None:
             # Displaced but not yet confirmed: extrapolate the first step of the movement.
             last = self._history[-1][2]

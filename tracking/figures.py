@@ -108,8 +108,9 @@ class FigureTracks:
         xy_mm: (n, 2) base footprint centres.
         v_mm_s: (n, 2) velocities.
         seen: (n,) bool, matched to a base this frame.
-        found: (n,) bool, its base was found at the last whole-table search (False: the
-            track stands from memory, its figure hidden, or gone).
+        missing_s: (n,) float, how long its base has not been found by the whole-table
+            searches (0: found at the last one; more: the track stands from memory, its
+            figure hidden, or gone).
     """
 
     id: NDArray[np.int64]
@@ -118,7 +119,7 @@ class FigureTracks:
     xy_mm: NDArray[np.float64]
     v_mm_s: NDArray[np.float64]
     seen: NDArray[np.bool_]
-    found: NDArray[np.bool_]
+    missing_s: NDArray[np.float64]
 
     def __post_init__(self) -> None:
         n = len(self.id)
@@ -128,7 +129,7 @@ class FigureTracks:
             ("xy_mm", (n, 2)),
             ("v_mm_s", (n, 2)),
             ("seen", (n,)),
-            ("found", (n,)),
+            ("missing_s", (n,)),
         ):
             if getattr(self, name).shape != shape:
                 got = getattr(self, name).shape
@@ -146,7 +147,7 @@ class FigureTracks:
             np.zeros((0, 2)),
             np.zeros((0, 2)),
             np.zeros(0, bool),
-            np.zeros(0, bool),
+            np.zeros(0),
         )
 
 
@@ -408,5 +409,5 @@ class FigureTracker:
             xy.copy(),
             self._v[ok].copy(),
             self._seen[ok].copy(),
-            self._missing_s[ok] == 0.0,
+            self._missing_s[ok].copy(),
         )

@@ -7,6 +7,8 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
+V_SIGMA_MM_S = 500.0  # a new roll's velocity, known from a sighting or two
+
 
 class Kalman:
     """State ``x`` = (x, y, vx, vy) in mm and mm/s, covariance ``p``.
@@ -28,10 +30,13 @@ class Kalman:
     ) -> None:
         self.x = np.array([xy[0], xy[1], v[0], v[1]], dtype=np.float64)
         s = measurement_sigma_mm
-        self.p = np.diag([s * s, s * s, 500.0**2, 500.0**2])
+        self.p = np.diag([s * s, s * s, V_SIGMA_MM_S**2, V_SIGMA_MM_S**2])
         self._r = s * s
         self._q = accel_sigma_mm_s2**2
         self._friction = friction_mm_s2
+        # The velocity's standard uncertainty as of the last measurement (not grown by the
+        # predictions since): how far off the prediction the ball may be per second unseen.
+        self.v_sigma_mm_s = V_SIGMA_MM_S
 
     def predict(self, dt: float) -> None:
         if dt <= 0:
@@ -52,6 +57,7 @@ class Kalman:
         k = self.p[:, :2] @ np.linalg.inv(s)
         self.x = self.x + k @ (z - self.x[:2])
         self.p = (np.eye(4) - k[:, :2] @ np.eye(2, 4)) @ self.p
+        self.v_sigma_mm_s = math.sqrt(largest_eigenvalue(self.p[2:, 2:]))
 
 
 def largest_eigenvalue(m: NDArray) -> float:

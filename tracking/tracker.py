@@ -19,6 +19,11 @@ from tracking.strikes import StrikeConfig, StrikeWatch
 from vision.detections import Detections
 
 
+# A figure track whose base the searches have not found for this long no longer hides ball
+# candidates once the ball is settled (``_off_bases``).
+GHOST_S = 0.25
+
+
 @dataclass(frozen=True, slots=True)
 class TrackerConfig:
     """Tunables of all three trackers."""
@@ -107,7 +112,7 @@ class Tracker:
             if i is not None:
                 keep[i] = True
             det = det.with_balls(keep)
-        ball = self.ball.update(det, t_s)
+        ball = self.ball.update(det, t_s, vouched=not self._settled)
         if not self._settled and self.hypotheses.confirmed and ball.xy_mm is not None:
             self._settled, self._vanished_mm = True, None
         if self._settled:
@@ -164,13 +169,15 @@ def _off_bases(
     The ball's centre is at least a ball and a base radius from a base's centre; a
     ball-coloured candidate within a base radius of one is part of that figure (a goalkeeper
     or a base of the ball's colour, which the detector cannot tell from the ball by colour).
-    Once the ball is ``settled``, only figures whose base the last search found count: a
-    track kept from memory may be a ghost of the ball itself (a ball of a kit's colour read
-    as a base as it slowed down), which would hide the ball at rest on its place for as long
-    as the ghost is kept. Before, a figure's part of the ball's colour beside the hand that
-    hides its base would be a candidate as good as the ball.
+    Once the ball is ``settled``, a figure whose base the searches have not found for
+    ``GHOST_S`` counts no more: a track kept from memory may be a ghost of the ball itself (a
+    ball of a kit's colour read as a base as it slowed down), which would hide the ball at
+    rest on its place for as long as the ghost is kept. A base missed by one search (blurred,
+    or under a hand) still counts: the part of its kit that shows may be of the ball's
+    colour. Before the ball is settled, every figure counts: such a part would be a
+    candidate as good as the ball.
     """
-    on = figures.xy_mm[figures.found] if settled else figures.xy_mm
+    on = figures.xy_mm[figures.missing_s < GHOST_S] if settled else figures.xy_mm
     if det.n_balls == 0 or len(on) == 0:
         return det
     d = np.linalg.norm(det.ball_xy_mm[:, None, :] - on[None], axis=2).min(axis=1)

@@ -25,7 +25,7 @@ def _figures(xy: dict[int, tuple[float, float]], v: dict[int, tuple[float, float
         np.array([xy[i] for i in ids], float),
         np.array([v.get(i, (0.0, 0.0)) for i in ids], float),
         np.ones(len(ids), bool),
-        np.ones(len(ids), bool),
+        np.zeros(len(ids)),
     )
 
 
