@@ -385,10 +385,11 @@ def _watch(
     """Follow a rolling ball inside the close-call band; report once when it rests or turns back.
 
     The watch starts only while the ball rolls (a ball lying still near a line is no news, and a
-    resting ball must not repeat its notice every frame). It keeps the deepest reading; on the
-    frame the ball comes to rest the rest reading replaces it (the ball's final place, the one
-    the referee looks at). A reading counts as within the band when it may be, for its
-    uncertainty.
+    resting ball must not repeat its notice every frame), or on the frame a ball last seen
+    rolling is seen at rest (its last metres unseen: lost by the camera, or under a hand). It
+    keeps the deepest reading; on the frame the ball comes to rest the rest reading replaces it
+    (the ball's final place, the one the referee looks at). A reading counts as within the
+    band when it may be, for its uncertainty.
     """
     assert obs.ball_xy_mm is not None
     band = state.config.close_call_mm
@@ -396,7 +397,7 @@ def _watch(
     inside = margin > -(band + unc)
     here = LineWatch(line, margin, unc, obs.frame, obs.t_s, point(obs.ball_xy_mm))
     if w is None:
-        if not (inside and obs.ball_moving):
+        if not (inside and (obs.ball_moving or state.ball.moving)):
             return state, []
         w = here
     elif inside and (w.line != line or margin > w.margin_mm or not obs.ball_moving):

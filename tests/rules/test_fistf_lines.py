@@ -389,3 +389,15 @@ def test_a_shot_seen_without_the_balls_place_leaves_the_goal_to_the_referee(run)
     assert abs(c.margin_mm) <= c.uncertainty_mm
     assert "not where the ball lay" in c.note
     assert state.score == (0, 0) and state.restart.kind == "referee"
+
+
+def test_a_ball_found_at_rest_in_the_band_after_its_roll_went_unseen_is_a_close_call(run):
+    """DESIGN 4 close_call, FISTF 15.1: the ball rolled towards the goal line beside the goal,
+    the camera lost its last metres, and it is found at rest 0.9 mm short of fully crossing,
+    placed to 1.2 mm. It came to rest there: a "too close to call" notice, not silence (which
+    would read as a confident "in")."""
+    steps = ("273,0 flick 7", "450,200", "560,290", "hidden", "hidden", "609.6,300 rest unc=1.2")
+    _, calls = run(seq(*steps))
+    (c,) = [c for c in calls if c.kind == "close_call"]
+    assert (c.line, c.law, c.too_close_to_call) == ("goal_line", "FISTF 15.1", True)
+    assert c.margin_mm == pytest.approx(-0.9, abs=1e-9)
