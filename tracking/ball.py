@@ -8,11 +8,11 @@ Moving state, with hysteresis (thresholds in ``BallTrackerConfig``):
 - at rest -> moving: the measured ball is more than ``start_distance_mm`` from where it rests in
   ``start_frames`` consecutive measured frames. At 60 fps the default 1.0 mm is 60 mm/s, well
   above detection noise (~0.1 mm) and below any flick; fits that state a larger doubt (a
-  small or compressed ball) must be off by ``START_SIGMAS`` of it. The flick onset is then found in the
-  history: the last frame whose measurement was within ``onset_tolerance_mm`` of the rest point.
-  Once the roll shows (two measurements well off the rest point) it is traced back to the rest
-  point; a start dated before that strike (a fit shifted by the figure arriving beside the
-  ball) moves to it.
+  small or compressed ball) must be off by ``START_SIGMAS`` of it. The flick onset is then
+  found in the history: the last frame whose measurement was within ``onset_tolerance_mm`` of
+  the rest point. Once the roll shows (two measurements well off the rest point) it is traced
+  back to the rest point; a start dated before that strike (a fit shifted by the figure
+  arriving beside the ball) moves to it.
 - moving -> at rest: over the last ``stop_window_s`` (or the few frames just covering it) the
   ball covered less than ``stop_speed_mm_s`` times that span (default 12 mm/s). When it
   stopped is found from the roll's deceleration (``tracking/stop_dating.py``).

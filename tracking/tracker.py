@@ -18,7 +18,6 @@ from tracking.hypotheses import BallHypotheses, HypothesisConfig
 from tracking.strikes import StrikeConfig, StrikeWatch
 from vision.detections import Detections
 
-
 # A figure track whose base the searches have not found for this long no longer hides ball
 # candidates once the ball is settled (``_off_bases``).
 GHOST_S = 0.25

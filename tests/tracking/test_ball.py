@@ -145,7 +145,7 @@ def test_a_candidate_near_a_ball_just_struck_is_not_taken_unless_vouched_for():
         tracker.update(Detections.build(ball_xy_mm=[[v, 0.0]]), i / FPS)
     for i in (32, 33):
         track = tracker.update(Detections.empty(), i / FPS)
-    other = track.xy_mm + (0.0, 55.0)
+    other = track.xy_mm + np.array([0.0, 55.0])
     track = tracker.update(Detections.build(ball_xy_mm=[other]), 34 / FPS)
     assert not track.measured and track.moving
 
@@ -546,14 +546,14 @@ def test_fits_leaning_within_their_stated_doubt_are_no_movement():
     lean = rest + np.array([1.6, 2.5])
     tracks = []
     for i in range(60):
-        at = rest if i < 30 else lean + (0.3 * (i % 2), 0.0)
+        at = rest if i < 30 else lean + np.array([0.3 * (i % 2), 0.0])
         det = Detections.build(ball_xy_mm=[at], ball_sigma_mm=[0.8], ball_whole_patch=[True])
         tracks.append(tracker.update(det, i / FPS))
     assert not any(t.moving for t in tracks)
     assert np.hypot(*(tracks[-1].xy_mm - rest)) < 1e-9
     strike = [
         tracker.update(
-            Detections.build(ball_xy_mm=[lean + (6.0 * k, 0.0)], ball_sigma_mm=[0.8]),
+            Detections.build(ball_xy_mm=[lean + np.array([6.0 * k, 0.0])], ball_sigma_mm=[0.8]),
             (60 + k) / FPS,
         )
         for k in range(1, 5)
