@@ -427,3 +427,18 @@ def test_a_candidate_glimpsed_a_while_ago_does_not_take_the_choice():
         assert i == 0
         assert np.allclose(hyp.chosen_xy_mm, BALL)
     assert hyp.rival_mm(BALL) == pytest.approx(np.hypot(*(KEEPER - BALL)))
+
+
+@pytest.mark.parametrize(("keeper_score", "since_start"), [(0.0, True), (0.9, False)])
+def test_the_choice_knows_how_long_it_has_held(keeper_score, since_start):
+    """``chosen_for`` counts the updates since the current choice was made: the pipeline clears
+    the identity doubt of the frames since then once the choice rolls. A ball chosen from the
+    first frame and struck keeps its count through the strike; one that takes the choice
+    from a better-ranked keeper by rolling counts from then."""
+    hyp = BallHypotheses()
+    run(hyp, frames(40, keeper_score=keeper_score, roll_from=20))
+    assert hyp.confirmed and np.hypot(*(hyp.chosen_xy_mm - BALL)) > 40.0
+    if since_start:
+        assert hyp.chosen_for == 39
+    else:
+        assert hyp.chosen_for < 40 - 20
