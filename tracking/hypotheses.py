@@ -191,19 +191,14 @@ class BallHypotheses:
         self._frame += 1
         match = self._associate(xy_mm, t_s)
         # Read before this frame's sightings update them; only needed for a new candidate.
-        fresh = any(c is None for c in match)
-        standing = self._standing(t_s, cfg.flick_gap_s) if fresh else []
-        # Only the chosen one is followed through a longer gap: a figure whose part of the
-        # ball's colour the hand hid as it flicked it leaves the same way.
-        hidden = self._standing(t_s, cfg.coast_s) if fresh else []
-        hidden = [c for c in hidden if c.key == self._chosen]
+        standing = self._standing(t_s) if any(c is None for c in match) else []
         for i, c in enumerate(match):
             if c is None:
                 c = _Candidate(xy_mm[i].copy(), np.zeros(2), xy_mm[i].copy(), t_s)
                 c.key, self._next_key = self._next_key, self._next_key + 1
                 c.sightings, c.first_frame = 0, self._frame
                 if not self._struck_from(c, standing, t_s):
-                    c.origin = self._hidden_near(c, hidden, t_s)
+                    c.origin = self._hidden_near(c, t_s)
                 self._cands.append(c)
                 match[i] = c
             else:
@@ -239,15 +234,15 @@ class BallHypotheses:
         return None if i is None else int(idx[i])
 
     # ------------------------------------------------------------------ steps
-    def _standing(self, t_s: float, within_s: float) -> list[_Candidate]:
-        """Candidates seen standing at their place (before this frame) within ``within_s``."""
+    def _standing(self, t_s: float) -> list[_Candidate]:
+        """Candidates seen standing at their place a moment ago (before this frame)."""
         cfg = self.config
         return [
             c
             for c in self._cands
             if c.moved_frames == 0
             and c.still_frames >= cfg.settle_frames
-            and t_s - c.seen_s <= within_s
+            and t_s - c.seen_s <= cfg.flick_gap_s
         ]
 
     def _struck_from(self, new: _Candidate, standing: list[_Candidate], t_s: float) -> bool:
@@ -270,26 +265,24 @@ class BallHypotheses:
         self._inherit(new, parent)
         return True
 
-    def _hidden_near(
-        self, new: _Candidate, hidden: list[_Candidate], t_s: float
-    ) -> tuple[_Candidate, float, float] | None:
+    def _hidden_near(self, new: _Candidate, t_s: float) -> tuple[_Candidate, float, float] | None:
         """The chosen candidate if it stood within a flick's travel of ``new``, unseen for
         longer than a flick takes but less than ``coast_s``, or None: the striking hand or
         figure may hide the ball for a few frames as it is struck. Unlike a flick seen, this
-        is a clue only; ``_struck_unseen`` decides once ``new`` has shown its way."""
+        is a clue only; ``_struck_unseen`` decides once ``new`` has shown its way. Only the
+        chosen one is followed through such a gap: a figure whose part of the ball's colour
+        the hand hid as it flicked it leaves the same way."""
         cfg = self.config
-        near = [
-            (d, k)
-            for k, c in enumerate(hidden)
-            if t_s - c.seen_s > cfg.flick_gap_s
-            and (d := float(np.hypot(*(new.xy_mm - c.xy_mm))))
-            <= cfg.reach_mm + cfg.max_speed_mm_s * cfg.flick_gap_s
-            and d > cfg.reach_mm
-        ]
-        if not near:
+        c = self._find(self._chosen)
+        if c is None or c.moved_frames or c.still_frames < cfg.settle_frames:
             return None
-        parent = hidden[min(near)[1]]
-        return parent, parent.seen_s, 0.0
+        d = float(np.hypot(*(new.xy_mm - c.xy_mm)))
+        unseen_s = t_s - c.seen_s
+        if not (cfg.flick_gap_s < unseen_s <= cfg.coast_s):
+            return None
+        if not (cfg.reach_mm < d <= cfg.reach_mm + cfg.max_speed_mm_s * cfg.flick_gap_s):
+            return None
+        return c, c.seen_s, 0.0
 
     def _struck_unseen(self, c: _Candidate) -> None:
         """``c`` first appeared near where ``c.origin`` stood before it went unseen. If it has
