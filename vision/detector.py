@@ -46,6 +46,9 @@ REFIT_PX = 0.05
 WANDER_RADII = 0.5
 # A ball fit reads the pixels within this many radii of its centres (rays reach 2.2).
 LOOK_RADII = 2.5
+# A whole-cloth candidate whose rough centre lies within this many search steps of the last
+# pass's is the same one.
+SAME_STEPS = 0.6
 # While the ball's colour is open, every this many frames the frame is compared with the one
 # this many frames before for a ball rolling in a colour no hypothesis explains
 # (``moving_ball_colour``).
@@ -632,7 +635,10 @@ class Detector:
         ``rest_refit_frames``, unless nothing changed where it looked): while the ball's
         identity is open every candidate is watched, and neither a hand moving elsewhere nor
         a codec's flicker over a still scene should refit them all. A struck candidate leaves
-        its rough centre within a frame or two, and the chosen ball has its own window."""
+        its rough centre within a frame or two, and the chosen ball has its own window. Where
+        the pixels of a kept fit changed since, the ball may have rolled up to that fraction
+        of the step without leaving its rough centre (its last millimetres): the fit keeps
+        its place but not its precision, which grows by that much."""
         if coarse.balls is not None:
             return coarse.balls
         rough = coarse.rough_balls_px
@@ -648,15 +654,18 @@ class Detector:
             age = self._frames - last[2][j]
             ok_before = last[1][4][j]
             fresh_fit = age < np.where(ok_before, cfg.coarse_refit_frames, cfg.rest_refit_frames)
-            same = d[np.arange(n), j] < 0.6 * self._step
+            same = d[np.arange(n), j] < SAME_STEPS * self._step
             for i in np.flatnonzero(same & ~fresh_fit & (age < cfg.coarse_refit_frames)):
                 fresh_fit[i] = self._unchanged(image, last[3][j[i]])
             reuse = same & fresh_fit
         fits = [np.zeros((n, 2)), np.zeros(n), np.zeros((n, 2)), np.zeros(n)]
         fits += [np.zeros(n, bool), np.zeros(n, np.int64), np.zeros(n), np.zeros(n, bool)]
+        stale = np.zeros(n, bool)
         if reuse.any():
             for f, old in zip(fits, last[1], strict=True):
                 f[reuse] = old[j[reuse]]
+            for i in np.flatnonzero(reuse & fits[4]):
+                stale[i] = not self._unchanged(image, last[3][j[i]])
         # Candidates come best first: a hand over the cloth shows many small ball-coloured
         # pieces at once, and only so many are fitted per frame (the rest on later passes).
         todo = np.flatnonzero(~reuse)[: cfg.max_fresh_ball_fits]
@@ -665,7 +674,7 @@ class Detector:
             new, _ = self._fit_balls(image, rough[todo])
             for f, got in zip(fits, new, strict=True):
                 f[todo] = got
-            for i in todo[~fits[4][todo]]:
+            for i in todo:
                 looks[i] = self._look(image, rough[i], fits[0][i], fits[1][i])
         for i in np.flatnonzero(reuse):
             looks[i] = last[3][j[i]]
@@ -674,15 +683,19 @@ class Detector:
         fitted_at = np.full(n, self._frames)
         if reuse.any():
             fitted_at[reuse] = last[2][j[reuse]]
-        coarse.balls = tuple(fits)
         kept = [looks[i] for i in np.flatnonzero(done)]
         self._last_balls = (rough[done], tuple(f[done] for f in fits), fitted_at[done], kept)
+        if stale.any():  # after storing: the kept fit stays as it was made
+            r_mm = self.model.pitch.profile.ball_radius_mm
+            reach_mm = SAME_STEPS * self._step * r_mm / fits[1][stale]
+            fits[6][stale] = np.hypot(fits[6][stale], reach_mm)
+        coarse.balls = tuple(fits)
         return coarse.balls
 
     def _look(self, image, rough_px, fit_px, r_px):
-        """Where a failed ball fit looked (its rays and patch, from the rough centre to the
-        fitted one), and the pixels it saw there: ``(box, pixels)``, or None when that is
-        more than a few balls wide (a fit that wandered off; it is tried again sooner)."""
+        """Where a ball fit looked (its rays and patch, from the rough centre to the fitted
+        one), and the pixels it saw there: ``(box, pixels)``, or None when that is more than
+        a few balls wide (a fit that wandered off; it is tried again sooner)."""
         reach = LOOK_RADII * r_px
         lo = np.minimum(rough_px, fit_px) - reach
         hi = np.maximum(rough_px, fit_px) + reach
@@ -721,7 +734,7 @@ class Detector:
             d = np.hypot(*(rough[:, None, :] - last_rough[None, :, :]).transpose(2, 0, 1))
             d = np.where(teams[:, None] == last_team[None, :], d, np.inf)
             j = np.argmin(d, axis=1)
-            reuse = d[np.arange(n), j] < 0.6 * self._step
+            reuse = d[np.arange(n), j] < SAME_STEPS * self._step
             if fresh is not None:
                 reuse &= ~fresh
         xy, r, mm, ok = np.zeros((n, 2)), np.zeros(n), np.zeros((n, 2)), np.ones(n, bool)

@@ -345,6 +345,24 @@ def test_a_rolling_ball_is_fitted_afresh_on_every_frame(setup, rolling):
     assert (moved > 0.05) == rolling
 
 
+def test_a_whole_cloth_candidate_kept_where_its_pixels_changed_says_it_may_have_moved(setup):
+    """A candidate of the whole-cloth search found again at the same rough centre keeps its
+    fit, but where that fit's pixels changed since, the ball may have rolled up to that
+    centre's tolerance without leaving it: the fit's uncertainty covers the millimetre it
+    rolled, where an unchanged view keeps its precision."""
+    renderer, _ = setup
+    det = Detector(setup[1].model)
+    xy0 = np.array([-220.0, 140.0])
+    first = det.detect(renderer.render(frame(xy0)), all_balls=True, search_bases=False)
+    again = det.detect(renderer.render(frame(xy0)), all_balls=True, search_bases=False)
+    moved = xy0 + np.array([1.0, 0.0])
+    out = det.detect(renderer.render(frame(moved)), all_balls=True, search_bases=False)
+    assert first.n_balls == again.n_balls == out.n_balls == 1
+    assert again.ball_sigma_mm[0] == pytest.approx(first.ball_sigma_mm[0])
+    assert first.ball_sigma_mm[0] < 0.5
+    assert np.hypot(*(out.ball_xy_mm[0] - moved)) <= 2.0 * out.ball_sigma_mm[0]
+
+
 def test_a_ball_creeping_at_rest_is_followed_however_slowly(setup):
     """A resting ball's patch fit stands while its edges find the centre they gave on that
     fit's frame: compared with that frame, not the last one, a ball creeping 0.03 mm a frame
