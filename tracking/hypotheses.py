@@ -358,7 +358,10 @@ class BallHypotheses:
         # away unseen; one not seen for longer may be anywhere, and is no clue to identity.
         recent = since <= cfg.flick_gap_s
         flick = d <= cfg.reach_mm + np.where(recent, cfg.max_speed_mm_s * since, 0.0)[None]
-        for near in (on_way, flick):
+        # One seen a moment ago explains a sighting better than one unseen for longer, whose
+        # place is a guess from a speed it may have long lost: a ball struck from where it
+        # stood a frame ago is not a figure's part that went out of sight running up to it.
+        for near in (on_way & recent[None], flick, on_way):
             free = np.array([mt is None for mt in match])
             cost = np.where(free[:, None] & ~taken[None, :] & near, d, np.inf)
             while np.isfinite(cost).any():

@@ -281,6 +281,32 @@ def test_a_striker_running_up_is_not_taken_for_the_ball():
     assert i == 1  # the ball, 160 mm on
 
 
+def test_a_ball_struck_from_where_it_stood_a_frame_ago_is_not_a_part_that_went_out_of_sight():
+    """A figure's part of the ball's colour seen running up toward the ball, then hidden (on
+    its base, or under the hand) a third of a second before the flick: its way, extrapolated,
+    leads past the ball. The ball struck from where it stood a frame ago is the ball, not that
+    part found again; it rolls and settles the choice."""
+    hyp = BallHypotheses()
+    t = 0.0
+    part = BALL + np.array([-60.0, 10.0])
+    for k in range(40):  # the ball stands; the part runs up at 300 mm/s, then is hidden
+        xy, score = [BALL], [0.9]
+        if 10 <= k < 16:
+            xy.append(part + np.array([5.0 * (k - 10), 0.0]))
+            score.append(0.6)
+        hyp.update(np.array(xy), np.array(score), t)
+        t += 1 / FPS
+    picked = []
+    for k in range(1, 25):  # struck: 600 mm/s away, along the part's heading
+        ball = BALL + np.array([10.0 * k, 0.0])
+        i = hyp.update(ball[None], np.array([0.9]), t)
+        picked.append(i)
+        t += 1 / FPS
+    assert hyp.confirmed
+    assert picked[-1] == 0
+    assert np.allclose(hyp.chosen_xy_mm, BALL + np.array([240.0, 0.0]))
+
+
 def _rolling_from_the_start(k: int, travel_mm: float, start=BALL, decel_mm_s2: float = 1000.0):
     """Frame ``k`` of a candidate rolling from the clip's first frame from ``start`` along x,
     decelerating to rest ``travel_mm`` on."""
