@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from calibration.camera import CameraModel
-from vision import shading
 from vision.geometry import FastCamera
 from vision.shading import fit_ball_patches
 
@@ -149,33 +148,6 @@ def test_a_shaded_ball_is_placed_within_a_tenth_of_a_pixel(ball_bgr, light):
     err_px = np.hypot(*(fit.centre_mm[0] - xy)) / mm_per_px
     assert err_px < 0.1
     assert err_px < 3.0 * fit.sigma_mm[0] / mm_per_px
-
-
-def test_a_fit_started_from_the_last_placing_ends_there_in_fewer_steps(monkeypatch):
-    """A resting ball fitted again from where and as blurred as its last fit placed it (the
-    ball crept a hundredth of a millimetre since) ends where a fit from its edges' centre
-    ends, with fewer evaluations of the model (the Huber weights still settle)."""
-    cam = camera()
-    xy = np.array([8.0, -5.0])
-    image, background = render(cam, xy, LIGHTS["from_the_far_side"], ORANGE)
-    mm_per_px, start = scale_and_start(cam, xy)
-    calls = []
-    evaluate = shading._Patch._residual
-
-    def counted(self, params):
-        calls.append(1)
-        return evaluate(self, params)
-
-    monkeypatch.setattr(shading._Patch, "_residual", counted)
-    cold = fit_ball_patches(image, background, FastCamera(cam), start[None], R)
-    n_cold = len(calls)
-    calls.clear()
-    warm = fit_ball_patches(
-        image, background, FastCamera(cam), cold.centre_mm + 0.01, R, blur_px=cold.blur_px
-    )
-    assert cold.ok[0] and warm.ok[0]
-    assert np.hypot(*(warm.centre_mm[0] - cold.centre_mm[0])) / mm_per_px < 0.02
-    assert len(calls) < 0.6 * n_cold
 
 
 def test_a_patch_that_is_no_ball_is_not_fitted_as_one():
