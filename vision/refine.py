@@ -70,9 +70,6 @@ PATCH_TRY_SUPPORT = 0.5
 # Edges of a ball under a hard low light read up to 0.7 px off; a patch fit farther than this
 # from a whole outline's centre (beyond its own uncertainty) is no better placing of it.
 PATCH_AGREE_PX = 1.0
-# A ball due for a new patch fit whose edges moved less than this since its last one is the
-# same ball: that fit's placing and blur start the new one.
-WARM_START_PX = 1.0
 OWN_INSIDE = 0.8  # radii where a limb's colour is read
 OWN_BACKGROUND = (0.4, 0.6, 0.8, 1.1, 1.3)  # ... and where the background is compared with it
 SHADOW_RADII = (1.3, 1.6)  # radii where a ray that shows no outline must cross a shadow
@@ -86,15 +83,13 @@ class RestPlacing:
 
     ``edge_px (2,)`` the edges' centre the patch fit started from; ``xy_mm (2,)`` and
     ``sigma_mm`` its placing, where ``placed`` (else the patch fit failed or was not tried,
-    and the edges placed the ball), and ``blur_px`` the blur the patch fit found (0 where it
-    did not place the ball).
+    and the edges placed the ball).
     """
 
     edge_px: NDArray[np.float64]
     xy_mm: NDArray[np.float64]
     sigma_mm: float
     placed: bool
-    blur_px: float = 0.0
 
 
 def _radial_frame(model: SceneModel, c_mm: NDArray, z_mm: float):
@@ -187,7 +182,6 @@ def refine_balls(
     # The ball due for a patch fit whose edges find the centre they gave on the frame of its
     # last one (that frame's, not the last one's: a ball creeping a little a frame shows once
     # it has crept ``again_px`` in all) has not moved: that fit's outcome stands.
-    from_mm, from_blur = ground.copy(), np.zeros(len(ground))
     if rest is not None and patch.any():
         off = np.where(patch, np.hypot(*(centre_px - rest.edge_px).T), np.inf)
         j = int(np.argmin(off))
@@ -195,19 +189,9 @@ def refine_balls(
             placings[j], patch[j] = rest, False
             if rest.placed:
                 ground[j], sigma[j], placed[j] = rest.xy_mm, rest.sigma_mm, True
-        elif rest.placed and off[j] < WARM_START_PX:
-            # The same ball, crept a little or its edges jittered: its fit starts where and
-            # as blurred as the last one placed it, a step or two from where it ends.
-            from_mm[j], from_blur[j] = rest.xy_mm, rest.blur_px
     if patch.any():
         fits = fit_ball_patches(
-            image,
-            model.background,
-            model.lens,
-            from_mm[patch],
-            r,
-            model.noise_sigma,
-            from_blur[patch],
+            image, model.background, model.lens, ground[patch], r, model.noise_sigma
         )
         # Edges that strayed far from where the search started (a ball at rest: its last
         # fit) may leave the patch fit too far to converge: it starts again from there.
@@ -241,10 +225,8 @@ def refine_balls(
         ground[idx] = fits.centre_mm[good]
         sigma[idx] = fits.sigma_mm[good]
         placed[idx] = True
-        for i, b in zip(idx, fits.blur_px[good], strict=True):
-            placings[i] = RestPlacing(
-                centre_px[i].copy(), ground[i].copy(), float(sigma[i]), True, float(b)
-            )
+        for i in idx:
+            placings[i] = RestPlacing(centre_px[i].copy(), ground[i].copy(), float(sigma[i]), True)
     centre_px = model.lens.project(np.concatenate([ground, np.full((len(ground), 1), r)], 1))
     return centre_px, r_px, ground, ok, outline, size_err, sigma, placed, tuple(placings)
 

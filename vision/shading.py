@@ -108,23 +108,19 @@ def fit_ball_patches(
     centres_mm: NDArray,
     r_mm: float,
     noise: float = 0.0,
-    blur_px: NDArray | None = None,
 ) -> PatchFits:
     """Fit the patches of balls whose centres are near ``centres_mm (k, 2)`` (mm, on the
     plane one radius ``r_mm`` above the cloth) in ``image`` and its ``background`` (h, w, 3)
-    uint8 BGR, whose noise per channel is ``noise`` grey levels; see the module docstring.
-    ``blur_px (k,)``, where given and > 0, starts each fit at that blur (a ball fitted
-    before, started where it was placed then: a step or two instead of a whole descent)."""
+    uint8 BGR, whose noise per channel is ``noise`` grey levels; see the module docstring."""
     start = np.asarray(centres_mm, np.float64).reshape(-1, 2)
     k = len(start)
-    blur0 = np.zeros(k) if blur_px is None else np.asarray(blur_px, np.float64).reshape(k)
     out = np.zeros((k, 2)), np.zeros(k), np.zeros(k), np.zeros(k, bool)
     for i in range(k):  # one ball, rarely two
         patch = _Patch.cut(image, background, cam, start[i], r_mm)
         if patch is None:
             out[0][i] = start[i]
             continue
-        centre, sigma, blur, ok = patch.fit(start[i], noise, blur0[i] or START_BLUR_PX)
+        centre, sigma, blur, ok = patch.fit(start[i], noise)
         out[0][i], out[1][i], out[2][i], out[3][i] = centre, sigma, blur, ok
     return PatchFits(*out)
 
@@ -361,11 +357,10 @@ class _Patch:
         raw[:, :, nb:] = c
         return raw
 
-    def fit(self, start_mm, noise: float = 0.0, blur_px: float = START_BLUR_PX):
-        """Centre (2,) mm, its sigma mm, the blur px and whether the fit is sound, from
-        ``start_mm`` and ``blur_px``; ``noise`` grey levels per channel is the least the
-        pixels carry."""
-        p = np.array([start_mm[0], start_mm[1], np.log(np.clip(blur_px, *BLUR_RANGE_PX))])
+    def fit(self, start_mm, noise: float = 0.0):
+        """Centre (2,) mm, its sigma mm, the blur px and whether the fit is sound; ``noise``
+        grey levels per channel is the least the pixels carry."""
+        p = np.array([start_mm[0], start_mm[1], np.log(START_BLUR_PX)])
         mm_per_px = 1.0 / self._px_per_mm(start_mm)
         steps = np.array([0.02 * mm_per_px, 0.02 * mm_per_px, 0.05])
         lam = 1e-3
