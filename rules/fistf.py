@@ -44,7 +44,7 @@ from rules import clock as clk
 from rules import fistf_ends as ends
 from rules.calls import Call
 from rules.fistf_kickoff import see_kick_off
-from rules.fistf_lines import check_lines
+from rules.fistf_lines import check_lines, close_watch
 from rules.fistf_play import apply_contacts, resolve_pending_play
 from rules.fistf_setpiece import placement_notices, take_restart, watch_goal_kick
 from rules.fistf_state import BallTrack, MatchConfig, MatchState, PendingPlay, Restart
@@ -54,7 +54,15 @@ from rules.observation import Observation, other_team
 MAX_BACK_FRAMES = 4  # a crossing is dated at most this many frame intervals back
 NOTICES = ("close_call", "figure_placement", "distance")  # calls that set no restart
 
-__all__ = ["MatchConfig", "MatchState", "add_time", "number_calls", "referee_decision", "step"]
+__all__ = [
+    "MatchConfig",
+    "MatchState",
+    "add_time",
+    "close",
+    "number_calls",
+    "referee_decision",
+    "step",
+]
 
 
 def step(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
@@ -71,6 +79,14 @@ def step(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
         return replace(state, clock=clock, ball=ball, ball_went_out=False), []
     before = state.restart
     state, calls = _judge(state, obs)
+    return number_calls(state, calls, before)
+
+
+def close(state: MatchState) -> tuple[MatchState, list[Call]]:
+    """The end of what is seen (a recording's last frame): the notices still pending, given
+    now (a ball come to rest in the close-call band: ``rules.fistf_lines.close_watch``)."""
+    before = state.restart
+    state, calls = close_watch(state)
     return number_calls(state, calls, before)
 
 

@@ -387,23 +387,49 @@ def _watch(
     The watch starts only while the ball rolls (a ball lying still near a line is no news, and a
     resting ball must not repeat its notice every frame), or on the frame a ball last seen
     rolling is seen at rest (its last metres unseen: lost by the camera, or under a hand). It
-    keeps the deepest reading; on the frame the ball comes to rest the rest reading replaces it
-    (the ball's final place, the one the referee looks at). A reading counts as within the
-    band when it may be, for its uncertainty.
+    keeps the deepest reading. When the ball comes to rest in the band the notice waits
+    ``close_call_settle_s`` (or until the ball moves again), dated at the stop, with the latest
+    rest reading (the ball's final place, the one the referee looks at, as it firms up). A
+    reading counts as within the band when it may be, for its uncertainty; a ball leaving the
+    band without turning back (a rolling reading's uncertainty shrank) is no news either.
     """
     assert obs.ball_xy_mm is not None
-    band = state.config.close_call_mm
+    cfg = state.config
     w = state.watch
-    inside = margin > -(band + unc)
+    inside = margin > -(cfg.close_call_mm + unc)
     here = LineWatch(line, margin, unc, obs.frame, obs.t_s, point(obs.ball_xy_mm))
+    if w is not None and w.rest_s is not None:  # at rest in the band since ``w.rest_s``
+        if obs.ball_moving or w.line != line:
+            return replace(state, watch=None), [_close_call(state, w)]
+        w = replace(w, margin_mm=margin, uncertainty_mm=unc, xy_mm=here.xy_mm)
+        if obs.t_s - w.rest_s < cfg.close_call_settle_s:
+            return replace(state, watch=w), []
+        return replace(state, watch=None), [_close_call(state, w)]
     if w is None:
         if not (inside and (obs.ball_moving or state.ball.moving)):
             return state, []
         w = here
     elif inside and (w.line != line or margin > w.margin_mm or not obs.ball_moving):
         w = here
-    if inside and obs.ball_moving and w.line == line:
-        return replace(state, watch=w), []
+    if inside and w.line == line:
+        if not obs.ball_moving:  # come to rest: its reading firms up before the notice
+            w = replace(here, rest_s=obs.t_s)
+            if cfg.close_call_settle_s > 0.0:
+                return replace(state, watch=w), []
+        else:
+            return replace(state, watch=w), []
+    elif not inside and obs.ball_moving and w.line == line and margin >= w.margin_mm:
+        return replace(state, watch=None), []
+    return replace(state, watch=None), [_close_call(state, w)]
+
+
+def close_watch(state: MatchState) -> tuple[MatchState, list[Call]]:
+    """The end of what is seen (a recording's last frame): the notice of a ball that came to
+    rest in the close-call band, still waiting for its rest reading to firm up, is given
+    with the reading it has."""
+    w = state.watch
+    if w is None or w.rest_s is None:
+        return state, []
     return replace(state, watch=None), [_close_call(state, w)]
 
 

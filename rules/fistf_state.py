@@ -49,6 +49,10 @@ class MatchConfig:
             team when it is known (configured); None: learnt from what is seen
             (``rules.fistf_ends``).
         close_call_mm: the close-call band (DESIGN.md section 4: 3 mm).
+        close_call_settle_s: a ball come to rest in the band is reported this long after it
+            stopped, with its rest reading by then: a stop is declared from a few frames,
+            while the ball may still creep its last millimetre, and the rest point firms up
+            over the frames that follow.
         line_uncertainty_mm: error bound of the measured line edges, combined with the ball's.
         forward_min_mm: ball travel after a flick that shows its direction (offside, kick-off).
         hidden_decide_frames: frames a ball may stay hidden in a goal before it is decided.
@@ -71,6 +75,7 @@ class MatchConfig:
     first_kick_off: int | None = None
     home_kit: int | None = None
     close_call_mm: float = 3.0
+    close_call_settle_s: float = 0.3
     line_uncertainty_mm: float = 0.0
     forward_min_mm: float = 3.0
     hidden_decide_frames: int = 2
@@ -171,7 +176,9 @@ class PendingPlay:
 
 @dataclass(frozen=True, slots=True)
 class LineWatch:
-    """The ball within the close-call band of a boundary line: the deepest point so far."""
+    """The ball within the close-call band of a boundary line: the deepest point so far, or,
+    once it came to rest there (at ``rest_s``; ``frame`` and ``t_s`` are then its stop), its
+    latest rest reading."""
 
     line: str
     margin_mm: float
@@ -179,6 +186,7 @@ class LineWatch:
     frame: int
     t_s: float
     xy_mm: tuple[float, float]
+    rest_s: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -87,6 +87,10 @@ class ButtonRules:
         self._state, new = step(self._state, obs)
         return replace(frame, figures=obs.figures), calls + new
 
+    def finish(self) -> list[Call]:
+        """The end of the recording: button football holds no notice back."""
+        return []
+
     def observation(self, frame: TrackedFrame) -> Observation:
         """The ``Observation`` of a final frame, the pieces named (module docstring)."""
         figures = self._named(frame.figures)

@@ -48,7 +48,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rules.calls import Call
-from rules.fistf import MatchConfig, MatchState, step
+from rules.fistf import MatchConfig, MatchState, close, step
 from rules.fistf_ends import named
 from rules.games import GameError, game
 from rules.keepers import rod_goalkeepers
@@ -179,6 +179,11 @@ class FistfRules:
         if not self._kit_since or self._kit_since[-1][1] != kit:
             self._kit_since.append((frame.frame, kit))
         return replace(frame, figures=self._named(frame.figures, obs)), calls
+
+    def finish(self) -> list[Call]:
+        """The end of the recording: the notices the match still holds back, given now."""
+        self._state, calls = close(self._state)
+        return calls
 
     @property
     def names_changed(self) -> bool:

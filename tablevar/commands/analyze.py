@@ -243,7 +243,8 @@ def analyze(
             driver = session.driver
             if driver is not None:
                 outputs.write(driver.finish())
-                summary.update(_summary(driver, rules, video.fps))
+                outputs.write(Judged(calls=tuple(rules.finish())))
+                summary.update(_summary(driver, rules, video.fps, outputs.calls_written))
             summary["frames"] = (driver.frames if driver is not None else 0) + session.skipped
             _write_json(out / "summary.json", summary)
     if rules.names_changed:
@@ -309,6 +310,7 @@ class _Outputs:
     def __init__(self, tracks: TextIO, calls: TextIO, evidence: EvidenceWriter) -> None:
         self.tracks, self.calls, self.evidence = tracks, calls, evidence
         self._encode = TracksEncoder()
+        self.calls_written = 0
 
     def write(self, judged: Judged) -> None:
         self.evidence.add_frames(judged.frames)
@@ -316,6 +318,7 @@ class _Outputs:
         records = [call.to_record() for call in judged.calls]
         self.evidence.attach(records)  # each call's picture, before its line is written
         _write(self.calls, records)
+        self.calls_written += len(records)
 
 
 def _learn(frame, cal: Calibration, pitch, fps: float, config: VisionConfig):
@@ -335,14 +338,16 @@ def _learn(frame, cal: Calibration, pitch, fps: float, config: VisionConfig):
         raise
 
 
-def _summary(driver: Driver, rules: FistfRules | ButtonRules, fps: float) -> dict[str, Any]:
+def _summary(
+    driver: Driver, rules: FistfRules | ButtonRules, fps: float, calls: int
+) -> dict[str, Any]:
     home, away = rules.score
     return {
         "frames": driver.frames,
         "fps": fps,
         "clock_s": round(rules.clock_s, 3),
         "score": {"home": int(home), "away": int(away)},
-        "calls": driver.calls,
+        "calls": calls,
         "ms_per_frame": round(driver.ms_per_frame, 3),
     }
 

@@ -8,11 +8,20 @@ from __future__ import annotations
 
 import pytest
 
+from rules.fistf import close
 from rules.fistf_state import Restart
 from rules.notation import parse_sequence
 from rules.observation import AWAY, HOME
 
 F = "home 1 gk -590,0; home 7 250,0; home 8 350,100; away 2 gk 590,0; away 9 500,-150"
+# Frames of a ball lying still past ``MatchConfig.close_call_settle_s`` (at 50 fps): a close
+# call on a ball come to rest waits for its rest reading to firm up.
+SETTLE = 16
+
+
+def settled(*steps: str) -> tuple[str, ...]:
+    """``steps``, the last one (the ball at rest) held ``SETTLE`` frames more."""
+    return (*steps, *(steps[-1],) * SETTLE)
 
 
 def seq(*steps: str, figs: str = F) -> list[str]:
@@ -312,7 +321,7 @@ def test_clock_stops_when_a_hidden_ball_crossed_into_the_goal(run):
     ],
 )
 def test_close_calls(run, steps, line, margin, too_close, note):
-    state, calls = run(seq(*steps))
+    state, calls = run(seq(*(settled(*steps) if steps[-1].endswith("rest") else steps)))
     close = [c for c in calls if c.kind == "close_call"]
     assert len(close) == 1, calls
     c = close[0]
@@ -320,6 +329,52 @@ def test_close_calls(run, steps, line, margin, too_close, note):
     assert c.margin_mm == pytest.approx(margin, abs=1e-9)
     assert c.fully_crossed == (margin > 0)
     assert state.restart is None  # a notice never stops play
+
+
+def test_a_close_call_gives_the_rest_reading_as_it_firms_up_dated_at_the_stop(run):
+    """FISTF 14.1 / DESIGN 4 close_call: a stop is declared from a few frames, while the ball
+    may still creep its last millimetre, and the rest point firms up over the next ones. The
+    notice waits ``close_call_settle_s`` and gives the reading by then (0.7 mm in, placed to
+    0.4 mm), not the first one (1.5 mm in, to 1.5 mm), dated at the stop."""
+    firm = "285,384.8 unc=0.4 rest"
+    steps = ("273,0 flick 7", "280,300", "285,384 unc=1.5", "285,384 unc=1.5 rest")
+    _, calls = run(seq(*steps, *(firm,) * SETTLE))
+    (c,) = [c for c in calls if c.kind == "close_call"]
+    assert c.frame == 3
+    assert c.margin_mm == pytest.approx(-0.7, abs=1e-9)
+    assert c.uncertainty_mm == pytest.approx(0.4)
+    assert not c.too_close_to_call
+
+
+def test_a_close_call_waiting_on_the_rest_is_given_when_the_ball_moves_again(run):
+    """FISTF 14.1: struck again before its rest reading settled, the ball's notice is given
+    then, with the reading it had."""
+    rest = "285,385.1 unc=0.3 rest"
+    _, calls = run(seq("273,0 flick 7", "280,300", "285,385.1 unc=0.3", rest, rest, "200,300"))
+    (c,) = [c for c in calls if c.kind == "close_call"]
+    assert (c.frame, c.note) == (3, "IN by 0.4 mm")
+
+
+def test_a_recording_ending_before_the_rest_reading_settled_still_gives_the_close_call(run):
+    """FISTF 14.1: a clip of the disputed moment may end a moment after the ball stopped: the
+    end of what is seen (``rules.fistf.close``) gives the notice held back, and only once."""
+    rest = "285,385.1 unc=0.3 rest"
+    state, calls = run(seq("273,0 flick 7", "280,300", "285,385.1 unc=0.3", rest, rest))
+    assert not [c for c in calls if c.kind == "close_call"]
+    state, end = close(state)
+    assert [(c.kind, c.frame, c.note) for c in end] == [("close_call", 3, "IN by 0.4 mm")]
+    assert end[0].id == state.calls_made
+    assert close(state)[1] == []
+
+
+def test_a_rolling_reading_leaving_the_band_as_its_uncertainty_shrinks_is_no_close_call(run):
+    """DESIGN 4 close_call: a rolling reading placed loosely (7.5 mm inside, to 6 mm) may lie
+    within 3 mm of the line; the next one, surer, does not, and lies nearer the line: the ball
+    did not turn back, and it is no notice. The one notice is where it comes to rest."""
+    steps = ("273,0 flick 7", "283,378 unc=6", "284,379 unc=1", "285,385.1 unc=0.3")
+    _, calls = run(seq(*settled(*steps, "285,385.1 unc=0.3 rest")))
+    close = [c for c in calls if c.kind == "close_call"]
+    assert [c.note for c in close] == ["IN by 0.4 mm"]
 
 
 def test_no_close_call_for_a_ball_resting_beyond_the_band_and_its_uncertainty(run):
@@ -351,7 +406,7 @@ def test_shot_from_within_three_mm_of_the_shooting_line(run):
 def test_ball_resting_0_3_mm_out_is_judged_with_its_own_uncertainty(run, unc, kind, too_close):
     """DESIGN 3: the bound comes with each observation; the engine keeps no fixed figure."""
     out = f"290,385.8 unc={unc}"
-    _, calls = run(seq("273,0 flick 7", "280,300", out, f"{out} rest", f"{out} rest"))
+    _, calls = run(seq(*settled("273,0 flick 7", "280,300", out, f"{out} rest")))
     said = [c for c in calls if c.line == "touchline"]
     assert [(c.kind, c.too_close_to_call) for c in said] == [(kind, too_close)]
     assert said[0].margin_mm == pytest.approx(0.3, abs=1e-9)
@@ -397,7 +452,7 @@ def test_a_ball_found_at_rest_in_the_band_after_its_roll_went_unseen_is_a_close_
     placed to 1.2 mm. It came to rest there: a "too close to call" notice, not silence (which
     would read as a confident "in")."""
     steps = ("273,0 flick 7", "450,200", "560,290", "hidden", "hidden", "609.6,300 rest unc=1.2")
-    _, calls = run(seq(*steps))
+    _, calls = run(seq(*settled(*steps)))
     (c,) = [c for c in calls if c.kind == "close_call"]
     assert (c.line, c.law, c.too_close_to_call) == ("goal_line", "FISTF 15.1", True)
     assert c.margin_mm == pytest.approx(-0.9, abs=1e-9)
