@@ -64,7 +64,6 @@ class Driver:
         self.pipeline, self.referee = pipeline, referee
         self.frame0, self.t0_s = frame0, t0_s
         self.busy_s = 0.0
-        self.calls = 0
 
     def step(self, image: np.ndarray, t_s: float) -> Judged:
         """One frame (``t_s`` on the pipeline's own time line) through pipeline and rules."""
@@ -85,7 +84,6 @@ class Driver:
             named, new = self.referee.judge(frame.shifted(self.frame0, self.t0_s))
             frames.append(named)
             calls += new
-        self.calls += len(calls)
         return Judged(tuple(frames), tuple(calls))
 
     @property
