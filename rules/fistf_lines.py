@@ -411,15 +411,14 @@ def _watch(
         w = here
     elif inside and (w.line != line or margin > w.margin_mm or not obs.ball_moving):
         w = here
-    if inside and w.line == line:
-        if not obs.ball_moving:  # come to rest: its reading firms up before the notice
-            w = replace(here, rest_s=obs.t_s)
-            if cfg.close_call_settle_s > 0.0:
-                return replace(state, watch=w), []
-        else:
+    if inside and w.line == line and obs.ball_moving:
+        return replace(state, watch=w), []
+    if inside and w.line == line:  # come to rest: its reading firms up before the notice
+        w = replace(here, rest_s=obs.t_s)
+        if cfg.close_call_settle_s > 0.0:
             return replace(state, watch=w), []
     elif not inside and obs.ball_moving and w.line == line and margin >= w.margin_mm:
-        return replace(state, watch=None), []
+        return replace(state, watch=None), []  # out of the band only as its doubt shrank
     return replace(state, watch=None), [_close_call(state, w)]
 
 
