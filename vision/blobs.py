@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.colour import shaded_distance
+from vision.colour import ball_coloured, shaded_distance
 
 BALL, HOME, AWAY = 0, 1, 2  # colour classes; a team's index is its class minus HOME
 
@@ -118,7 +118,7 @@ class ColourBlobs:
         cls = self._class_of[np.argmin(d, axis=1)]
         size = np.linalg.norm(np.asarray(pixels, np.float32), axis=1)
         d_ball = d[:, 0] if k == 1 else d[:, :k].min(axis=1)
-        ball = (d_ball <= 0.12 * size + 12.0) & self._is_ball_class[cls]
+        ball = ball_coloured(d_ball, size) & self._is_ball_class[cls]
         twins = self.ball_classes[1:]
         if twins:  # the ball's pixels count for its twin team (the nearer, if both are)
             cols = [k + t - HOME for t in twins]

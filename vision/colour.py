@@ -25,6 +25,15 @@ def shaded_distance(
     return np.sqrt(np.maximum(d2, 0.0))
 
 
+def ball_coloured(distance: NDArray, brightness: NDArray, share: float = 1.0) -> NDArray:
+    """Whether pixels of ``brightness`` (their norm) ``distance`` from a ball colour under
+    shading (``shaded_distance``) are that colour: within a share of the brightness (a codec
+    smears a small ball's colour in proportion) and a few grey levels. ``share`` of that
+    tolerance: a colour well inside it is found by a search for the other; one near its edge
+    loses its shaded and noisy pixels to it, and the ball breaks into pieces."""
+    return distance <= share * (0.12 * brightness + 12.0)
+
+
 def darkened(pixels: NDArray, background: NDArray, threshold: float) -> NDArray[np.bool_]:
     """Which pixels ``(n, 3)`` are their background ``(n, 3)`` darkened, the same colour: a
     shadow. ``threshold``: the foreground threshold, grey levels (how far a pixel may stray

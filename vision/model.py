@@ -46,7 +46,7 @@ from numpy.typing import NDArray
 
 from calibration.camera import CameraModel
 from rules.pitch import Pitch
-from vision.colour import USUAL_BALLS_BGR, darkened, shaded_distance
+from vision.colour import USUAL_BALLS_BGR, ball_coloured, darkened, shaded_distance
 from vision.config import VisionConfig
 from vision.geometry import FastCamera
 from vision.hiders import fill_box, hiders_mask
@@ -607,7 +607,7 @@ def _ball_colours(
     """The ball's colour hypotheses ``(k, 3)``, best first, and the blob of the first (or None).
 
     Each candidate blob gives the colour of its lit top (its colour at full light, the
-    reference for shading); one of the same colour as a better one adds nothing. The usual
+    reference for shading); one a better one's search finds adds nothing (``_searched``). The usual
     ball colours follow, those no candidate showed (the ball may be hidden in this frame),
     except one near a team's colour: searched for unseen, it would take that team's bases for
     balls (an orange ball beside a red team shows in its own blob, and is learnt from it).
@@ -622,15 +622,26 @@ def _ball_colours(
         c = np.median(pix[lum >= np.percentile(lum, 70)], axis=0)
         # A later candidate in a kit's colour is a figure the kit test missed (a keeper in
         # the other team's colour): searched for, it would take that team's bases for balls.
-        if not colours or not (same_colour_as(c, colours) or _near_team(c, team_bgr, config)):
+        if not colours or not (_searched(c, colours, config) or _near_team(c, team_bgr, config)):
             colours.append(c)
     for usual in USUAL_BALLS_BGR.values():
         u = np.asarray(usual, np.float32)
-        if not (same_colour_as(u, colours) or _near_team(u, team_bgr, config)):
+        if not (_searched(u, colours, config) or _near_team(u, team_bgr, config)):
             colours.append(u)
     if not colours:  # every usual colour is a kit's, and no blob showed another: all of them
         colours = [np.asarray(u, np.float32) for u in USUAL_BALLS_BGR.values()]
     return np.array(colours, np.float32), first
+
+
+def _searched(bgr: NDArray, colours: list[NDArray], config: VisionConfig) -> bool:
+    """A ball of colour ``bgr (3,)`` is found by the search for one of ``colours``: well
+    inside the tolerance of the detector's pixel test (``vision/blobs.py``), not merely alike
+    (the white shorts of a kit's figure read pale blue, alike to a white ball, yet the ball's
+    shaded pixels fall outside that colour's search and the ball is never a candidate)."""
+    if not colours:
+        return False
+    d = shaded_distance(bgr[None], np.array(colours, np.float32), config.shading_range)
+    return bool(ball_coloured(d.min(), float(np.linalg.norm(bgr)), share=0.5))
 
 
 def same_colour_as(bgr: NDArray, colours: list[NDArray]) -> bool:

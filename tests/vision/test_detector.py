@@ -118,6 +118,34 @@ def test_learning_without_a_ball_searches_the_usual_colours():
     assert Detector(model).detect(draw(None, seed=4), search_bases=True).n_balls == 0
 
 
+def test_a_ball_alike_to_a_better_candidate_but_outside_its_search_is_searched_for():
+    """The white shorts of a figure whose kit shows too few figures to be known as one read
+    as an even pale blue blob of a ball's size, ranked above a white ball that reads a little
+    small, under a light that tints it green: alike to it, yet the ball's pixels fall outside
+    that colour's search.
+    White stays a hypothesis and the ball is a candidate where it stands."""
+    img = draw(None)
+    scale = 1.0 / float(CAMERA.mm_per_px([[0.0, 0.0]])[0])
+    for xy, r_mm, bgr in (
+        ((-60.0, 150.0), 10.5, (209, 165, 148)),
+        ((80.0, -90.0), 9.0, (200, 215, 200)),
+    ):
+        c = CAMERA.project(np.array([[*xy, r_mm]]))[0]
+        cv2.circle(
+            img,
+            tuple(np.rint(c * 16).astype(int)),
+            round(r_mm * scale * 16),
+            bgr,
+            -1,
+            cv2.LINE_AA,
+            4,
+        )
+    model = learn_model([img], CAMERA, PITCH)
+    assert np.allclose(CAMERA.back_project(model.ball_px[None], 10.5)[0], (-60.0, 150.0), atol=2)
+    det = Detector(model).detect(img, search_bases=True, all_balls=True)
+    assert (np.hypot(*(det.ball_xy_mm - (80.0, -90.0)).T) < 1.5).any()
+
+
 def test_learning_without_figures_is_a_clear_error():
     with pytest.raises(LearningError, match="home_bgr"):
         learn_model([draw(None, home=np.zeros((0, 2)), away=np.zeros((0, 2)))], CAMERA, PITCH)
