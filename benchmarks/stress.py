@@ -101,6 +101,9 @@ FOUND_MM = 15.0
 SETTLED_FRAMES = 3
 DEFAULT_UNCERTAINTY_MM = 0.5  # rules.observation.Observation's default
 UNCERTAINTY_LOG = "ball_uncertainty.jsonl"
+# The calls that read the ball against a line: a set piece's fault names a line too (where
+# the throw-in was taken), but its margin is no ball's.
+LINE_CALL_KINDS = ("ball_out", "close_call")
 
 
 # ---------------------------------------------------------------------- plan and run
@@ -264,7 +267,8 @@ def score_clip(clip: Path, out: Path, table: str, ok: bool) -> dict[str, Any]:
     calls = []
     by_frame = {rec["frame"]: rec for rec in truth}
     for c in _jsonl(out / "calls.jsonl"):
-        if c["line"] not in ("touchline", "goal_line") or c["margin_mm"] is None:
+        line_call = c["kind"] in LINE_CALL_KINDS and c["line"] in ("touchline", "goal_line")
+        if not line_call or c["margin_mm"] is None:
             continue
         b = by_frame.get(c["frame"], {}).get("ball")
         true_margin = None
@@ -321,7 +325,7 @@ def _read_summary(out: Path) -> dict:
 def line_outcome(margin_mm: float, calls: list[dict]) -> str:
     """``right``, ``too_close``, ``wrong`` (a confident wrong reading) or ``missed``: the
     first boundary-line call against the ball's true resting margin."""
-    said = [c for c in calls if c["kind"] in ("ball_out", "close_call")]
+    said = [c for c in calls if c["kind"] in LINE_CALL_KINDS]
     if not said:
         return "right" if margin_mm <= -3.0 else "missed"
     c = said[0]
