@@ -23,11 +23,14 @@ import numpy as np
 from rules.observation import Contact, Figures
 from rules.pitch import Pitch
 from tablevar.tracked import TrackedBall, TrackedFrame
+from tracking.hypotheses import BallRun
 from tracking.tracker import Tracker, TrackerConfig, Tracks
 from vision.colour import parse_colour
 from vision.config import VisionConfig
 from vision.detector import Detector
 from vision.model import SceneModel
+
+SETTLED_TRAILS = 4  # ``Pipeline.settled_trails`` kept (memory stays flat over a match)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +119,9 @@ class Pipeline:
         self._figs = Figures.empty()
         self._moving_since: int | None = None  # first frame of the ball's current movement
         self._rest_xy: tuple[float, float] | None = None  # the last rest point, rounded
+        # The trail of each candidate motion settled, from before it did (``BallInHindsight``);
+        # a few: the ball is settled again only after it was lost to another candidate.
+        self.settled_trails: deque[tuple[BallRun, ...]] = deque(maxlen=SETTLED_TRAILS)
 
     # ------------------------------------------------------------------ public
     def process(self, image, t_s: float) -> list[TrackedFrame]:
@@ -130,6 +136,7 @@ class Pipeline:
         det = self.detector.detect(image, all_balls=not settled, **self._hints(t))
         tracks = self.tracker.update(det, t)
         if not settled and self.tracker.ball_confirmed:
+            self.settled_trails.append(self.tracker.hypotheses.chosen_trail())
             self._settle_colour(image, det)
             self._no_doubt_since(tracks.ball.frame - self.tracker.hypotheses.chosen_for)
         self._revise(tracks)

@@ -33,16 +33,39 @@ ball's position carries if it is that one. It is reported beside the position (a
 doubt, ``tracking/tracker.py``), never fed to the ball's own track, whose search must stay
 narrow.
 
+Each candidate keeps its trail (``BallRun``: where it was seen, when; a place it stood at is
+one run however long it stood), so that once motion settles it the frames before can be told
+where the ball was (``chosen_trail``): a recording analysed as a whole is told in hindsight.
+
 Candidates on figures' bases are removed before (``tracking/tracker.py``): a figure flicked
 across the cloth is a figure, not a rolling ball. Time comes only from ``t_s``.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
+
+# A candidate's trail keeps this many runs at most (a place stood at is one run; a roll, one
+# per sighting): about a minute of rolling, whatever the match's length.
+TRAIL_RUNS = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class BallRun:
+    """Where a candidate was seen from ``first_s`` to ``last_s``: one sighting while it
+    rolls; while it stands, the mean of its ``sightings`` within ``reach_mm`` of where it
+    first stood, and the moments between (hidden there)."""
+
+    first_s: float
+    last_s: float
+    x_mm: float
+    y_mm: float
+    moving: bool
+    sightings: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +141,23 @@ class _Candidate:
     # seen then, how far along the way from its place this one was last seen).
     origin: tuple[_Candidate, float, float] | None = None
     key: int = field(default=0)
+    trail: deque[BallRun] = field(default_factory=lambda: deque(maxlen=TRAIL_RUNS))
+
+    def seen(self, t_s: float, moving: bool, reach_mm: float) -> None:
+        """Add this sighting to the trail: it extends the last run where the candidate
+        stood within ``reach_mm`` of it, else starts one."""
+        x, y = float(self.xy_mm[0]), float(self.xy_mm[1])
+        last = self.trail[-1] if self.trail else None
+        if (
+            last is not None
+            and not (moving or last.moving)
+            and np.hypot(x - last.x_mm, y - last.y_mm) <= reach_mm
+        ):
+            n = last.sightings
+            mx, my = (last.x_mm * n + x) / (n + 1), (last.y_mm * n + y) / (n + 1)
+            self.trail[-1] = BallRun(last.first_s, t_s, mx, my, False, n + 1)
+        else:
+            self.trail.append(BallRun(t_s, t_s, x, y, moving))
 
 
 class BallHypotheses:
@@ -153,6 +193,11 @@ class BallHypotheses:
     def chosen_for(self) -> int:
         """Updates since the current choice was made (0: in the last one)."""
         return self._frame - self._chosen_at
+
+    def chosen_trail(self) -> tuple[BallRun, ...]:
+        """The chosen candidate's trail, oldest first (empty when none is chosen)."""
+        c = self._find(self._chosen)
+        return () if c is None else tuple(c.trail)
 
     def rival_mm(self, xy_mm: NDArray) -> float:
         """How far from ``xy_mm (2,)`` (the ball as tracked) the farthest ball-like candidate
@@ -221,6 +266,7 @@ class BallHypotheses:
                 c.v_mm_s = np.zeros(2)
                 if c.moved_frames == 0:
                     c.still_frames += 1
+            c.seen(t_s, bool(np.hypot(*c.v_mm_s) >= cfg.rest_speed_mm_s), cfg.reach_mm)
         for c in match:
             if c.origin is not None:
                 self._struck_unseen(c)
@@ -321,8 +367,10 @@ class BallHypotheses:
         new.sightings += parent.sightings
         new.score_sum += parent.score_sum
         new.first_frame = parent.first_frame
+        new.trail = deque([*parent.trail, *new.trail], maxlen=TRAIL_RUNS)
         new.key, parent.key = parent.key, new.key
         parent.sightings, parent.score_sum, parent.still_frames = 0, 0.0, 0
+        parent.trail.clear()
         parent.first_frame = self._frame
 
     def _associate(self, xy_mm: NDArray, t_s: float) -> list[_Candidate | None]:

@@ -7,7 +7,9 @@ fault on disk; ``summary.json`` then says ``"complete": false`` (and the fault a
 and the command ends with a one-line error and a non-zero status. Once the video is done, the
 teams in ``tracks.jsonl`` are named by the ends the whole recording showed
 (``FistfRules.in_hindsight``), not by the belief of the moment: a clip picked up in play tells
-the ends only when play on a goal shows them.
+the ends only when play on a goal shows them. Likewise the ball of the frames written before
+motion told which candidate it is: it is placed where that candidate stood and rolled
+(``BallInHindsight``). Calls keep what they were made with.
 
 The outputs are written into a temporary folder inside DIR and moved into place when the run
 ends: a run that fails or is interrupted never replaces a complete analysis already in DIR.
@@ -47,6 +49,7 @@ from tablevar.button_stage import ButtonRules, read_shot_calls
 from tablevar.commands.options import seconds
 from tablevar.driver import Driver, Judged, play
 from tablevar.evidence import EvidenceWriter
+from tablevar.hindsight import BallInHindsight
 from tablevar.pipeline import Pipeline, PipelineConfig
 from tablevar.rules_stage import FistfRules
 from tablevar.tracked import TrackedFrame, TracksEncoder
@@ -247,8 +250,10 @@ def analyze(
                 summary.update(_summary(driver, rules, video.fps, outputs.calls_written))
             summary["frames"] = (driver.frames if driver is not None else 0) + session.skipped
             _write_json(out / "summary.json", summary)
-    if rules.names_changed:
-        _name_in_hindsight(out / "tracks.jsonl", rules)
+    driver = session.driver
+    ball = BallInHindsight(driver.pipeline.settled_trails if driver is not None else ())
+    if rules.names_changed or ball:
+        _in_hindsight(out / "tracks.jsonl", rules, ball)
     return 0
 
 
@@ -262,13 +267,14 @@ def rules_for(
     return FistfRules(pitch, line_sigma_mm=sigma, parallax=parallax)
 
 
-def _name_in_hindsight(path: Path, rules: FistfRules | ButtonRules) -> None:
+def _in_hindsight(path: Path, rules: FistfRules | ButtonRules, ball: BallInHindsight) -> None:
     """Name the teams of every written record by the ends the whole recording showed
-    (``FistfRules.in_hindsight``); the file is replaced whole, never left half rewritten."""
+    (``FistfRules.in_hindsight``), and place the ball where motion later said it was
+    (``BallInHindsight``); the file is replaced whole, never left half rewritten."""
     tmp = path.with_suffix(".jsonl.tmp")
     with open(path, encoding="utf-8") as src, open(tmp, "w", encoding="utf-8") as dst:
         for line in src:
-            rec = rules.in_hindsight(json.loads(line))
+            rec = ball(rules.in_hindsight(json.loads(line)))
             dst.write(json.dumps(rec, separators=(",", ":")) + "\n")
     tmp.replace(path)
 

@@ -468,3 +468,32 @@ def test_the_choice_knows_how_long_it_has_held(keeper_score, since_start):
         assert hyp.chosen_for == 39
     else:
         assert hyp.chosen_for < 40 - 20
+
+
+def test_the_settled_ball_s_trail_says_where_it_stood_while_another_was_chosen():
+    """While the keeper is the choice, the ball stands jittering, then rolls: its trail is one
+    run where it stood (the mean of its fits, from its first sighting until it left) and a
+    run per sighting of its roll, flagged moving; the keeper's place is in none of it."""
+    rng = np.random.default_rng(1)
+    hyp = BallHypotheses()
+    seq = frames(40, roll_from=20)
+    for t, xy, score in seq:
+        hyp.update(xy + rng.normal(0.0, 0.3, xy.shape), score, t)
+    assert hyp.confirmed
+    trail = hyp.chosen_trail()
+    stood = trail[0]
+    assert stood.first_s == 0.0 and not stood.moving and stood.sightings >= 20
+    assert np.hypot(stood.x_mm - BALL[0], stood.y_mm - BALL[1]) < 0.3
+    rolled = [r for r in trail[1:] if r.moving]
+    assert rolled and all(r.first_s == r.last_s for r in rolled)
+    assert rolled[-1].last_s == seq[-1][0]
+    assert all(np.hypot(r.x_mm - KEEPER[0], r.y_mm - KEEPER[1]) > 500.0 for r in trail)
+
+
+def test_a_ball_struck_while_hidden_takes_over_the_trail_of_where_it_stood():
+    way = np.array([0.6, 0.8])
+    hyp, _ = _hidden_then(lambda j: BALL + way * (20.0 + 9.0 * j))
+    trail = hyp.chosen_trail()
+    assert hyp.confirmed and trail[0].first_s == 0.0
+    assert np.allclose((trail[0].x_mm, trail[0].y_mm), BALL)
+    assert trail[-1].moving and trail[-1].first_s > trail[0].last_s
