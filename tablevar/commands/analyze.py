@@ -250,7 +250,6 @@ def analyze(
                 summary.update(_summary(driver, rules, video.fps, outputs.calls_written))
             summary["frames"] = (driver.frames if driver is not None else 0) + session.skipped
             _write_json(out / "summary.json", summary)
-    driver = session.driver
     ball = BallInHindsight(driver.pipeline.settled_trails if driver is not None else ())
     if rules.names_changed or ball:
         _in_hindsight(out / "tracks.jsonl", rules, ball)
