@@ -100,6 +100,9 @@ class HypothesisConfig:
         max_hypotheses: candidates followed at most (the lowest ranked are dropped).
         settle_roll_mm: a candidate rolling from the clip's first updates that has rolled this
             far, the only one, is the ball (three times ``roll_mm``: a roll, not a nudge).
+        opening_s: the clip's first updates are its first ``settle_frames`` and those within
+            this of its first: a ball rolling when a clip at a high frame rate begins may show
+            only as a streak for its first frames.
         coast_s: a moving candidate unseen for longer than this (and two frames) is looked
             for where it was last seen: a rolling ball has stopped by then, or been stopped.
         rest_speed_mm_s: a candidate seen moving slower than this is at rest (a resting
@@ -120,6 +123,7 @@ class HypothesisConfig:
     settle_roll_mm: float = 120.0
     coast_s: float = 0.5
     rest_speed_mm_s: float = 50.0
+    opening_s: float = 0.1
 
 
 @dataclass(slots=True, eq=False)
@@ -132,6 +136,7 @@ class _Candidate:
     score_sum: float = 0.0
     score_now: float = 0.0  # its score averaged over about the last ``rank_s``
     first_frame: int = 0  # the update it was first seen in
+    first_s: float = 0.0  # and when
     moved_frames: int = 0  # sightings since it left its place
     still_frames: int = 0  # sightings at its place before it left
     left_mm: NDArray[np.float64] | None = None  # its first sighting away from its place
@@ -167,6 +172,7 @@ class BallHypotheses:
         self.config = config or HypothesisConfig()
         self._cands: list[_Candidate] = []
         self._t_s: float | None = None
+        self._t0_s = 0.0  # the first update's time
         self._chosen: int | None = None  # key of the chosen candidate
         self._next_key = 0
         self.confirmed = False
@@ -232,6 +238,8 @@ class BallHypotheses:
         idx = _distinct(xy_mm, score, cfg.reach_mm)
         xy_mm, score = xy_mm[idx], score[idx]
         dt = 0.0 if self._t_s is None else max(t_s - self._t_s, 0.0)
+        if self._t_s is None:
+            self._t0_s = t_s
         self._t_s = t_s
         self._frame += 1
         match = self._associate(xy_mm, t_s)
@@ -241,7 +249,7 @@ class BallHypotheses:
             if c is None:
                 c = _Candidate(xy_mm[i].copy(), np.zeros(2), xy_mm[i].copy(), t_s)
                 c.key, self._next_key = self._next_key, self._next_key + 1
-                c.sightings, c.first_frame = 0, self._frame
+                c.sightings, c.first_frame, c.first_s = 0, self._frame, t_s
                 if not self._struck_from(c, standing, t_s):
                     c.origin = self._hidden_near(c, t_s)
                 self._cands.append(c)
@@ -366,12 +374,12 @@ class BallHypotheses:
         new.still_frames = parent.still_frames
         new.sightings += parent.sightings
         new.score_sum += parent.score_sum
-        new.first_frame = parent.first_frame
+        new.first_frame, new.first_s = parent.first_frame, parent.first_s
         new.trail = deque([*parent.trail, *new.trail], maxlen=TRAIL_RUNS)
         new.key, parent.key = parent.key, new.key
         parent.sightings, parent.score_sum, parent.still_frames = 0, 0.0, 0
         parent.trail.clear()
-        parent.first_frame = self._frame
+        parent.first_frame, parent.first_s = self._frame, self._t_s
 
     def _associate(self, xy_mm: NDArray, t_s: float) -> list[_Candidate | None]:
         """The followed candidate each detection continues (None: a new one), nearest to its
@@ -427,6 +435,11 @@ class BallHypotheses:
         roll, however far it seems to have gone."""
         return c.along_mm >= self.config.reach_mm
 
+    def _from_opening(self, c: _Candidate) -> bool:
+        """First seen among the clip's first updates (``opening_s``)."""
+        cfg = self.config
+        return c.first_frame < cfg.settle_frames or c.first_s - self._t0_s <= cfg.opening_s
+
     @staticmethod
     def _mean_score(c: _Candidate) -> float:
         return c.score_sum / max(c.sightings, 1)
@@ -452,7 +465,7 @@ class BallHypotheses:
         rolling = [
             c
             for c in self._cands
-            if c.first_frame < cfg.settle_frames
+            if self._from_opening(c)
             and c.moved_frames >= cfg.settle_frames
             and np.hypot(*(c.xy_mm - c.start_mm)) >= cfg.roll_mm
             and self._mean_score(c) >= cfg.min_score
@@ -468,7 +481,7 @@ class BallHypotheses:
         travelled = [
             c
             for c in self._cands
-            if c.first_frame >= cfg.settle_frames
+            if not self._from_opening(c)
             and c.still_frames < cfg.settle_frames
             and c.along_mm >= cfg.settle_roll_mm
             and c.rest_frames >= cfg.settle_frames

@@ -333,6 +333,23 @@ def test_a_ball_rolling_from_the_first_frame_beats_a_still_keeper():
     assert doubt[-1] == 0.0 and max(doubt[10:]) > 500.0  # the keeper was a rival until then
 
 
+@pytest.mark.parametrize(("fps", "first_seen", "settles"), [(120.0, 8, True), (30.0, 8, False)])
+def test_a_ball_rolling_when_the_clip_began_may_show_only_after_its_first_frames(
+    fps, first_seen, settles
+):
+    """At a high frame rate a ball rolling when the clip begins is a streak, no candidate,
+    for its first frames: first seen in the clip's first 0.1 s, rolled 180 mm and the only
+    one, it settles the ball. First seen later than that (0.27 s at 30 fps) it may be a
+    figure's part run up to the ball: it settles nothing."""
+    hyp = BallHypotheses()
+    for k in range(int(1.5 * fps)):
+        t = k / fps
+        ball = _rolling_from_the_start(round(t * FPS), 180.0)
+        xy = [KEEPER, ball] if k >= first_seen else [KEEPER]
+        hyp.update(np.array(xy), np.array([0.95, 0.7][: len(xy)]), t)
+    assert hyp.confirmed == settles
+
+
 @pytest.mark.parametrize(("travel_mm", "beside"), [(60.0, False), (180.0, True)])
 def test_a_roll_from_the_start_settles_nothing_while_it_is_short_or_not_the_only_one(
     travel_mm, beside
