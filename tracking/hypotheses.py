@@ -100,13 +100,13 @@ class HypothesisConfig:
         max_hypotheses: candidates followed at most (the lowest ranked are dropped).
         settle_roll_mm: a candidate rolling from the clip's first updates that has rolled this
             far, the only one, is the ball (three times ``roll_mm``: a roll, not a nudge).
-        opening_s: the clip's first updates are its first ``settle_frames`` and those within
-            this of its first: a ball rolling when a clip at a high frame rate begins may show
-            only as a streak for its first frames.
         coast_s: a moving candidate unseen for longer than this (and two frames) is looked
             for where it was last seen: a rolling ball has stopped by then, or been stopped.
         rest_speed_mm_s: a candidate seen moving slower than this is at rest (a resting
             ball's fits jitter by a few tenths of a millimetre a frame).
+        opening_s: the clip's first updates are its first ``settle_frames`` and those within
+            this of its first: a ball rolling when a clip at a high frame rate begins may show
+            only as a streak for its first frames.
     """
 
     reach_mm: float = 8.0
