@@ -43,6 +43,7 @@ across the cloth is a figure, not a rolling ball. Time comes only from ``t_s``.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -156,7 +157,7 @@ class _Candidate:
         if (
             last is not None
             and not (moving or last.moving)
-            and np.hypot(x - last.x_mm, y - last.y_mm) <= reach_mm
+            and math.hypot(x - last.x_mm, y - last.y_mm) <= reach_mm
         ):
             n = last.sightings
             mx, my = (last.x_mm * n + x) / (n + 1), (last.y_mm * n + y) / (n + 1)
@@ -237,9 +238,10 @@ class BallHypotheses:
         # other its identity, and the chosen ball would stay behind where it was struck.
         idx = _distinct(xy_mm, score, cfg.reach_mm)
         xy_mm, score = xy_mm[idx], score[idx]
-        dt = 0.0 if self._t_s is None else max(t_s - self._t_s, 0.0)
         if self._t_s is None:
-            self._t0_s = t_s
+            dt, self._t0_s = 0.0, t_s
+        else:
+            dt = max(t_s - self._t_s, 0.0)
         self._t_s = t_s
         self._frame += 1
         match = self._associate(xy_mm, t_s)

@@ -607,10 +607,11 @@ def _ball_colours(
     """The ball's colour hypotheses ``(k, 3)``, best first, and the blob of the first (or None).
 
     Each candidate blob gives the colour of its lit top (its colour at full light, the
-    reference for shading); one a better one's search finds adds nothing (``_searched``). The usual
-    ball colours follow, those no candidate showed (the ball may be hidden in this frame),
-    except one near a team's colour: searched for unseen, it would take that team's bases for
-    balls (an orange ball beside a red team shows in its own blob, and is learnt from it).
+    reference for shading); one that the search for a better one finds adds nothing
+    (``_searched``). The usual ball colours follow, those no candidate showed (the ball may be
+    hidden in this frame), except one near a team's colour: searched for unseen, it would take
+    that team's bases for balls (an orange ball beside a red team shows in its own blob, and is
+    learnt from it).
     """
     if config.ball_bgr is not None:
         return np.asarray(config.ball_bgr, np.float32).reshape(1, 3), None
