@@ -8,6 +8,9 @@ the ball and figure tracks. Two kinds:
   base running at the ball counts as nearer by the way it covers until the strike (at the
   latest the first frame the ball rolls): a flicked figure is blurred while it runs, and its
   track may lose it for a frame or two just before it strikes.
+  A movement confirmed with no base near (a lean of the fits, not a strike: a low-bitrate
+  clip garbles the ball as a hand reaches in) leaves its rest point *unclaimed*: a collision
+  there (the ball touched within a radius of that point) is the strike, a flick.
 - ``collision``: a rolling ball turned by more than ``turn_deg`` (or sped up) over a few frames
   while a base was close enough to have touched it, and now rolls away from that base, already
   farther from it than at the touch by more than its readings' noise. A ball coming to rest
@@ -100,13 +103,23 @@ class ContactDetector:
         self._balls: deque[BallTrack] = deque(maxlen=n)
         self._figures: deque[FigureTracks] = deque(maxlen=n)
         self._last_touch: dict[int, float] = {}
+        self._unclaimed: NDArray[np.float64] | None = None  # a flick's rest point, no striker
 
     def update(self, ball: BallTrack, figures: FigureTracks) -> tuple[Contact, ...]:
         """Contacts decided on this frame (usually none)."""
         self._balls.append(ball)
         self._figures.append(figures)
         if ball.onset_frame is not None:
-            return (self._flick(ball.onset_frame),)
+            flick = self._flick(ball.onset_frame)
+            self._unclaimed = flick.xy_mm if flick.figure_id is None else None
+            return (flick,)
+        r = self.config.ball_radius_mm
+        if self._unclaimed is not None and (
+            not ball.moving
+            or ball.xy_mm is None
+            or np.hypot(*(ball.xy_mm - self._unclaimed)) > 2.0 * r
+        ):
+            self._unclaimed = None  # stopped, lost, or rolled off: struck unseen (a hand)
         if ball.moving and ball.measured and self._turned():
             touch = self._nearest(range(ball.frame - self.config.window_frames, ball.frame + 1))
             if touch is not None and touch[2] <= self._touch_gap_mm():
@@ -114,6 +127,10 @@ class ContactDetector:
                 recent = ball.t_s - self._last_touch.get(fid, -math.inf) <= self.config.refractory_s
                 if not recent and self._leaves(ball, figures, fid, gap):
                     self._last_touch[fid] = ball.t_s
+                    rest, self._unclaimed = self._unclaimed, None
+                    if rest is not None and np.hypot(*(xy - rest)) <= r:  # the strike
+                        onset = frame - 1
+                        return (Contact("flick", onset, self._t(onset), fid, team, rest, gap),)
                     return (Contact("collision", frame, self._t(frame), fid, team, xy, gap),)
         return ()
 

@@ -164,3 +164,24 @@ def test_a_pass_reading_back_a_little_as_it_stops_beside_a_base_is_no_collision(
     figs = np.array([[[-200.0, 0.0], [stop_x + REACH + 1.5, 0.0]]] * n)
     contacts = run(ball, figs, [0, 0])
     assert [c.kind for c in contacts] == ["flick"]
+
+
+def test_a_strike_after_a_start_confirmed_early_names_its_striker():
+    """The ball's fits jitter millimetres off its rest point for a dozen frames before the
+    strike (a low-bitrate clip garbling the ball as a hand reaches in; seen on an offside
+    clip encoded again at 1.5 Mbit/s), which confirms a movement with no base near. The
+    striker then runs in and the ball rolls off it: that is the flick, the striker's (it was
+    taken for a collision with a ball already rolling, and no offside was judged)."""
+    n, hit = 90, 50
+    ball = np.zeros((n, 2))
+    figs = np.array([[[-60.0, 0.0], [0.0, 200.0]]] * n)
+    for i in range(n):
+        if 36 <= i <= hit:
+            ball[i] = (3.0 + 2.0 * (i % 2), 1.5 * (i % 3 == 0))
+        if i > hit:
+            ball[i, 0] = 600.0 * (i - hit) / FPS
+        figs[i, 0, 0] = -60.0 if i < hit - 6 else min(-60.0 + 6.0 * (i - hit + 6), -REACH)
+    contacts = run(ball, figs, [0, 1])
+    assert [(c.kind, c.team) for c in contacts if c.figure_id is not None] == [("flick", 0)]
+    struck = next(c for c in contacts if c.figure_id is not None)
+    assert hit - 2 <= struck.frame <= hit
