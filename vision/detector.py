@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from rules.geometry import is_goal_over
 from vision.blobs import AWAY, BALL, HOME, ColourBlobs
 from vision.changes import ChangeGate, shows_nothing_new
 from vision.cloth import BlobTable, ClothBlobs
@@ -225,6 +226,7 @@ class Detector:
             fxy, fr, fmm, fok = self._refine_bases(image, bases, teams, coarse is not None)
             teams, _ = self._ring_teams(image, fmm, fok, teams)
         ok = ok & self._not_a_keeper(bxy, bmm, followed[0])
+        fok = fok & ~self._in_a_goal(fmm)
         self.last_ball_colours = colour[ok]
         return Detections(
             ball_xy_px=bxy[ok],
@@ -300,6 +302,18 @@ class Detector:
             d = np.linalg.norm(balls_px[:, None] - followed_px[None], axis=2)
             on &= ~(d < 0.5).any(axis=1)
         return ~on
+
+    def _in_a_goal(self, bases_mm: NDArray) -> NDArray[np.bool_]:
+        """Which bases ``(n,)`` are centred in a goal, behind its line between the posts:
+        under its roof net, where no figure stands. What changes there is the net and the
+        bars seen through a codec (a low-bitrate clip garbles them into base-sized blobs,
+        and such a phantom behind the goal line counted as a defender made an attacker
+        onside). A ball there is seen through the net and stays."""
+        inside = np.zeros(len(bases_mm), bool)
+        if len(bases_mm):
+            for goal in self.model.pitch.goals:
+                inside |= is_goal_over(self.model.pitch, goal.end, bases_mm, 0.0)
+        return inside
 
     def _not_the_ball(self, bases_px, balls_px, balls_r_px) -> NDArray[np.bool_]:
         """Which bases ``(n,)`` are not the ball: a base centred within a ball radius of a

@@ -89,6 +89,19 @@ def test_finds_ball_and_bases(model, ball_xy):
     assert list(teams) == [0] * 4 + [1] * 4
 
 
+def test_a_base_sized_blob_in_a_goal_is_no_base(model):
+    """A goal's net and bars, garbled by a low-bitrate codec, show as base-sized blobs
+    behind the goal line; no figure stands under the net (such a phantom, taken for a
+    defender, made an attacker onside)."""
+    in_goal = (635.0, 20.0)
+    img = draw(away=np.vstack([AWAY_XY, [in_goal]]), seed=5)
+    det = Detector(model).detect(img, search_bases=True)
+    truth = np.concatenate([HOME_XY, AWAY_XY])
+    d = np.linalg.norm(truth[:, None] - det.base_xy_mm[None], axis=2)
+    assert det.n_bases == len(truth) and np.all(d.min(axis=1) < 2.0)
+    assert np.linalg.norm(det.base_xy_mm - in_goal, axis=1).min() > 20.0
+
+
 def test_window_search_follows_the_hint(model):
     det = Detector(model)
     hint = CAMERA.project(np.array([[100.0, 0.0, 10.5]]))[0]
