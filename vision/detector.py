@@ -226,7 +226,6 @@ class Detector:
             fxy, fr, fmm, fok = self._refine_bases(image, bases, teams, coarse is not None)
             teams, _ = self._ring_teams(image, fmm, fok, teams)
         ok = ok & self._not_a_keeper(bxy, bmm, followed[0])
-        fok = fok & ~self._in_a_goal(fmm)
         self.last_ball_colours = colour[ok]
         return Detections(
             ball_xy_px=bxy[ok],
@@ -308,7 +307,8 @@ class Detector:
         under its roof net, where no figure stands. What changes there is the net and the
         bars seen through a codec (a low-bitrate clip garbles them into base-sized blobs,
         and such a phantom behind the goal line counted as a defender made an attacker
-        onside). A ball there is seen through the net and stays."""
+        onside). A ball there is seen through the net and stays, and a rod goalkeeper,
+        placed by its geometry (``_with_keepers``), is no fitted base."""
         inside = np.zeros(len(bases_mm), bool)
         if len(bases_mm):
             for goal in self.model.pitch.goals:
@@ -760,6 +760,7 @@ class Detector:
         if (~reuse).any():
             fit = refine_bases(image, self.model, rough[~reuse], self.config)
             xy[~reuse], r[~reuse], mm[~reuse], ok[~reuse] = fit
+        ok &= ~self._in_a_goal(mm)
         if from_coarse:
             self._last_bases = (fitted_at[ok], xy[ok], r[ok], mm[ok], teams[ok])
         return xy, r, mm, ok
