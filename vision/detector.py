@@ -32,6 +32,7 @@ from vision.detections import Detections
 from vision.keepers import KeeperFinder
 from vision.model import (
     BALL_UNIFORMITY,
+    KEEPER_REACH_MM,
     SceneModel,
     every_step,
     moving_ball_colour,
@@ -226,6 +227,7 @@ class Detector:
             fxy, fr, fmm, fok = self._refine_bases(image, bases, teams, coarse is not None)
             teams, _ = self._ring_teams(image, fmm, fok, teams)
         ok = ok & self._not_a_keeper(bxy, bmm, followed[0])
+        fok = fok & ~self._in_a_goal(fmm)
         self.last_ball_colours = colour[ok]
         return Detections(
             ball_xy_px=bxy[ok],
@@ -303,16 +305,16 @@ class Detector:
         return ~on
 
     def _in_a_goal(self, bases_mm: NDArray) -> NDArray[np.bool_]:
-        """Which bases ``(n,)`` are centred in a goal, behind its line between the posts:
-        under its roof net, where no figure stands. What changes there is the net and the
-        bars seen through a codec (a low-bitrate clip garbles them into base-sized blobs,
-        and such a phantom behind the goal line counted as a defender made an attacker
-        onside). A ball there is seen through the net and stays, and a rod goalkeeper,
-        placed by its geometry (``_with_keepers``), is no fitted base."""
+        """Which bases and keepers ``(n,)`` are centred in a goal, between its posts and
+        farther behind its line than a keeper reaches (``KEEPER_REACH_MM``): under its roof
+        net, where no figure stands. What shows there is the net and the bars, which a
+        low-bitrate codec garbles into figure-sized blobs (such a phantom taken for a
+        keeper, counted as a defender, made an attacker onside). A keeper read a few
+        millimetres behind its line stays. A ball there is seen through the net and stays."""
         inside = np.zeros(len(bases_mm), bool)
         if len(bases_mm):
             for goal in self.model.pitch.goals:
-                inside |= is_goal_over(self.model.pitch, goal.end, bases_mm, 0.0)
+                inside |= is_goal_over(self.model.pitch, goal.end, bases_mm, KEEPER_REACH_MM)
         return inside
 
     def _not_the_ball(self, bases_px, balls_px, balls_r_px) -> NDArray[np.bool_]:
@@ -760,7 +762,6 @@ class Detector:
         if (~reuse).any():
             fit = refine_bases(image, self.model, rough[~reuse], self.config)
             xy[~reuse], r[~reuse], mm[~reuse], ok[~reuse] = fit
-        ok &= ~self._in_a_goal(mm)
         if from_coarse:
             self._last_bases = (fitted_at[ok], xy[ok], r[ok], mm[ok], teams[ok])
         return xy, r, mm, ok

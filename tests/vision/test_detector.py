@@ -89,17 +89,21 @@ def test_finds_ball_and_bases(model, ball_xy):
     assert list(teams) == [0] * 4 + [1] * 4
 
 
-def test_a_base_sized_blob_in_a_goal_is_no_base(model):
-    """A goal's net and bars, garbled by a low-bitrate codec, show as base-sized blobs
+@pytest.mark.parametrize(("behind_mm", "reported"), [(35.0, False), (6.0, True)])
+def test_a_base_sized_blob_deep_in_a_goal_is_no_base(model, behind_mm, reported):
+    """A goal's net and bars, garbled by a low-bitrate codec, show as figure-sized blobs
     behind the goal line; no figure stands under the net (such a phantom, taken for a
-    defender, made an attacker onside)."""
-    in_goal = (635.0, 20.0)
-    img = draw(away=np.vstack([AWAY_XY, [in_goal]]), seed=5)
+    defender, made an attacker onside). One read a few millimetres behind the line may be
+    a keeper standing on it, and stays."""
+    blob = (600.0 + behind_mm, 20.0)
+    img = draw(away=np.vstack([AWAY_XY, [blob]]), seed=5)
     det = Detector(model).detect(img, search_bases=True)
     truth = np.concatenate([HOME_XY, AWAY_XY])
     d = np.linalg.norm(truth[:, None] - det.base_xy_mm[None], axis=2)
-    assert det.n_bases == len(truth) and np.all(d.min(axis=1) < 2.0)
-    assert np.linalg.norm(det.base_xy_mm - in_goal, axis=1).min() > 20.0
+    assert np.all(d.min(axis=1) < 2.0)
+    at_blob = np.linalg.norm(det.base_xy_mm - blob, axis=1) < 10.0  # the line pulls its fit
+    assert at_blob.any() == reported
+    assert det.n_bases == len(truth) + reported
 
 
 def test_window_search_follows_the_hint(model):
