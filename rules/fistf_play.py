@@ -15,8 +15,8 @@ import numpy as np
 from rules.calls import Call, FigureRef, is_too_close, margin_note
 from rules.fistf_ends import see_play
 from rules.fistf_state import SET_PIECES_NO_OFFSIDE, MatchState, PendingPlay, Restart, Touch, point
-from rules.geometry import crossed_margin_mm
-from rules.observation import Contact, Observation, other_team
+from rules.geometry import crossed_margin_mm, is_goal_over, zone_overlap_margin_mm
+from rules.observation import Contact, Figures, Observation, other_team
 from rules.offside import offside_geometry
 from rules.pitch import END_SIGN
 
@@ -342,14 +342,29 @@ def offside_margins_mm(
     return geometry.margin_mm, judged
 
 
+def _misplaced(state: MatchState, figs: Figures, end: str) -> np.ndarray:
+    """Field figures ``(n,)`` the referee puts back once the ball rests (FISTF 2.1.2): on or
+    in the goal area at ``end``, or in its goal."""
+    pitch = state.pitch
+    out = np.zeros(len(figs), bool)
+    if len(figs):
+        out |= zone_overlap_margin_mm(pitch, f"goal_area_{end}", figs.xy_mm, figs.radius_mm) > 0
+        out |= is_goal_over(pitch, end, figs.xy_mm, 0.0)
+    return out & ~figs.goalkeeper
+
+
 def _judge_offside(state: MatchState, play: PendingPlay, end: str) -> tuple[MatchState, list[Call]]:
     margins, judged = offside_margins_mm(state, play, end)
     f_unc = play.figure_uncertainty_mm
     unc = float(np.hypot(f_unc, max(f_unc, play.ball_uncertainty_mm)))
+    # An attacker standing where the referee would have put it back before the pass (2.1.2)
+    # is judged where it is not meant to stand, and often is not: vision took the keeper of
+    # that goal twice. Its call is left to the referee.
+    rows_unc = np.where(_misplaced(state, play.figures, end), np.hypot(unc, margins), unc)
     defender = other_team(play.team)
     calls: list[Call] = []
-    for row in np.flatnonzero(judged & (margins > -unc)):
-        m = float(margins[row])
+    for row in np.flatnonzero(judged & (margins > -rows_unc)):
+        m, unc = float(margins[row]), float(rows_unc[row])
         fig = FigureRef.of(play.figures, int(row))
         calls.append(
             Call(

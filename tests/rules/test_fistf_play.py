@@ -272,3 +272,21 @@ def test_offside_stops_the_clock_at_the_pass(run):
     )
     assert [c.kind for c in calls if not c.too_close_to_call] == ["offside"]
     assert state.clock.elapsed_s == pytest.approx(0.5 / 50.0)
+
+
+def test_offside_of_an_attacker_in_the_goal_area_is_left_to_the_referee(run):
+    """FISTF 13.1 with 2.1.2: an attacker standing in the defenders' goal area when the ball
+    is played is where the referee puts figures back from once the ball rests, and where
+    vision takes the keeper of that goal twice: its offside is said, not given."""
+    figs = "home 7 397,0; home 8 570,60; away 2 gk 590,0; away 9 400,-150"
+    state, calls = run(lines(figs, "ball 420,0 rest | flick 7", "ball 430,0 moving"))
+    (call,) = [c for c in calls if c.kind == "offside"]
+    assert call.figure.id == 8 and call.margin_mm > 0
+    assert call.too_close_to_call and call.uncertainty_mm >= call.margin_mm
+    assert state.restart is None
+    # One step out of the goal area, the same attacker is given offside.
+    state, calls = run(
+        lines(figs.replace("570,60", "520,60"), "ball 420,0 rest | flick 7", "ball 430,0 moving")
+    )
+    (call,) = [c for c in calls if c.kind == "offside"]
+    assert not call.too_close_to_call and state.restart is not None
