@@ -9,8 +9,8 @@ the ball and figure tracks. Two kinds:
   latest the first frame the ball rolls): a flicked figure is blurred while it runs, and its
   track may lose it for a frame or two just before it strikes.
   A movement confirmed with no base near (a lean of the fits, not a strike: a low-bitrate
-  clip garbles the ball as a hand reaches in) leaves its rest point *unclaimed*: a collision
-  there (the ball touched within a radius of that point) is the strike, a flick.
+  clip garbles the ball as a hand reaches in) leaves its rest point *unclaimed*: the first
+  collision, by a base that had come within ``touch_gap_mm`` of that point, is the strike.
 - ``collision``: a rolling ball turned by more than ``turn_deg`` (or sped up) over a few frames
   while a base was close enough to have touched it, and now rolls away from that base, already
   farther from it than at the touch by more than its readings' noise. A ball coming to rest
@@ -113,13 +113,8 @@ class ContactDetector:
             flick = self._flick(ball.onset_frame)
             self._unclaimed = flick.xy_mm if flick.figure_id is None else None
             return (flick,)
-        r = self.config.ball_radius_mm
-        if self._unclaimed is not None and (
-            not ball.moving
-            or ball.xy_mm is None
-            or np.hypot(*(ball.xy_mm - self._unclaimed)) > 2.0 * r
-        ):
-            self._unclaimed = None  # stopped, lost, or rolled off: struck unseen (a hand)
+        if not ball.moving or ball.xy_mm is None:
+            self._unclaimed = None  # stopped or lost: struck unseen (by a hand)
         if ball.moving and ball.measured and self._turned():
             touch = self._nearest(range(ball.frame - self.config.window_frames, ball.frame + 1))
             if touch is not None and touch[2] <= self._touch_gap_mm():
@@ -128,9 +123,9 @@ class ContactDetector:
                 if not recent and self._leaves(ball, figures, fid, gap):
                     self._last_touch[fid] = ball.t_s
                     rest, self._unclaimed = self._unclaimed, None
-                    if rest is not None and np.hypot(*(xy - rest)) <= r:  # the strike
-                        onset = frame - 1
-                        return (Contact("flick", onset, self._t(onset), fid, team, rest, gap),)
+                    flick = None if rest is None else self._claim(rest, frame, fid)
+                    if flick is not None:
+                        return (flick,)
                     return (Contact("collision", frame, self._t(frame), fid, team, xy, gap),)
         return ()
 
@@ -144,6 +139,19 @@ class ContactDetector:
             return Contact("flick", onset, rest.t_s, None, None, xy, math.nan)
         self._last_touch[touch[1]] = self._balls[-1].t_s
         return Contact("flick", onset, rest.t_s, touch[1], touch[3], xy, touch[2])
+
+    def _claim(self, rest_xy: NDArray, frame: int, fid: int) -> Contact | None:
+        """The flick of an unclaimed rest point by base ``fid``, whose touch of the ball was
+        seen at ``frame``: when it came within ``touch_gap_mm`` of that point (as ``_flick``
+        asks of a striker), else None."""
+        w = self.config.window_frames
+        touch = self._nearest(
+            range(frame - w, frame + 1), fixed_xy=rest_xy, strike_s=self._t(frame)
+        )
+        if touch is None or touch[1] != fid or touch[2] > self.config.touch_gap_mm:
+            return None
+        onset = frame - 1
+        return Contact("flick", onset, self._t(onset), fid, touch[3], rest_xy, touch[2])
 
     def _touch_gap_mm(self) -> float:
         """The largest gap a rolling ball that touched a base shows over the last frames

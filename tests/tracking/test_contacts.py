@@ -185,3 +185,16 @@ def test_a_strike_after_a_start_confirmed_early_names_its_striker():
     assert [(c.kind, c.team) for c in contacts if c.figure_id is not None] == [("flick", 0)]
     struck = next(c for c in contacts if c.figure_id is not None)
     assert hit - 2 <= struck.frame <= hit
+
+
+def test_a_ball_struck_unseen_that_rolls_into_a_base_meets_it_in_a_collision():
+    """A flick with no base near (a hand) leaves its rest point unclaimed; the base the ball
+    then rolls into stood far from that point: a collision, not the strike."""
+    n, t_hit = 90, 100.0 / 600.0
+    ball = np.zeros((n, 2))
+    figs = np.array([[[-200.0, 0.0], [100.0 + REACH, 0.0]]] * n)
+    for i in range(n):
+        t = max(i - 5, 0) / FPS
+        ball[i] = (600.0 * t, 0.0) if t <= t_hit else (100.0 - 300.0 * (t - t_hit), 0.0)
+    contacts = run(ball, figs, [0, 1])
+    assert [(c.kind, c.figure_id) for c in contacts] == [("flick", None), ("collision", 1)]
