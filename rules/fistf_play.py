@@ -360,11 +360,11 @@ def _judge_offside(state: MatchState, play: PendingPlay, end: str) -> tuple[Matc
     # An attacker standing where the referee would have put it back before the pass (2.1.2)
     # is judged where it is not meant to stand, and often is not: vision took the keeper of
     # that goal twice. Its call is left to the referee.
-    rows_unc = np.where(_misplaced(state, play.figures, end), np.hypot(unc, margins), unc)
+    uncs = np.where(_misplaced(state, play.figures, end), np.hypot(unc, margins), unc)
     defender = other_team(play.team)
     calls: list[Call] = []
-    for row in np.flatnonzero(judged & (margins > -rows_unc)):
-        m, unc = float(margins[row]), float(rows_unc[row])
+    for row in np.flatnonzero(judged & (margins > -uncs)):
+        m, u = float(margins[row]), float(uncs[row])
         fig = FigureRef.of(play.figures, int(row))
         calls.append(
             Call(
@@ -373,8 +373,8 @@ def _judge_offside(state: MatchState, play: PendingPlay, end: str) -> tuple[Matc
                 "offside",
                 "FISTF 13.1",
                 margin_mm=m,
-                uncertainty_mm=unc,
-                too_close_to_call=is_too_close(m, unc),
+                uncertainty_mm=u,
+                too_close_to_call=is_too_close(m, u),
                 team=defender,
                 restart="free_kick",
                 position=(fig.x_mm, fig.y_mm),

@@ -133,9 +133,9 @@ class ContactDetector:
         rest = next((b for b in self._balls if b.frame == onset), self._balls[0])
         w = self.config.window_frames
         frames = range(onset - w, onset + w + 1)
-        touch = self._nearest(frames, fixed_xy=rest.xy_mm, strike_s=self._t(onset + 1))
+        touch = self._striker(frames, rest.xy_mm, self._t(onset + 1))
         xy = rest.xy_mm if rest.xy_mm is not None else self._balls[-1].xy_mm
-        if touch is None or touch[2] > self.config.touch_gap_mm:
+        if touch is None:
             return Contact("flick", onset, rest.t_s, None, None, xy, math.nan)
         self._last_touch[touch[1]] = self._balls[-1].t_s
         return Contact("flick", onset, rest.t_s, touch[1], touch[3], xy, touch[2])
@@ -144,14 +144,19 @@ class ContactDetector:
         """The flick of an unclaimed rest point by base ``fid``, whose touch of the ball was
         seen at ``frame``: when it came within ``touch_gap_mm`` of that point (as ``_flick``
         asks of a striker), else None."""
-        w = self.config.window_frames
-        touch = self._nearest(
-            range(frame - w, frame + 1), fixed_xy=rest_xy, strike_s=self._t(frame)
+        touch = self._striker(
+            range(frame - self.config.window_frames, frame + 1), rest_xy, self._t(frame)
         )
-        if touch is None or touch[1] != fid or touch[2] > self.config.touch_gap_mm:
+        if touch is None or touch[1] != fid:
             return None
         onset = frame - 1
         return Contact("flick", onset, self._t(onset), fid, touch[3], rest_xy, touch[2])
+
+    def _striker(self, frames: range, rest_xy: NDArray | None, strike_s: float):
+        """``_nearest`` base to a flick's rest point over ``frames``, if it came within
+        ``touch_gap_mm`` of it (a striker); else None."""
+        touch = self._nearest(frames, fixed_xy=rest_xy, strike_s=strike_s)
+        return None if touch is None or touch[2] > self.config.touch_gap_mm else touch
 
     def _touch_gap_mm(self) -> float:
         """The largest gap a rolling ball that touched a base shows over the last frames
