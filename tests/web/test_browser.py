@@ -62,6 +62,8 @@ def started_with_pin(serve, page: Page) -> Running:
     page.goto(running.url)
     page.fill("#pin-input", PIN)
     page.click("#pin-button")
+    # The PIN is checked by the server: a control used before its answer is refused.
+    expect(page.locator("#pin-lock")).to_be_visible()
     expect(page.locator("#conn")).to_have_text("● live")
     wait_for_subscriber(running)
     running.hub.control("start")

@@ -50,6 +50,8 @@ def _open(browser: Browser, url: str, hub, viewport: dict) -> Page:
     page.goto(url)
     page.fill("#pin-input", PIN)
     page.click("#pin-button")
+    # The PIN is checked by the server: a control used before its answer is refused.
+    expect(page.locator("#pin-lock")).to_be_visible()
     expect(page.locator("#conn")).to_have_text("● live")
     deadline = time.monotonic() + TIMEOUT_MS / 1000
     while hub.subscriber_count < 1:
