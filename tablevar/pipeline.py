@@ -279,8 +279,9 @@ class Pipeline:
         """Correct held records from the dated state switch and the rest point.
 
         A ball at rest is placed at its rest point since the rest began (also on frames that
-        waited for the ball to be confirmed), a ball found rolling along its roll back to its
-        first sighting; a movement not yet confirmed changes nothing.
+        waited for the ball to be confirmed), a roll just taken up where it was measured since
+        it began (``BallTrack.rolled_mm``: a start confirmed late, a ball found rolling); a
+        movement not yet confirmed changes nothing.
         """
         ball = tracks.ball
         if ball.xy_mm is None:
@@ -296,19 +297,16 @@ class Pipeline:
             self._unflag_before(since)
         else:
             self._moving_since = None
+        if ball.rolled_mm is not None:
+            self._place_roll(ball.rolled_mm, ball.sigma_mm)
         for p in self._pending:
             if p.frame < since:
                 continue
             p.ball_switch_before_s = None
             if p.frame == since and ball.state_since_s is not None:
                 p.ball_switch_before_s = max(p.t_s - ball.state_since_s, 0.0)
-            if p.ball_xy is None:
-                if rest is None and not moving:
-                    continue
-                if rest is None:  # found rolling: it rolled through its first sightings
-                    back = ball.xy_mm - ball.v_mm_s * (ball.t_s - p.t_s)
-                    bx, by = np.round(back, 3).tolist()
-                    p.ball_xy = (bx, by)
+            if p.ball_xy is None and rest is None:
+                continue
             if rest is not None:
                 p.ball_xy = (x, y)
                 if ball.measured:  # unseen, the rest point's sigma is not this frame's
@@ -316,6 +314,19 @@ class Pipeline:
                 # Placed at this rest point, it is in the same doubt as the ball placed now.
                 p.ball_doubt_mm = max(p.ball_doubt_mm, tracks.ball_doubt_mm)
             p.moving = moving
+
+    def _place_roll(self, rolled_mm: np.ndarray, sigma_mm: float | None) -> None:
+        """Held records of a roll's first frames where it was measured (between two
+        measurements, on the line between them), as sure as a measurement: until the roll
+        was taken up they held the rest point, or no ball."""
+        frames = rolled_mm[:, 0]
+        for p in self._pending:
+            if frames[0] <= p.frame <= frames[-1]:
+                x = float(np.interp(p.frame, frames, rolled_mm[:, 1]))
+                y = float(np.interp(p.frame, frames, rolled_mm[:, 2]))
+                p.ball_xy = (round(x, 3), round(y, 3))
+                if sigma_mm is not None:
+                    p.ball_sigma_mm = max(p.ball_sigma_mm or 0.0, sigma_mm)
 
     def _unflag_before(self, since: int) -> None:
         """A movement's start dated later than first thought (``BallTrack.state_since_frame``

@@ -149,6 +149,10 @@ class BallTrack:
             ``xy_mm`` may differ from it while a movement is not yet confirmed.
         sigma_mm: standard uncertainty of ``xy_mm`` (of the rest point while at rest), or
             None when it is not known.
+        rolled_mm: on the frame a roll is taken up (a start confirmed, a ball found
+            rolling), ``(n, 3)`` frame, x and y of its measurements from
+            ``state_since_frame`` until this frame, each as sure as ``sigma_mm``: where the
+            ball was on frames reported before as at rest or not yet found; else None.
     """
 
     frame: int
@@ -162,6 +166,7 @@ class BallTrack:
     rest_xy_mm: NDArray[np.float64] | None = None
     sigma_mm: float | None = None
     state_since_s: float | None = None
+    rolled_mm: NDArray[np.float64] | None = None
 
 
 _LOST, _REST, _MOVING = 0, 1, 2
@@ -205,8 +210,9 @@ class BallTracker:
         self._displaced = 0
         self._off = (0.0, 0.0)  # (t_s, mm off the rest point) of the last displaced sighting
         self._missing_s = 0.0
-        # (xy, velocity or None, sightings, first frame, first xy) of a candidate not yet taken up
+        # (xy, velocity or None, sightings [(frame, t_s, xy)]) of a candidate not yet taken up
         self._newcomer: tuple | None = None
+        self._rolled: NDArray | None = None  # ``BallTrack.rolled_mm`` of this frame
         # (frame, t_s, measured xy or None); bounded by history_s at any frame rate up to 1 kHz
         self._history: deque[tuple[int, float, NDArray | None]] = deque(maxlen=1000)
 
@@ -228,6 +234,7 @@ class BallTracker:
         if self._kf is not None and self._state == _MOVING:
             self._kf.predict(dt)
         self._z_sigma, self._z_patch = 0.0, False
+        self._rolled = None
         z = self._choose(detections, dt, vouched)
         if z is None and self._state != _MOVING:
             z = self._newcomer_arrives(detections, dt)
@@ -330,7 +337,7 @@ class BallTracker:
         xy, score = det.ball_xy_mm[strong], det.ball_score[strong]
         k = int(np.argmax(score))  # the sighting kept this frame
         if self._newcomer is not None:
-            last, v, n, first, first_xy = self._newcomer
+            last, v, seen = self._newcomer
             if v is None:
                 reach = cfg.acquire_reach_mm + cfg.max_speed_mm_s * dt
                 d = np.hypot(*(xy - last).T)
@@ -340,19 +347,24 @@ class BallTracker:
             i = int(np.argmin(d))
             if d[i] <= reach:
                 v_new = (xy[i] - last) / max(dt, 1e-6)
-                self._newcomer, k = (xy[i].copy(), v_new, n + 1, first, first_xy), i
+                seen = [*seen, (self._frame, self._t_s, xy[i].copy())]
+                self._newcomer, k = (xy[i].copy(), v_new, seen), i
             else:
                 self._newcomer = None
         if self._newcomer is None:
-            self._newcomer = (xy[k].copy(), None, 1, self._frame, xy[k].copy())
-        z, v, n, first, first_xy = self._newcomer
-        if n < cfg.acquire_frames:
+            self._newcomer = (xy[k].copy(), None, [(self._frame, self._t_s, xy[k].copy())])
+        z, v, seen = self._newcomer
+        if len(seen) < cfg.acquire_frames:
             return None
         self._newcomer = None
         if det.ball_sigma_mm is not None:
             self._z_sigma = float(det.ball_sigma_mm[strong][k])
+        first, first_s, first_xy = seen[0]
         if np.hypot(*(z - first_xy)) > ROLLING_SIGHTINGS * cfg.start_distance_mm:
-            self._start_rolling(z, v, first)
+            # Its speed over all its sightings: over the last two alone, a millimetre of fit
+            # noise is 100 mm/s at 120 fps.
+            self._start_rolling(z, (z - first_xy) / max(self._t_s - first_s, 1e-6), first)
+            self._rolled = np.array([(f, *p) for f, _, p in seen], np.float64)
         else:
             self._start_rest([z], first)
         return z
@@ -445,6 +457,9 @@ class BallTracker:
         self._state = _MOVING
         self._since = onset + 1
         self._start_open = True
+        self._rolled = np.array(
+            [(f, *xy) for f, _, xy in self._history if f > onset and xy is not None], np.float64
+        )
         return onset
 
     def _redate_start(self) -> None:
@@ -606,4 +621,5 @@ class BallTracker:
             rest,
             self._sigma_mm(),
             self._since_s,
+            self._rolled,
         )

@@ -195,3 +195,26 @@ def test_a_ball_of_a_kits_colour_rolling_slowly_is_learnt_from_its_roll():
         for r, f in zip(records, frames, strict=True)
     ]
     assert all(found[-PROBE_FRAMES:]), "".join(".x"[v] for v in found)
+
+
+def test_a_ball_rolling_from_the_first_frame_is_reported_where_it_was_sighted():
+    """A clip opening on a rolling ball: the frames before the ball was taken up (a candidate
+    is seen a few times first) are written afterwards where it was sighted, each with the
+    uncertainty of a sighting, not a guess carried back along the speed of the last two
+    without one (the rules would take it for their default half a millimetre)."""
+    scene = mid_play_clip(5)
+    t0 = scene.strikes[0].t_s + 0.02
+    renderer = Renderer(CAMERA, PITCH, Look(), seed=5)
+    frames = [scene.frame(t0 + i / FPS) for i in range(12)]
+    images = [renderer.render(f) for f in frames]
+    cfg = PipelineConfig.for_frames(False)
+    pipe = Pipeline(learn_model([images[0]], CAMERA, PITCH, cfg.vision), fps=FPS, config=cfg)
+    records = []
+    for i, image in enumerate(images):
+        records += pipe.process(image, i / FPS)
+    records += pipe.finish()
+    placed = [(r, f) for r, f in zip(records, frames, strict=True) if r.ball is not None]
+    assert placed[0][0].frame == 0 and all(r.ball.moving for r, _ in placed[:6])
+    for r, f in placed:
+        assert r.ball_sigma_mm is not None and r.ball_sigma_mm > 0, r.frame
+        assert np.hypot(r.ball.x_mm - f.ball_xy_mm[0], r.ball.y_mm - f.ball_xy_mm[1]) < 2.0

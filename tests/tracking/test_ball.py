@@ -476,10 +476,36 @@ def test_a_ball_found_rolling_is_taken_up_moving_since_its_first_sighting():
     assert tracks[k].moving and tracks[k].state_since_frame == 0
     assert all(t.moving for t in tracks[k:30])
     assert np.linalg.norm(tracks[k].xy_mm - xy[k]) < 1.0
-    # Where it rolled from: its velocity carried back to the first sighting.
-    back = tracks[k].xy_mm - tracks[k].v_mm_s * k / FPS
-    assert np.linalg.norm(back - xy[0]) < 3.0
+    # Where it rolled before: its sightings, handed over once, for the frames reported
+    # without a ball.
+    assert [t.rolled_mm is not None for t in tracks[: k + 2]] == [False] * k + [True, False]
+    rolled = tracks[k].rolled_mm
+    assert rolled[:, 0].tolist() == list(range(k + 1))
+    assert np.abs(rolled[:, 1:] - xy[: k + 1]).max() < 0.5
     assert not tracks[-1].moving  # and it still comes to rest
+
+
+def test_a_slow_start_confirmed_late_hands_over_where_the_ball_rolled_meanwhile():
+    """Doubtful fits (0.6 mm) of a ball creeping off its rest point at 1 mm a frame: the
+    first millimetres are leans the fits' doubt allows, reported at the rest point; once the
+    roll is confirmed and dated back, the frames since are handed over where they were
+    measured, not left at the rest point a few millimetres behind the ball."""
+    n_rest, speed_mm_frame = 30, 1.0
+    xy = np.array([[-100.0 + speed_mm_frame * max(i - n_rest + 1, 0), 40.0] for i in range(45)])
+    rng = np.random.default_rng(2)
+    tracker = BallTracker()
+    tracks = []
+    for i, p in enumerate(xy):
+        det = Detections.build(ball_xy_mm=[p + rng.normal(0, 0.1, 2)], ball_sigma_mm=[0.6])
+        tracks.append(tracker.update(det, i / FPS))
+    confirmed = next(t for t in tracks if t.moving)
+    since = confirmed.state_since_frame
+    assert n_rest - 1 <= since < confirmed.frame - 1  # frames reported before the roll was sure
+    assert any(np.hypot(*(tracks[f].xy_mm - xy[f])) > 1.5 for f in range(since, confirmed.frame))
+    rolled = confirmed.rolled_mm
+    assert rolled[:, 0].tolist() == list(range(since, confirmed.frame + 1))
+    assert np.abs(rolled[:, 1:] - xy[since : confirmed.frame + 1]).max() < 0.5
+    assert all(t.rolled_mm is None for t in tracks if t.frame != confirmed.frame)
 
 
 def test_a_ball_found_still_is_taken_up_at_rest():
