@@ -42,7 +42,7 @@ from simulator.scene_camera import mild_camera
 from simulator.scene_library import build_scene
 from simulator.truth import frame_truth
 from tablevar.driver import Driver
-from tablevar.pipeline import Pipeline
+from tablevar.pipeline import Pipeline, PipelineConfig
 from tablevar.rules_stage import FistfRules
 from tablevar.tracked import TracksEncoder
 from vision.model import learn_model
@@ -50,6 +50,7 @@ from vision.model import learn_model
 SCENES = ("kickoff_pass", "touchline_out", "goal_line_close", "goal_inside_zone", "offside")
 TABLES = ("fistf", "subbuteo-classic")
 FPS = 60.0
+GLOBAL_SHUTTER = PipelineConfig(readout_s=0.0)  # the renderer exposes every row at once
 
 
 def clip_setup(i: int, size: tuple[int, int]):
@@ -70,7 +71,7 @@ def run_clip(i: int, size, seconds: float):
     cal = calibrate(clean_view(images[: int(2 * FPS)]), pitch)
     measured = cal.measured_pitch(pitch)
     model = learn_model([images[0]], cal.camera, measured)
-    pipe = Pipeline(model, fps=FPS)
+    pipe = Pipeline(model, fps=FPS, config=GLOBAL_SHUTTER)
     frames = []
     for k, img in enumerate(images):
         frames += pipe.process(img, k / FPS)
@@ -118,7 +119,7 @@ def _rss_mb() -> float:
 
 def stream_memory(images, model, minutes: float, trace: bool) -> None:
     """Replay ``images`` back and forth for ``minutes`` of 60 fps stream; print memory."""
-    driver = Driver(Pipeline(model, fps=FPS), FistfRules(model.pitch))
+    driver = Driver(Pipeline(model, fps=FPS, config=GLOBAL_SHUTTER), FistfRules(model.pitch))
     n = int(minutes * 60 * FPS)
     order = np.concatenate([np.arange(len(images)), np.arange(len(images) - 2, 0, -1)])
     per_minute = int(60 * FPS)

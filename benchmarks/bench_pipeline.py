@@ -42,11 +42,12 @@ from calibration.tables import load_pitch  # noqa: E402
 from simulator.look import Look  # noqa: E402
 from simulator.render import Renderer  # noqa: E402
 from simulator.scene_library import build_scene  # noqa: E402
-from tablevar.pipeline import Pipeline  # noqa: E402
+from tablevar.pipeline import Pipeline, PipelineConfig  # noqa: E402
 from vision.model import learn_model  # noqa: E402
 
 SIZES = ((1280, 960), (2304, 1296))
 FPS = 60.0
+GLOBAL_SHUTTER = PipelineConfig(readout_s=0.0)  # the renderer exposes every row at once
 
 
 def render(size, n):
@@ -71,7 +72,7 @@ def truth_ball(frames):
 
 
 def run_tablevar(model, camera, pitch, images):
-    pipe = Pipeline(model, fps=FPS)
+    pipe = Pipeline(model, fps=FPS, config=GLOBAL_SHUTTER)
     out, times = [], []
     for i, img in enumerate(images):
         t = _clock()

@@ -114,6 +114,7 @@ class BufferCamera(SourceBase):
     """
 
     lossy = False
+    readout_s = 0.0  # rendered with every row exposed at once
     paced = True
     replayable = False
     end_message = "the benchmark's frames have ended"

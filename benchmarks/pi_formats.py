@@ -59,7 +59,7 @@ def cost_ms(images: list[np.ndarray], fmt: str) -> float:
 
 def ball_track(model, images: list[np.ndarray], lossy: bool) -> tuple[np.ndarray, float]:
     """(n, 2) ball ground points (NaN: none) and mean CPU ms per frame of the pipeline."""
-    pipe = Pipeline(model, fps=FPS, config=PipelineConfig.for_frames(lossy))
+    pipe = Pipeline(model, fps=FPS, config=PipelineConfig.for_frames(lossy, readout_s=0.0))
     out = []
     t = time.process_time()
     for i, img in enumerate(images):

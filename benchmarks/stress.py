@@ -3,7 +3,8 @@
 A simulator drawn by the same hands as the detector shares its blind spots, so this renders
 clips under conditions varied well past the natural (``simulator.scene_stress``), one factor at
 a time from a plain base, plus a fully random mix of all of them, and runs each through the
-real ``tablevar analyze`` in a subprocess, as a user would. Factors (what each varies):
+real ``tablevar analyze`` in a subprocess, as a user would with footage from another camera:
+on the clip's video file alone (its shutter's readout not known). Factors (what each varies):
 
 - ``base``: nothing: a white ball, the default look, a camera 1.3 m straight above the cloth,
   1280x960 at 30 fps, H.264 at constant quality, a global shutter, a clip from the kick-off;
@@ -87,7 +88,7 @@ import numpy as np  # noqa: E402
 
 from calibration.camera import CameraModel  # noqa: E402
 from calibration.tables import load_pitch  # noqa: E402
-from hardware.recording import read_meta, read_truth  # noqa: E402
+from hardware.recording import VIDEO_NAME, read_meta, read_truth  # noqa: E402
 from rules.geometry import BOUNDARY_LINES, crossed_margin_mm  # noqa: E402
 from simulator.scene_margins import build_margin_scene  # noqa: E402
 from simulator.scene_stress import FACTORS, draw  # noqa: E402
@@ -199,7 +200,8 @@ def tapped_analyze(clip: str, out: str, table: str) -> int:
 
     analyze_cmd.FistfRules = LoggingRules
     try:
-        return main(["analyze", clip, "--out", out, "--table", table, "--no-progress"])
+        video = str(Path(clip) / VIDEO_NAME)
+        return main(["analyze", video, "--out", out, "--table", table, "--no-progress"])
     finally:
         if Path(out).is_dir():
             with open(Path(out) / UNCERTAINTY_LOG, "w", encoding="utf-8") as f:

@@ -11,7 +11,9 @@ output size, the highest frame rate and the crop of the full pixel array it cove
   brightness (exposure x gain), with the exposure a whole number of mains half-periods under
   flickering light (lamps on the mains flicker at twice its frequency, so an exposure of whole
   half-periods takes in the same light whatever the phase) and otherwise short;
-- the ball speed an exposure smears by one pixel (``blur_speed_mm_s``).
+- the ball speed an exposure smears by one pixel (``blur_speed_mm_s``);
+- the rolling shutter's readout of a mode (``readout_s``): a rolling sensor reads a frame out in
+  about its fastest frame period; a global shutter reads every row at once.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class CameraPreset:
         mode_px: the mode used by default (the widest view at the highest rate).
         max_gain: the sensor's highest analogue gain.
         autofocus: the lens focuses itself (and so must be locked).
+        global_shutter: every row is exposed at once (else row by row: a rolling shutter).
     """
 
     name: str
@@ -67,6 +70,7 @@ class CameraPreset:
     mode_px: tuple[int, int]
     max_gain: float
     autofocus: bool
+    global_shutter: bool = False
 
     def mode(self, size_px: tuple[int, int] | None = None) -> SensorMode:
         """The sensor mode of ``size_px`` (None: the default).
@@ -80,6 +84,11 @@ class CameraPreset:
                 return mode
         known = ", ".join(f"{m.size_px[0]}x{m.size_px[1]}" for m in self.modes)
         raise ValueError(f"the {self.title} has no {size[0]}x{size[1]} mode; it has {known}")
+
+    def readout_s(self, mode: SensorMode) -> float:
+        """From the first row's exposure to the last's in ``mode``, s (see the module
+        docstring; ``tracking/shutter.py`` allows it a tenth either way)."""
+        return 0.0 if self.global_shutter else 1.0 / mode.max_fps
 
     def fov_deg(self, mode: SensorMode) -> tuple[float, float]:
         """Horizontal and vertical field of view of ``mode``, degrees (a distortion-free lens)."""
@@ -136,6 +145,7 @@ PRESETS: dict[str, CameraPreset] = {
             mode_px=(1456, 1088),
             max_gain=16.0,
             autofocus=False,
+            global_shutter=True,
         ),
     )
 }

@@ -34,6 +34,7 @@ class QueuedSource(SourceBase):
             raise ValueError(f"QueuedSource: max_frames must be >= 1, got {max_frames}")
         self.source = source
         self.lossy, self.replayable = source.lossy, source.replayable
+        self.readout_s = source.readout_s
         self.paced, self.end_message = True, source.end_message
         self._queue: deque[Frame] = deque()
         self._max = max_frames

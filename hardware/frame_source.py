@@ -82,6 +82,12 @@ class FrameSource(Protocol):
         ...
 
     @property
+    def readout_s(self) -> float | None:
+        """The rolling shutter's readout, from the first row's exposure to the last's: 0 for
+        a global shutter, None when not known (``tracking/shutter.py``)."""
+        ...
+
+    @property
     def replayable(self) -> bool:
         """Whether ``frames()`` can deliver the same frames again from the first (a video file,
         the simulator): opened again after a failure, it resumes by frame index instead of
@@ -120,11 +126,13 @@ class FrameSource(Protocol):
 class SourceBase:
     """Shared context manager: ``with source:`` calls the source's ``close()`` on the way out.
 
-    Frames count as lossy (``FrameSource.lossy``) and the source as a camera (not
-    ``replayable``, ``paced``) unless a source knows better.
+    Frames count as lossy (``FrameSource.lossy``), of a shutter not known
+    (``FrameSource.readout_s``), and the source as a camera (not ``replayable``, ``paced``)
+    unless a source knows better.
     """
 
     lossy = True
+    readout_s: float | None = None
     replayable = False
     paced = True
     end_message = "the camera stopped"

@@ -216,6 +216,7 @@ class PiCameraSource(SourceBase):
                 raise ValueError(f"the {model} camera has no {size[0]}x{size[1]} sensor mode")
         self._mode = mode
         self._size_px = mode.size_px
+        self.readout_s = None if self.preset is None else self.preset.readout_s(mode)
         frame_us = (
             locked.frame_duration_us
             if locked is not None

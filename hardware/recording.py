@@ -7,8 +7,9 @@ A recording folder holds:
 - ``meta.json``: ``{"schema_version": 1, "fps", "size_px": [w, h], "table", "source",
   "camera": <CameraModel.to_dict()> | null, "frames", "complete"}``, and ``"game"`` (the game
   refereed on the table, ``rules.games``) when the recording says which: a table may be played
-  by more than one game, and a later analysis must referee the one that was played. It is
-  written first with
+  by more than one game, and a later analysis must referee the one that was played, and
+  ``"readout_s"`` (the camera's rolling-shutter readout, 0 for a global shutter) when known. It
+  is written first with
   ``complete: false`` and rewritten on ``close()`` with the frame count and ``complete: true``,
   so a folder whose meta still says ``false`` was not closed cleanly.
 - ``timestamps.csv``: header ``frame,t_ns``, one row per frame, the capture time in ns
@@ -45,7 +46,7 @@ TRUTH_NAME = "truth.jsonl"
 TRUTH_CALLS_NAME = "truth_calls.jsonl"
 TIMESTAMPS_HEADER = "frame,t_ns"
 _META_KEYS = ("schema_version", "fps", "size_px", "table", "source", "camera", "frames", "complete")
-_OPTIONAL_META_KEYS = ("game",)
+_OPTIONAL_META_KEYS = ("game", "readout_s")
 
 
 class RecordingError(ValueError):
@@ -67,6 +68,8 @@ class RecordingMeta:
         complete: True once the writer was closed cleanly.
         game: the game refereed (``rules.games`` name), None when the recording does not say
             (the game its table profile names).
+        readout_s: the camera's rolling-shutter readout (``FrameSource.readout_s``: 0 a
+            global shutter), None when the recording does not say.
     """
 
     schema_version: int
@@ -78,6 +81,7 @@ class RecordingMeta:
     frames: int
     complete: bool
     game: str | None = None
+    readout_s: float | None = None
 
     @property
     def duration_s(self) -> float:
@@ -94,7 +98,7 @@ class RecordingMeta:
             "camera": None if self.camera is None else self.camera.to_dict(),
             "frames": self.frames,
             "complete": self.complete,
-        } | ({} if self.game is None else {"game": self.game})
+        } | {k: v for k, v in (("game", self.game), ("readout_s", self.readout_s)) if v is not None}
 
 
 def _json_default(value: Any) -> Any:
@@ -124,6 +128,7 @@ class RecordingWriter:
         source: where the frames come from (``sim``, ``pi``, ``opencv:0``, ...).
         camera: the camera model, when known.
         game: the game refereed on the table, when known (``RecordingMeta.game``).
+        readout_s: the camera's rolling-shutter readout, when known (``RecordingMeta``).
         overwrite: replace an existing recording in ``folder``.
         repeatable: the same frames always give the same video (``VideoWriter``).
         lossless: write the video losslessly in full colour (``VideoWriter``), not H.264.
@@ -144,6 +149,7 @@ class RecordingWriter:
         source: str,
         camera: CameraModel | None = None,
         game: str | None = None,
+        readout_s: float | None = None,
         overwrite: bool = False,
         repeatable: bool = False,
         lossless: bool = False,
@@ -166,6 +172,7 @@ class RecordingWriter:
             0,
             False,
             game,
+            readout_s,
         )
         self._prepare_folder(overwrite)
         try:
@@ -385,9 +392,14 @@ def read_meta(folder: str | Path) -> RecordingMeta:
             frames=int(data["frames"]),
             complete=bool(data["complete"]),
             game=data.get("game"),
+            readout_s=None if data.get("readout_s") is None else float(data["readout_s"]),
         )
         if meta.game is not None and not isinstance(meta.game, str):
             raise TypeError(f"game must be a game's name, got {meta.game!r}")
+        if meta.readout_s is not None and not (
+            math.isfinite(meta.readout_s) and meta.readout_s >= 0
+        ):
+            raise ValueError(f"readout_s must be a duration >= 0, got {meta.readout_s!r}")
     except (TypeError, ValueError, OverflowError) as exc:
         raise RecordingError(f"{path}: malformed value: {exc}") from exc
     if not (

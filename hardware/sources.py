@@ -113,7 +113,8 @@ class VideoFileSource(SourceBase):
             video does not match its ``meta.json``.
 
     ``frames()`` reopens the file each time it is called, so a source can be played twice
-    (``replayable``); frames come as fast as they decode (not ``paced``).
+    (``replayable``); frames come as fast as they decode (not ``paced``). The shutter's readout
+    is the one a recording names (``RecordingMeta.readout_s``); a plain file's is not known.
     When a recording's video holds fewer frames than its timestamps (a plain file: than its
     container's index lists), ``frames()`` yields every frame that decodes and then raises
     ``TruncatedVideoError``.
@@ -159,6 +160,7 @@ class VideoFileSource(SourceBase):
         self._size_px = (int(w), int(h))
         lossless, self.container_frames = _probe_stream(self.video_path)
         self.lossy = not lossless
+        self.readout_s = None if self.meta is None else self.meta.readout_s
         if self.meta is not None:
             if self.meta.size_px != self._size_px:
                 raise SourceError(

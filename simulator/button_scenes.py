@@ -430,6 +430,7 @@ def simulate_button(
         table=c.pitch.profile.name,
         source=f"sim:{c.scene.name}",
         camera=camera,
+        readout_s=renderer.readout_s,
         overwrite=True,
         repeatable=True,
         lossless=lossless,

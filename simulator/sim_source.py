@@ -31,7 +31,8 @@ DEFAULT_SCENE = "demo"
 
 
 class SimSource(SourceBase):
-    """Renders a scripted scene in real time; its frames are exact (not ``lossy``).
+    """Renders a scripted scene in real time; its frames are exact (not ``lossy``), of a
+    global shutter.
 
     Args:
         scene: scene name (``scene_names()``).
@@ -51,6 +52,7 @@ class SimSource(SourceBase):
     """
 
     lossy = False
+    readout_s = 0.0
     replayable = True  # each ``frames()`` starts the scene again from ``start_s``
     paced = True  # it keeps its own pace: the wall clock's, or as fast as refereed (--sim-fast)
     end_message = "the simulated match has ended"

@@ -173,6 +173,7 @@ def simulate(
         table=table,
         source=f"sim:{compiled.scene.name}",
         camera=camera,
+        readout_s=readout_s,
         overwrite=_holds_simulation(Path(out)),
         repeatable=True,  # a clip and its exact truth are the same on every run
         lossless=lossless,

@@ -117,6 +117,7 @@ class LiveRunner:
         self.dropped = 0  # camera frames dropped because the worker fell behind
         self._fps = 30.0  # the source's nominal rate
         self._lossy = True  # ... and whether its frames are (FrameSource.lossy)
+        self._readout_s: float | None = None  # ... and its shutter's (FrameSource.readout_s)
         self._watch = SourceWatch(hub, opts.stall_s)
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -260,7 +261,7 @@ class LiveRunner:
     def _receive(self, frame: Frame, first: bool, source: FrameSource) -> None:
         index, t_s = self._numbering.next(frame.t_s, first, source.fps)
         self._delivered += 1
-        self._fps, self._lossy = source.fps, source.lossy
+        self._fps, self._lossy, self._readout_s = source.fps, source.lossy, source.readout_s
         self._calibration.camera_controls = getattr(source, "controls", None)
         if self._watch.ok is not True:
             self._watch.set(True)
@@ -304,7 +305,7 @@ class LiveRunner:
         cal = self._calibration.calibration
         assert cal is not None
         pitch = cal.measured_pitch(self.pitch)
-        config = PipelineConfig.for_frames(self._lossy, cal.ball_colour)
+        config = PipelineConfig.for_frames(self._lossy, cal.ball_colour, self._readout_s)
         try:
             model = learn_model([image], cal.camera, pitch, config.vision)
         except ValueError as exc:

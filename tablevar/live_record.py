@@ -40,6 +40,7 @@ class LiveRecorder:
                     table=self.table,
                     source=type(source).__name__,
                     game=self.game,
+                    readout_s=source.readout_s,
                 )
                 self.hub.set_recording(True, f"recording into {self.folder}")
             self._writer.write(frame.image_bgr, round(t_s * 1e9))

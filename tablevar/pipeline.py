@@ -24,6 +24,7 @@ from rules.observation import Contact, Figures
 from rules.pitch import Pitch
 from tablevar.tracked import TrackedBall, TrackedFrame
 from tracking.hypotheses import BallRun
+from tracking.shutter import RollingShutter
 from tracking.tracker import Tracker, TrackerConfig, Tracks
 from vision.colour import parse_colour
 from vision.config import VisionConfig
@@ -41,18 +42,25 @@ class PipelineConfig:
         vision: detection settings.
         tracker: tracking settings (None: defaults for the table's ball and base sizes).
         revise_s: how long records are held back for corrections (a few frames).
+        readout_s: the camera's rolling-shutter readout (0: a global shutter; None: not
+            known, see ``tracking/shutter.py``); used unless ``tracker`` names a shutter.
     """
 
     vision: VisionConfig = field(default_factory=VisionConfig)
     tracker: TrackerConfig | None = None
     revise_s: float = 0.15
+    readout_s: float | None = None
 
     @classmethod
-    def for_frames(cls, lossy: bool, ball_colour: str | None = None) -> PipelineConfig:
-        """The defaults for frames that are lossy or exact (``FrameSource.lossy``), looking
-        only for a ball of ``ball_colour`` (a name or ``#rrggbb``) when one is named."""
+    def for_frames(
+        cls, lossy: bool, ball_colour: str | None = None, readout_s: float | None = None
+    ) -> PipelineConfig:
+        """The defaults for frames that are lossy or exact (``FrameSource.lossy``) from a
+        shutter of ``readout_s`` (``FrameSource.readout_s``), looking only for a ball of
+        ``ball_colour`` (a name or ``#rrggbb``) when one is named."""
         ball_bgr = None if ball_colour is None else parse_colour(ball_colour)
-        return cls(vision=VisionConfig(ball_bgr=ball_bgr, lossy_frames=lossy))
+        vision = VisionConfig(ball_bgr=ball_bgr, lossy_frames=lossy)
+        return cls(vision=vision, readout_s=readout_s)
 
 
 @dataclass(slots=True)
@@ -100,7 +108,7 @@ class Pipeline:
         self.model = model
         self.pitch: Pitch = model.pitch
         self.detector = Detector(model, self.config.vision)
-        self.tracker = Tracker(self.config.tracker, self.pitch)
+        self.tracker = Tracker(self._tracker_config(fps), self.pitch)
         self.revise_frames = max(1, math.ceil(self.config.revise_s * fps))
         self._pending: deque[_Pending] = deque()
         self._last: Tracks | None = None
@@ -122,6 +130,14 @@ class Pipeline:
         # The trail of each candidate motion settled, from before it did (``BallInHindsight``);
         # a few: the ball is settled again only after it was lost to another candidate.
         self.settled_trails: deque[tuple[BallRun, ...]] = deque(maxlen=SETTLED_TRAILS)
+
+    def _tracker_config(self, fps: float) -> TrackerConfig:
+        """The tracker's settings, with this camera's shutter unless they name one."""
+        config = self.config.tracker or TrackerConfig.for_pitch(self.pitch)
+        if config.ball.shutter is not None:
+            return config
+        shutter = RollingShutter.of(self.config.readout_s, fps, self.model.size_px[1])
+        return replace(config, ball=replace(config.ball, shutter=shutter))
 
     # ------------------------------------------------------------------ public
     def process(self, image, t_s: float) -> list[TrackedFrame]:

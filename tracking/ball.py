@@ -37,7 +37,10 @@ Position uncertainty (``BallTrack.sigma_mm``, one standard deviation, the larger
   and never below the root mean square of the last ``noise_window`` fits' uncertainties: on
   average a fit's stated uncertainty is right, one by one it is not (a compressed spotted ball
   fitted 3 mm off claims 0.4 mm between neighbours claiming 1.5), and a filter that believes
-  the one sharp claim follows that fit and states its own precision;
+  the one sharp claim follows that fit and states its own precision. Under a rolling shutter
+  (``shutter``, ``tracking/shutter.py``) a measurement shows the ball when its row was exposed:
+  it is carried back along the roll's velocity to the frame's time, its noise grown by how far
+  the readout's doubt moves it;
 - displaced from its rest but not yet confirmed moving: one measurement, as sure as that;
 - seen leaving its rest (last seen clearly off it, ``ROLLING_SIGHTINGS * start_distance_mm``)
   and not seen since: the track holds the rest point (it may have been a glitch), but the ball
@@ -64,6 +67,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tracking.kalman import Kalman, largest_eigenvalue
+from tracking.shutter import RollingShutter
 from tracking.stop_dating import date_stop
 from vision.detections import Detections
 
@@ -102,6 +106,7 @@ class BallTrackerConfig:
         acquire_frames: consecutive sightings of it before the track starts.
         acquire_reach_mm: farthest a sighting may be from the one before to count as the
             same candidate.
+        shutter: when each row of a frame was exposed (None: all at the frame's time).
     """
 
     measurement_sigma_mm: float = 0.3
@@ -125,6 +130,7 @@ class BallTrackerConfig:
     acquire_score: float = 0.3
     acquire_frames: int = 3
     acquire_reach_mm: float = 5.0
+    shutter: RollingShutter | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +211,7 @@ class BallTracker:
         self._z_sigma = 0.0  # ... and of this frame's measurement
         self._claims: deque[float] = deque(maxlen=self.config.noise_window)  # recent squares
         self._z_patch = False  # this frame's ball was placed by its whole patch
+        self._z_row: float | None = None  # ... and the image row it was seen on
         self._rest_patch = False  # the rest point is of such placings only
         self._anchor = np.zeros(2)
         self._displaced = 0
@@ -233,7 +240,7 @@ class BallTracker:
             self._history.popleft()
         if self._kf is not None and self._state == _MOVING:
             self._kf.predict(dt)
-        self._z_sigma, self._z_patch = 0.0, False
+        self._z_sigma, self._z_patch, self._z_row = 0.0, False, None
         self._rolled = None
         z = self._choose(detections, dt, vouched)
         if z is None and self._state != _MOVING:
@@ -319,6 +326,8 @@ class BallTracker:
             self._z_sigma = float(det.ball_sigma_mm[i])
         if det.ball_whole_patch is not None:
             self._z_patch = bool(det.ball_whole_patch[i])
+        if det.ball_xy_px is not None:
+            self._z_row = float(det.ball_xy_px[i, 1])
         return det.ball_xy_mm[i].copy()
 
     def _newcomer_arrives(self, det: Detections, dt: float) -> NDArray | None:
@@ -515,7 +524,7 @@ class BallTracker:
                 self._state = _LOST
                 self._kf = None
             return
-        self._kf.update(z, self._z_noise_mm())
+        self._kf.update(*self._at_frame_time(z))
         if self._start_open:
             self._redate_start()
         # The window reaches back to the last frame at least ``stop_window_s`` old: at a frame
@@ -572,6 +581,16 @@ class BallTracker:
         floor = max(cfg.rest_floor_mm, self._fit_sigma)
         self._rest_sigma = max(math.sqrt(largest_eigenvalue(pooled) / n), floor)
         return self._rest_sigma
+
+    def _at_frame_time(self, z: NDArray) -> tuple[NDArray, float]:
+        """A rolling ball's measurement carried to the frame's time (its row was exposed
+        earlier or later), and its noise then, mm."""
+        shutter, noise = self.config.shutter, self._z_noise_mm()
+        if shutter is None or self._z_row is None:
+            return z, noise
+        delay_s, delay_sigma_s = shutter.delay_s(self._z_row)
+        v = self._kf.x[2:]
+        return z - v * delay_s, math.hypot(noise, math.hypot(*v) * delay_sigma_s)
 
     def _z_noise_mm(self) -> float:
         """This frame's measurement noise: the configured one, the fit's own or the RMS of

@@ -46,7 +46,7 @@ from hardware.sources import Frame, SourceError, VideoFileSource, native_path
 from rules.games import GAMES
 from rules.observation import Figures
 from tablevar.button_stage import ButtonRules, read_shot_calls
-from tablevar.commands.options import seconds
+from tablevar.commands.options import readout_ms, seconds
 from tablevar.driver import Driver, Judged, play
 from tablevar.evidence import EvidenceWriter
 from tablevar.hindsight import BallInHindsight
@@ -104,6 +104,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=f"the ball's colour: {', '.join(USUAL_BALLS_BGR)} or #rrggbb (default: found by "
         "itself; saved in calibration.json)",
     )
+    parser.add_argument(
+        "--readout-ms",
+        type=readout_ms,
+        default=None,
+        metavar="MS",
+        dest="readout_s",
+        help="the camera's rolling-shutter readout, first row to last, in ms (0: a global "
+        "shutter; default: what the recording says, else anything up to the frame period)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(run=run)
 
@@ -132,6 +141,14 @@ def run(args: argparse.Namespace) -> int:
     # The players' shot calls (button football) travel with a recording folder.
     shot_calls = read_shot_calls(args.video) if args.video.is_dir() else ()
     with VideoFileSource(args.video) as video:
+        if args.readout_s is not None:
+            if args.readout_s > 1.0 / video.fps:
+                raise AnalyzeError(
+                    f"--readout-ms {args.readout_s * 1000:g} is longer than the video's frame "
+                    f"period ({1000.0 / video.fps:.3g} ms): give the sensor's readout time, or 0 "
+                    "for a global shutter"
+                )
+            video.readout_s = args.readout_s
         if args.calibration is not None:
             cal = read_calibration(args.calibration)
         else:
@@ -284,7 +301,7 @@ class _Session:
     def __init__(self, video: VideoFileSource, cal: Calibration, pitch, rules, outputs, out):
         self.video, self.cal, self.pitch, self.rules = video, cal, pitch, rules
         self.outputs, self.out = outputs, out
-        self.config = PipelineConfig.for_frames(video.lossy, cal.ball_colour)
+        self.config = PipelineConfig.for_frames(video.lossy, cal.ball_colour, video.readout_s)
         self.driver: Driver | None = None
         self.skipped = 0
         self.t0: float | None = None

@@ -161,6 +161,7 @@ def ensure_analysis(
         table=table,
         game=None,  # the one the table profile names
         seconds=2.0,
+        readout_s=None,  # what the recording says
         no_progress=not progress,
     )
     analyze.run(args)

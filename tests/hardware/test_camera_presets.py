@@ -61,3 +61,12 @@ def test_lock_refuses_what_cannot_be_locked(args, message):
     metered_us, gain, mains_hz, frame_us = args
     with pytest.raises(ValueError, match=message):
         lock_exposure(metered_us, gain, mains_hz=mains_hz, frame_us=frame_us, max_gain=16.0)
+
+
+def test_a_rolling_shutter_reads_a_mode_out_in_its_fastest_frame_period():
+    """The Global Shutter camera exposes every row at once; the others row by row, a frame in
+    about the period of their mode's highest rate (``tracking/shutter.py``)."""
+    gs, cm3 = preset("gs"), preset("cm3")
+    assert gs.readout_s(gs.mode()) == 0.0
+    for mode in cm3.modes:
+        assert cm3.readout_s(mode) == pytest.approx(1.0 / mode.max_fps)

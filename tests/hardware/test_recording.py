@@ -53,10 +53,12 @@ def test_camera_and_numpy_truth_round_trip(clip, tmp_path):
         table="subbuteo-classic",
         source="pi",
         camera=camera,
+        readout_s=0.0125,
     ) as w:
         w.write(clip.frame(0), 7, truth={"ball_xy_mm": np.array([1.5, -2.0]), "n": np.int8(3)})
     meta = read_meta(tmp_path / "r")
-    assert meta.camera == camera
+    assert meta.camera == camera and meta.readout_s == 0.0125
+    assert VideoFileSource(tmp_path / "r").readout_s == 0.0125  # the shutter it was shot with
     assert read_truth(tmp_path / "r") == [{"ball_xy_mm": [1.5, -2.0], "n": 3}]
 
 
@@ -159,6 +161,8 @@ def _meta_with(folder: Path, change) -> None:
         (lambda d: d.update(size_px=[1]), "malformed value"),
         (lambda d: d.update(fps=-1), "must be positive"),
         (lambda d: d.update(camera={"size_px": [1, 1]}), "malformed camera model"),
+        (lambda d: d.update(readout_s=-0.01), "readout_s must be a duration >= 0"),
+        (lambda d: d.update(readout_s="fast"), "malformed value"),
     ],
 )
 def test_read_meta_rejects_bad_meta_naming_the_file(make_recording, change, message):

@@ -37,6 +37,7 @@ def render_recording(folder: Path, scene: str, end_s: float | None = None) -> Pa
         table="fistf",
         source=f"sim:{scene}",
         camera=source.camera,
+        readout_s=source.readout_s,
         repeatable=True,
     ) as writer:
         for frame in source.frames():

@@ -164,6 +164,25 @@ def test_seconds_out_of_range_is_a_usage_error(tmp_path, capsys, command, value)
     assert "argument --seconds" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("value", ["-1", "nan", "2000", "fast"])
+def test_a_readout_that_is_no_duration_is_a_usage_error(tmp_path, capsys, value):
+    folder = _tiny_recording(tmp_path / "rec")
+    argv = ["analyze", str(folder), "--readout-ms", value, "--out", str(tmp_path / "o")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "argument --readout-ms" in err and "Traceback" not in err
+
+
+def test_a_readout_longer_than_a_frame_is_refused_before_any_work(tmp_path, capsys):
+    """20 fps: a frame every 50 ms, so a sensor cannot take 60 ms to read one out."""
+    folder = _tiny_recording(tmp_path / "rec")
+    argv = ["analyze", str(folder), "--readout-ms", "60", "--out", str(tmp_path / "o")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tablevar: error: --readout-ms 60 is longer than the video's frame")
+    assert not (tmp_path / "o").exists()
+
+
 def test_an_overlay_of_unknown_type_is_refused_before_any_work(tmp_path, capsys):
     folder = _tiny_recording(tmp_path / "rec")
     argv = ["calibrate", str(folder), "--overlay", str(tmp_path / "x.xyz")]

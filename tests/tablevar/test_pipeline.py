@@ -5,7 +5,7 @@ from __future__ import annotations
 from calibration.tables import load_pitch
 from hardware.recording import read_meta
 from hardware.sources import VideoFileSource
-from tablevar.pipeline import Pipeline
+from tablevar.pipeline import Pipeline, PipelineConfig
 from vision.model import learn_model
 
 
@@ -19,7 +19,7 @@ def test_the_rules_get_each_start_and_stop_of_the_ball_dated_within_its_frame(
     meta = read_meta(sim_recording_template)
     frames = list(VideoFileSource(sim_recording_template).frames())
     model = learn_model([frames[0].image_bgr], meta.camera, load_pitch("fistf"))
-    pipeline = Pipeline(model, fps=meta.fps)
+    pipeline = Pipeline(model, fps=meta.fps, config=PipelineConfig(readout_s=meta.readout_s))
     seen = []
     for f in frames:
         seen += pipeline.process(f.image_bgr, f.t_ns / 1e9)

@@ -45,7 +45,7 @@ def run_clip(look: Look, seed: int, config: PipelineConfig | None = None):
     renderer = Renderer(CAMERA, PITCH, look, seed=seed)
     frames = [scene.frame(i / FPS) for i in range(scene.frame_count(FPS))]
     images = [renderer.render(f) for f in frames]
-    cfg = config or PipelineConfig.for_frames(False)
+    cfg = config or PipelineConfig.for_frames(False, readout_s=0.0)
     model = learn_model([images[0]], CAMERA, PITCH, cfg.vision)
     pipe = Pipeline(model, fps=FPS, config=cfg)
     records = []
@@ -97,7 +97,7 @@ def test_ball_found_from_a_mid_play_start(name):
 
 def test_a_named_colour_is_the_only_one_searched():
     """With the colour named, detection looks for that colour only, and still finds the ball."""
-    cfg = PipelineConfig(vision=VisionConfig(ball_bgr=ORANGE, lossy_frames=False))
+    cfg = PipelineConfig(vision=VisionConfig(ball_bgr=ORANGE, lossy_frames=False), readout_s=0.0)
     look = LOOKS["orange-ball-red-kit"]
     truth, seen, pipe = run_clip(look, seed=6, config=cfg)
     assert pipe.model.ball_named and len(pipe.model.ball_colours_bgr) == 1
@@ -114,7 +114,7 @@ def test_a_clip_without_a_ball_reports_none_cheaply():
     empty = dataclasses.replace(frame, ball_xy_mm=None)
     image = renderer.render(empty)
     model = learn_model([image], CAMERA, PITCH)
-    pipe = Pipeline(model, fps=FPS, config=PipelineConfig.for_frames(False))
+    pipe = Pipeline(model, fps=FPS, config=PipelineConfig.for_frames(False, readout_s=0.0))
     records = []
     for i in range(30):
         records += pipe.process(image, i / FPS)
@@ -136,7 +136,7 @@ def test_a_ball_of_a_kits_colour_rolling_from_the_first_frame_is_learnt_from_its
     n = int((scene.duration_s - t0) * FPS)
     frames = [scene.frame(t0 + i / FPS) for i in range(n)]
     images = [renderer.render(f) for f in frames]
-    cfg = PipelineConfig.for_frames(False)
+    cfg = PipelineConfig.for_frames(False, readout_s=0.0)
     model = learn_model([images[0]], CAMERA, PITCH, cfg.vision)
     pipe = Pipeline(model, fps=FPS, config=cfg)
     records = []
@@ -185,7 +185,7 @@ def test_a_ball_of_a_kits_colour_rolling_slowly_is_learnt_from_its_roll():
     model = learn_model([empty], CAMERA, PITCH, VisionConfig(lossy_frames=False))
     listed = np.asarray(model.ball_colours_bgr, np.float64)
     assert np.linalg.norm(listed - RED[1], axis=1).min() > 60.0, listed
-    pipe = Pipeline(model, fps=fps, config=PipelineConfig.for_frames(False))
+    pipe = Pipeline(model, fps=fps, config=PipelineConfig.for_frames(False, readout_s=0.0))
     records = []
     for i, f in enumerate(frames):
         records += pipe.process(renderer.render(f), i / fps)
@@ -207,7 +207,7 @@ def test_a_ball_rolling_from_the_first_frame_is_reported_where_it_was_sighted():
     renderer = Renderer(CAMERA, PITCH, Look(), seed=5)
     frames = [scene.frame(t0 + i / FPS) for i in range(12)]
     images = [renderer.render(f) for f in frames]
-    cfg = PipelineConfig.for_frames(False)
+    cfg = PipelineConfig.for_frames(False, readout_s=0.0)
     pipe = Pipeline(learn_model([images[0]], CAMERA, PITCH, cfg.vision), fps=FPS, config=cfg)
     records = []
     for i, image in enumerate(images):
