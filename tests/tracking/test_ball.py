@@ -319,46 +319,39 @@ def test_moving_sigma_comes_from_the_filter_and_grows_while_coasting():
     assert coasting[-1] > 5 * rolling[-1]
 
 
-def test_a_rolling_ball_fitted_doubtfully_is_no_surer_than_its_fits_allow():
-    """Fits that say they are doubtful by 1.5 mm (a ball a few pixels across), and are: the
-    rolling track weighs each by its own uncertainty, so the error stays within twice the
-    stated sigma along a line's normal (here x, as a line call reads it), where a filter
-    that took them for 0.3 mm fits would claim far less."""
+def _covered_share(rng, error_mm: float, claim) -> float:
+    """Share of a roll's frames whose track error along x (a line's normal, as a line call
+    reads it) lies within twice the stated sigma: fits off by ``error_mm`` (normal), each
+    claiming ``claim()``."""
     xy, moving, _ = roll(20, 900.0, 200.0, 60)
-    rng = np.random.default_rng(3)
     tracker = BallTracker()
     err, sigma = [], []
     for i, p in enumerate(xy):
-        det = Detections.build(ball_xy_mm=[p + rng.normal(0, 1.5, 2)], ball_sigma_mm=[1.5])
-        t = tracker.update(det, i / FPS)
+        fit = p + rng.normal(0, error_mm, 2)
+        t = tracker.update(Detections.build(ball_xy_mm=[fit], ball_sigma_mm=[claim()]), i / FPS)
         if t.moving and moving[i]:
             err.append(abs(float(t.xy_mm[0] - p[0])))
             sigma.append(t.sigma_mm)
     assert len(err) >= 30
-    assert np.mean(np.array(err) <= 2.0 * np.array(sigma)) >= 0.9
+    return float(np.mean(np.array(err) <= 2.0 * np.array(sigma)))
+
+
+def test_a_rolling_ball_fitted_doubtfully_is_no_surer_than_its_fits_allow():
+    """Fits that say they are doubtful by 1.5 mm (a ball a few pixels across), and are: the
+    rolling track weighs each by its own uncertainty, where a filter that took them for
+    0.3 mm fits would claim far less."""
+    assert _covered_share(np.random.default_rng(3), 1.5, lambda: 1.5) >= 0.9
 
 
 def test_a_rolling_ball_whose_fits_claim_at_random_is_no_surer_than_their_average():
     """Fits whose stated uncertainties are right on average but not one by one (a compressed
     spotted ball: a fit 3 mm off may claim 0.4 mm): the rolling track weighs each by at least
-    the recent fits' RMS, so the error stays within twice the stated sigma, where a filter
-    that believed each claim would follow the sharp-claiming strays and state 0.4 mm."""
-    xy, moving, _ = roll(20, 900.0, 200.0, 60)
+    the recent fits' RMS, where a filter that believed each claim would follow the
+    sharp-claiming strays and state 0.4 mm."""
     rng = np.random.default_rng(5)
     claims = (0.4, 1.6)
     rms = math.sqrt(np.mean(np.square(claims)))  # each fit's true error, whatever it claims
-    tracker = BallTracker()
-    err, sigma = [], []
-    for i, p in enumerate(xy):
-        det = Detections.build(
-            ball_xy_mm=[p + rng.normal(0, rms, 2)], ball_sigma_mm=[rng.choice(claims)]
-        )
-        t = tracker.update(det, i / FPS)
-        if t.moving and moving[i]:
-            err.append(abs(float(t.xy_mm[0] - p[0])))
-            sigma.append(t.sigma_mm)
-    assert len(err) >= 30
-    assert np.mean(np.array(err) <= 2.0 * np.array(sigma)) >= 0.9
+    assert _covered_share(rng, rms, lambda: rng.choice(claims)) >= 0.9
 
 
 def test_sigma_of_a_ball_displaced_but_not_yet_moving_is_one_measurement():
