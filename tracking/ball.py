@@ -326,8 +326,7 @@ class BallTracker:
             self._z_sigma = float(det.ball_sigma_mm[i])
         if det.ball_whole_patch is not None:
             self._z_patch = bool(det.ball_whole_patch[i])
-        if det.ball_xy_px is not None:
-            self._z_row = float(det.ball_xy_px[i, 1])
+        self._z_row = float(det.ball_xy_px[i, 1])
         return det.ball_xy_mm[i].copy()
 
     def _newcomer_arrives(self, det: Detections, dt: float) -> NDArray | None:
