@@ -314,7 +314,7 @@ class Pipeline:
         else:
             self._moving_since = None
         if ball.rolled_mm is not None:
-            self._place_roll(ball.rolled_mm, ball.sigma_mm)
+            self._place_roll(ball.rolled_mm)
         for p in self._pending:
             if p.frame < since:
                 continue
@@ -331,18 +331,16 @@ class Pipeline:
                 p.ball_doubt_mm = max(p.ball_doubt_mm, tracks.ball_doubt_mm)
             p.moving = moving
 
-    def _place_roll(self, rolled_mm: np.ndarray, sigma_mm: float | None) -> None:
+    def _place_roll(self, rolled_mm: np.ndarray) -> None:
         """Held records of a roll's first frames where it was measured (between two
-        measurements, on the line between them), as sure as a measurement: until the roll
-        was taken up they held the rest point, or no ball."""
+        measurements, on the line between them), as sure as that: until the roll was taken
+        up they held the rest point, or no ball."""
         frames = rolled_mm[:, 0]
         for p in self._pending:
             if frames[0] <= p.frame <= frames[-1]:
-                x = float(np.interp(p.frame, frames, rolled_mm[:, 1]))
-                y = float(np.interp(p.frame, frames, rolled_mm[:, 2]))
+                x, y, sigma = (float(np.interp(p.frame, frames, c)) for c in rolled_mm[:, 1:].T)
                 p.ball_xy = (round(x, 3), round(y, 3))
-                if sigma_mm is not None:
-                    p.ball_sigma_mm = max(p.ball_sigma_mm or 0.0, sigma_mm)
+                p.ball_sigma_mm = max(p.ball_sigma_mm or 0.0, sigma)
 
     def _unflag_before(self, since: int) -> None:
         """A movement's start dated later than first thought (``BallTrack.state_since_frame``

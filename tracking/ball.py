@@ -156,9 +156,10 @@ class BallTrack:
         sigma_mm: standard uncertainty of ``xy_mm`` (of the rest point while at rest), or
             None when it is not known.
         rolled_mm: on the frame a roll is taken up (a start confirmed, a ball found
-            rolling), ``(n, 3)`` frame, x and y of its measurements from
-            ``state_since_frame`` until this frame, each as sure as ``sigma_mm``: where the
-            ball was on frames reported before as at rest or not yet found; else None.
+            rolling), ``(n, 4)`` frame, x, y and standard uncertainty of its measurements
+            from ``state_since_frame`` until this frame (carried to their frames' times like
+            any rolling measurement): where the ball was on frames reported before as at
+            rest or not yet found; else None.
     """
 
     frame: int
@@ -217,11 +218,12 @@ class BallTracker:
         self._displaced = 0
         self._off = (0.0, 0.0)  # (t_s, mm off the rest point) of the last displaced sighting
         self._missing_s = 0.0
-        # (xy, velocity or None, sightings [(frame, t_s, xy)]) of a candidate not yet taken up
+        # (xy, velocity or None, sightings [(frame, xy, row)]) of a candidate not yet taken up
         self._newcomer: tuple | None = None
         self._rolled: NDArray | None = None  # ``BallTrack.rolled_mm`` of this frame
         # (frame, t_s, measured xy or None); bounded by history_s at any frame rate up to 1 kHz
         self._history: deque[tuple[int, float, NDArray | None]] = deque(maxlen=1000)
+        self._rows: deque[tuple[int, float]] = deque(maxlen=1000)  # (frame, image row) of each
 
     # ------------------------------------------------------------------ public
     def update(self, detections: Detections, t_s: float, *, vouched: bool = False) -> BallTrack:
@@ -248,6 +250,8 @@ class BallTracker:
         else:
             self._newcomer = None
         self._history.append((self._frame, t_s, z))
+        if z is not None and self._z_row is not None:
+            self._rows.append((self._frame, self._z_row))
         if z is None:
             self._missing_s += dt
         else:
@@ -355,24 +359,27 @@ class BallTracker:
             i = int(np.argmin(d))
             if d[i] <= reach:
                 v_new = (xy[i] - last) / max(dt, 1e-6)
-                seen = [*seen, (self._frame, self._t_s, xy[i].copy())]
+                seen = [*seen, (self._frame, xy[i].copy(), float(det.ball_xy_px[strong][i, 1]))]
                 self._newcomer, k = (xy[i].copy(), v_new, seen), i
             else:
                 self._newcomer = None
         if self._newcomer is None:
-            self._newcomer = (xy[k].copy(), None, [(self._frame, self._t_s, xy[k].copy())])
+            row = float(det.ball_xy_px[strong][k, 1])
+            self._newcomer = (xy[k].copy(), None, [(self._frame, xy[k].copy(), row)])
         z, v, seen = self._newcomer
         if len(seen) < cfg.acquire_frames:
             return None
         self._newcomer = None
         if det.ball_sigma_mm is not None:
             self._z_sigma = float(det.ball_sigma_mm[strong][k])
-        first, first_s, first_xy = seen[0]
+        self._z_row = seen[-1][2]
+        first, first_xy, _ = seen[0]
         if np.hypot(*(z - first_xy)) > ROLLING_SIGHTINGS * cfg.start_distance_mm:
             # Its speed over all its sightings: over the last two alone, a millimetre of fit
             # noise is 100 mm/s at 120 fps.
-            self._start_rolling(z, (z - first_xy) / max(self._t_s - first_s, 1e-6), first)
-            self._rolled = np.array([(f, *p) for f, _, p in seen], np.float64)
+            span_s = max(self._t_s - self._t_at(first), 1e-6)
+            self._start_rolling(z, (z - first_xy) / span_s, first)
+            self._rolled = self._roll_points(seen)
         else:
             self._start_rest([z], first)
         return z
@@ -465,8 +472,9 @@ class BallTracker:
         self._state = _MOVING
         self._since = onset + 1
         self._start_open = True
-        self._rolled = np.array(
-            [(f, *xy) for f, _, xy in self._history if f > onset and xy is not None], np.float64
+        rows = dict(self._rows)
+        self._rolled = self._roll_points(
+            [(f, xy, rows.get(f)) for f, _, xy in self._history if f > onset and xy is not None]
         )
         return onset
 
@@ -523,7 +531,7 @@ class BallTracker:
                 self._state = _LOST
                 self._kf = None
             return
-        self._kf.update(*self._at_frame_time(z))
+        self._kf.update(*self._at_frame_time(z, self._z_row))
         if self._start_open:
             self._redate_start()
         # The window reaches back to the last frame at least ``stop_window_s`` old: at a frame
@@ -581,15 +589,24 @@ class BallTracker:
         self._rest_sigma = max(math.sqrt(largest_eigenvalue(pooled) / n), floor)
         return self._rest_sigma
 
-    def _at_frame_time(self, z: NDArray) -> tuple[NDArray, float]:
-        """A rolling ball's measurement carried to the frame's time (its row was exposed
-        earlier or later), and its noise then, mm."""
+    def _at_frame_time(self, z: NDArray, row: float | None) -> tuple[NDArray, float]:
+        """A rolling ball's measurement seen on image ``row`` (None: not known) carried to
+        its frame's time (its row was exposed earlier or later), and its noise then, mm."""
         shutter, noise = self.config.shutter, self._z_noise_mm()
-        if shutter is None or self._z_row is None:
+        if shutter is None or row is None:
             return z, noise
-        delay_s, delay_sigma_s = shutter.delay_s(self._z_row)
+        delay_s, delay_sigma_s = shutter.delay_s(row)
         v = self._kf.x[2:]
         return z - v * delay_s, math.hypot(noise, math.hypot(*v) * delay_sigma_s)
+
+    def _roll_points(self, points: list[tuple[int, NDArray, float | None]]) -> NDArray:
+        """``BallTrack.rolled_mm`` of a roll just taken up from its measurements ``(frame,
+        xy, image row)``, at the roll's velocity."""
+        rows = []
+        for frame, xy, row in points:
+            at, sigma = self._at_frame_time(xy, row)
+            rows.append((frame, *at, sigma))
+        return np.array(rows, np.float64)
 
     def _z_noise_mm(self) -> float:
         """This frame's measurement noise: the configured one, the fit's own or the RMS of

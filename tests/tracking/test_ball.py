@@ -474,7 +474,7 @@ def test_a_ball_found_rolling_is_taken_up_moving_since_its_first_sighting():
     assert [t.rolled_mm is not None for t in tracks[: k + 2]] == [False] * k + [True, False]
     rolled = tracks[k].rolled_mm
     assert rolled[:, 0].tolist() == list(range(k + 1))
-    assert np.abs(rolled[:, 1:] - xy[: k + 1]).max() < 0.5
+    assert np.abs(rolled[:, 1:3] - xy[: k + 1]).max() < 0.5
     assert not tracks[-1].moving  # and it still comes to rest
 
 
@@ -497,7 +497,7 @@ def test_a_slow_start_confirmed_late_hands_over_where_the_ball_rolled_meanwhile(
     assert any(np.hypot(*(tracks[f].xy_mm - xy[f])) > 1.5 for f in range(since, confirmed.frame))
     rolled = confirmed.rolled_mm
     assert rolled[:, 0].tolist() == list(range(since, confirmed.frame + 1))
-    assert np.abs(rolled[:, 1:] - xy[since : confirmed.frame + 1]).max() < 0.5
+    assert np.abs(rolled[:, 1:3] - xy[since : confirmed.frame + 1]).max() < 0.5
     assert all(t.rolled_mm is None for t in tracks if t.frame != confirmed.frame)
 
 

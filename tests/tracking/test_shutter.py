@@ -70,3 +70,21 @@ def test_a_rolling_ball_is_placed_where_it_was_at_the_frames_time():
     unknown = BallTrackerConfig(shutter=RollingShutter.of(None, FPS, ROWS))
     err, sigma = _rolled_through_a_shutter(unknown, readout_s, row)
     assert np.all(err <= 2.0 * sigma)
+
+
+def test_a_ball_found_rolling_hands_over_its_sightings_at_their_frames_times():
+    """A clip opening on a rolling ball: the sightings before it was taken up are handed over
+    (``BallTrack.rolled_mm``) carried back along the roll like every later measurement."""
+    readout_s, row, v = 0.015, 100.0, np.array([800.0, 0.0])
+    tracker = BallTracker(BallTrackerConfig(shutter=RollingShutter(readout_s, 0.0, ROWS)))
+    delay = (row / (ROWS - 1) - 0.5) * readout_s
+    truth = [np.array([-300.0, 50.0]) + v * i / FPS for i in range(5)]
+    tracks = [
+        tracker.update(
+            Detections.build(ball_xy_mm=[p + v * delay], ball_xy_px=[[640, row]]), i / FPS
+        )
+        for i, p in enumerate(truth)
+    ]
+    rolled = next(t.rolled_mm for t in tracks if t.rolled_mm is not None)
+    frames = rolled[:, 0].astype(int)
+    assert frames[0] == 0 and np.abs(rolled[:, 1:3] - np.array(truth)[frames]).max() < 0.2
