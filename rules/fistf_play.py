@@ -346,11 +346,8 @@ def _misplaced(state: MatchState, figs: Figures, end: str) -> np.ndarray:
     """Field figures ``(n,)`` the referee puts back once the ball rests (FISTF 2.1.2): on or
     in the goal area at ``end``, or in its goal."""
     pitch = state.pitch
-    out = np.zeros(len(figs), bool)
-    if len(figs):
-        out |= zone_overlap_margin_mm(pitch, f"goal_area_{end}", figs.xy_mm, figs.radius_mm) > 0
-        out |= is_goal_over(pitch, end, figs.xy_mm, 0.0)
-    return out & ~figs.goalkeeper
+    area = zone_overlap_margin_mm(pitch, f"goal_area_{end}", figs.xy_mm, figs.radius_mm) > 0
+    return (area | is_goal_over(pitch, end, figs.xy_mm, 0.0)) & ~figs.goalkeeper
 
 
 def _judge_offside(state: MatchState, play: PendingPlay, end: str) -> tuple[MatchState, list[Call]]:

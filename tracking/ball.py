@@ -223,7 +223,8 @@ class BallTracker:
         self._rolled: NDArray | None = None  # ``BallTrack.rolled_mm`` of this frame
         # (frame, t_s, measured xy or None); bounded by history_s at any frame rate up to 1 kHz
         self._history: deque[tuple[int, float, NDArray | None]] = deque(maxlen=1000)
-        self._rows: deque[tuple[int, float]] = deque(maxlen=1000)  # (frame, image row) of each
+        # (frame, image row) of each measurement: where a rolling shutter saw it
+        self._rows: deque[tuple[int, float]] = deque(maxlen=1000)
 
     # ------------------------------------------------------------------ public
     def update(self, detections: Detections, t_s: float, *, vouched: bool = False) -> BallTrack:
@@ -250,12 +251,11 @@ class BallTracker:
         else:
             self._newcomer = None
         self._history.append((self._frame, t_s, z))
-        if z is not None and self._z_row is not None:
-            self._rows.append((self._frame, self._z_row))
         if z is None:
             self._missing_s += dt
         else:
             self._missing_s = 0.0
+            self._rows.append((self._frame, self._z_row))
             if self._z_sigma > 0:
                 self._claims.append(self._z_sigma**2)
         onset = None

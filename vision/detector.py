@@ -312,9 +312,8 @@ class Detector:
         keeper, counted as a defender, made an attacker onside). A keeper read a few
         millimetres behind its line stays. A ball there is seen through the net and stays."""
         inside = np.zeros(len(bases_mm), bool)
-        if len(bases_mm):
-            for goal in self.model.pitch.goals:
-                inside |= is_goal_over(self.model.pitch, goal.end, bases_mm, KEEPER_REACH_MM)
+        for goal in self.model.pitch.goals:
+            inside |= is_goal_over(self.model.pitch, goal.end, bases_mm, KEEPER_REACH_MM)
         return inside
 
     def _not_the_ball(self, bases_px, balls_px, balls_r_px) -> NDArray[np.bool_]:
