@@ -52,6 +52,10 @@ benchmarks'. Per factor it prints:
   call for a ball resting 3 mm or more inside); ``c.wrong``: confident wrong calls (a wrong
   reading with |margin| > uncertainty); ``close``: left to the referee as too close to call
   (neither right nor wrong); ``missed``: no call where one was due;
+- ``figs %``: of the figures standing on the table, the share the track holds a figure within
+  10 mm of (every fifth frame); ``fig p95``: the error (mm) of those it holds, 95th
+  percentile; ``extra/f``: tracked figures with no figure within 10 mm, per frame (invented,
+  or one so misplaced that it counts as both missing and invented);
 - ``ms/f``: the analysis' own milliseconds per frame (``summary.json``).
 
 A camera turned by half a turn gives a pitch frame turned with it (home's goal is on the
@@ -100,6 +104,9 @@ SIZES = {"small": 1, "medium": 3, "large": 8}  # clips per factor
 TIMEOUT_S = 900.0
 FOUND_MM = 15.0
 SETTLED_FRAMES = 3
+# Figures are scored on every this many frames, matched to a tracked one within this.
+FIGURE_EVERY = 5
+FIGURE_MATCH_MM = 10.0
 DEFAULT_UNCERTAINTY_MM = 0.5  # rules.observation.Observation's default
 UNCERTAINTY_LOG = "ball_uncertainty.jsonl"
 # The calls that read the ball against a line: a set piece's fault names a line too (where
@@ -228,7 +235,14 @@ def turned_half(truth_cam: CameraModel, cal: dict | None) -> bool:
 
 def score_clip(clip: Path, out: Path, table: str, ok: bool) -> dict[str, Any]:
     """Ball found, rest errors and their coverage, and the line call of one analysed clip."""
-    empty = {"visible": 0, "found": 0, "rest_err": [], "rest_cover": [], "calls": []}
+    empty = {
+        "visible": 0,
+        "found": 0,
+        "rest_err": [],
+        "rest_cover": [],
+        "calls": [],
+        **_figure_scores([], {}, 1.0),
+    }
     if not (clip / "truth.jsonl").exists():
         return empty
     truth = read_truth(clip)
@@ -285,7 +299,35 @@ def score_clip(clip: Path, out: Path, table: str, ok: bool) -> dict[str, Any]:
         "rest_err": rest_err,
         "rest_cover": rest_cover,
         "calls": calls,
+        **_figure_scores(truth, tracks, sign),
         "ms_per_frame": summary.get("ms_per_frame"),
+    }
+
+
+def _figure_scores(truth: list[dict], tracks: dict[int, dict], sign: float) -> dict[str, Any]:
+    """Figures on every ``FIGURE_EVERY``-th frame: how many stood and were held within
+    ``FIGURE_MATCH_MM`` (their errors, mm), and how many tracked ones stood by no figure."""
+    standing = held = extra = frames = 0
+    err: list[float] = []
+    for rec in truth[::FIGURE_EVERY]:
+        got = tracks.get(rec["frame"])
+        if got is None:
+            continue
+        true_xy = np.array([[f["x_mm"], f["y_mm"]] for f in rec["figures"]]).reshape(-1, 2)
+        xy = sign * np.array([[f["x_mm"], f["y_mm"]] for f in got["figures"]]).reshape(-1, 2)
+        d = np.linalg.norm(true_xy[:, None] - xy[None], axis=2)
+        near = d <= FIGURE_MATCH_MM
+        frames += 1
+        standing += len(true_xy)
+        held += int(near.any(axis=1).sum())
+        extra += int((~near.any(axis=0)).sum())
+        err += d.min(axis=1, initial=np.inf)[near.any(axis=1)].tolist()
+    return {
+        "figures_standing": standing,
+        "figures_held": held,
+        "figure_err": err,
+        "figures_extra": extra,
+        "figure_frames": frames,
     }
 
 
@@ -349,6 +391,7 @@ def aggregate(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         outcomes = [line_outcome(r["margin_mm"], r.get("calls", [])) for r in ran]
         visible = sum(r.get("visible", 0) for r in rs)
         ms = [r["ms_per_frame"] for r in ran if r.get("ms_per_frame") is not None]
+        fig_err = np.concatenate([r.get("figure_err", []) for r in rs] + [np.zeros(0)])
         table[factor] = {
             "clips": len(rs),
             "failed": len(rs) - len(ran),
@@ -361,16 +404,30 @@ def aggregate(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "too_close": outcomes.count("too_close"),
             "missed": outcomes.count("missed"),
             "confident_wrong": outcomes.count("wrong"),
+            "figures_pct": _pct(rs, "figures_held", "figures_standing"),
+            "figure_p95_mm": float(np.percentile(fig_err, 95)) if len(fig_err) else None,
+            "extra_per_frame": _ratio(rs, "figures_extra", "figure_frames"),
             "ms_per_frame": float(np.mean(ms)) if ms else None,
         }
     return table
+
+
+def _ratio(results: list[dict[str, Any]], num: str, den: str) -> float | None:
+    """Sum of ``num`` over sum of ``den`` across results (older results lack both: None)."""
+    total = sum(r.get(den, 0) for r in results)
+    return sum(r.get(num, 0) for r in results) / total if total else None
+
+
+def _pct(results: list[dict[str, Any]], num: str, den: str) -> float | None:
+    ratio = _ratio(results, num, den)
+    return None if ratio is None else 100.0 * ratio
 
 
 def format_table(table: dict[str, dict[str, Any]]) -> str:
     head = (
         f"{'factor':<16}{'clips':>6}{'fail':>5}{'found %':>9}{'rest med':>9}{'p95 mm':>8}"
         f"{'cover %':>9}{'call cov':>9}{'right':>7}{'close':>6}{'missed':>7}{'c.wrong':>8}"
-        f"{'ms/f':>7}"
+        f"{'figs %':>8}{'fig p95':>8}{'extra/f':>8}{'ms/f':>7}"
     )
     rows = [head, "-" * len(head)]
 
@@ -386,7 +443,8 @@ def format_table(table: dict[str, dict[str, Any]]) -> str:
             f"{num(t['rest_median_mm'], '.2f'):>9}{num(t['rest_p95_mm'], '.2f'):>8}"
             f"{num(t['cover_pct'], '.0f'):>9}{frac(t['call_cover']):>9}"
             f"{frac(t['right']):>7}{t['too_close']:>6}{t['missed']:>7}{t['confident_wrong']:>8}"
-            f"{num(t['ms_per_frame'], '.1f'):>7}"
+            f"{num(t['figures_pct'], '.1f'):>8}{num(t['figure_p95_mm'], '.2f'):>8}"
+            f"{num(t['extra_per_frame'], '.2f'):>8}{num(t['ms_per_frame'], '.1f'):>7}"
         )
     return "\n".join(rows)
 
