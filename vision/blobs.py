@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.colour import ball_coloured, shaded_distance
+from vision.colour import ball_coloured, darkened, shaded_distance
 
 BALL, HOME, AWAY = 0, 1, 2  # colour classes; a team's index is its class minus HOME
 
@@ -50,6 +50,7 @@ class ColourBlobs:
         # Per-channel threshold: a Euclidean colour distance t shows as >= t / sqrt(3) in at
         # least one channel.
         self.threshold_ch = float(threshold / np.sqrt(3.0))
+        self._threshold = float(threshold)
         self._shading = shading_range
         self.ball_bgr = ball_bgr
         self._k = k = len(ball_bgr)
@@ -133,6 +134,23 @@ class ColourBlobs:
             cls = np.where((cls == BALL) & ~ball, np.where(near, HOME + team, -1), cls)
         return cls, ball
 
+    def _out_of_shadows(self, pixels, background, cls, ball) -> NDArray[np.int64]:
+        """The classes ``(n,)`` of foreground pixels with the shadows' taken out (-1).
+
+        A shadow is the cloth darkened, no object's colour: a low light's long shadow, read
+        as the team nearest its dark green, joins a figure's blob (too large for a base
+        then) or stands apart as a base where none stands. A team whose colour is itself
+        the cloth darkened there (a dark green base) keeps such pixels.
+        """
+        shade = darkened(pixels, background, self._threshold) & ~ball & (cls >= HOME)
+        if not shade.any():
+            return cls
+        team = self._colours[self._k + cls[shade] - HOME]
+        own = darkened(team, background[shade], self._threshold)
+        out = cls.copy()
+        out[np.flatnonzero(shade)[~own]] = -1
+        return out
+
     def find(self, image, background, roi, scale_px_per_mm, origin, step, classes=None):
         """Classified foreground blobs of a (sub-sampled) region, of ``classes`` (default all).
 
@@ -150,7 +168,9 @@ class ColourBlobs:
             return None
         pts = pts.reshape(-1, 2)
         xs, ys = pts[:, 0], pts[:, 1]
-        cls, ball = self.classes(image[ys, xs])
+        pixels = image[ys, xs]
+        cls, ball = self.classes(pixels)
+        cls = self._out_of_shadows(pixels, background[ys, xs], cls, ball)
         # Labels per class (connectivity within a class); then the moments of all classes'
         # blobs at once, their labels offset class by class.
         labs, xs_in, ys_in, kinds, touches = [], [], [], [], []

@@ -40,6 +40,27 @@ def test_blobs_of_each_colour_with_their_areas():
     assert blobs().find(background, background, None, lambda c: 1.0, np.zeros(2), 1) is None
 
 
+def test_a_shadow_beside_a_base_is_no_part_of_it_unless_the_team_is_the_shadows_colour():
+    """A low side light casts a figure's shadow long across the cloth: the cloth darkened,
+    whichever team's dark colour it lies nearest. Joined to the base it makes a blob too long
+    for one (the figure is lost); apart, it would be a base where none stands. A team whose
+    bases are themselves the cloth darkened (a dark green kit) keeps it."""
+    image = np.full((60, 80, 3), CLOTH, np.uint8)
+    background = image.copy()
+    image[10:20, 10:20] = (190, 90, 30)  # an away base of 100 px
+    image[10:20, 20:60] = np.round(0.35 * np.array(CLOTH))  # its shadow, 400 px
+    image[40:46, 50:56] = np.round(0.3 * np.array(CLOTH))  # a shadow on its own
+
+    def found(colours):
+        out = colours.find(image, background, None, lambda c: np.ones(len(c)), np.zeros(2), 1)
+        return sorted(zip(out[1].tolist(), out[2].tolist(), strict=True))
+
+    assert found(blobs()) == [(AWAY, 100.0)]
+    dark_green = np.round(0.35 * np.array(CLOTH))
+    image[10:20, 10:20] = dark_green  # a dark green base, its shadow beside it
+    assert found(blobs(away=dark_green)) == [(AWAY, 36.0), (AWAY, 500.0)]
+
+
 def test_a_balls_pixel_counts_for_the_nearer_of_two_twin_teams():
     """An orange ball, an orange team and a yellow team, both near the ball's colour: an orange
     pixel is the orange team's, not whichever twin came last."""
