@@ -15,6 +15,9 @@ from numpy.typing import NDArray
 from vision.colour import ball_coloured, darkened, shaded_distance
 
 BALL, HOME, AWAY = 0, 1, 2  # colour classes; a team's index is its class minus HOME
+# A background whose channels lie this share of its brightest apart is a coloured cloth,
+# whose shadows are told from objects (a line's white, darkened, is any grey).
+CHROMA = 0.3
 
 
 def _moments(lab: NDArray, x: NDArray, y: NDArray, n: int):
@@ -29,6 +32,15 @@ def _moments(lab: NDArray, x: NDArray, y: NDArray, n: int):
     vyy = np.bincount(lab, dy * dy, minlength=n) / a
     vxy = np.bincount(lab, dx * dy, minlength=n) / a
     return area, cx, cy, vxx, vyy, vxy
+
+
+def _coloured(bgr: NDArray, floor: float = 0.0) -> NDArray[np.bool_]:
+    """Which colours ``(n, 3)`` have a hue of their own: their channels ``CHROMA`` of the
+    brightest apart, and ``floor`` grey levels (a near black's hue is its noise's); not a
+    grey or a white's tint."""
+    c = np.asarray(bgr, np.float32)
+    top = c.max(axis=1)
+    return top - c.min(axis=1) >= np.maximum(CHROMA * top, floor)
 
 
 class ColourBlobs:
@@ -134,22 +146,32 @@ class ColourBlobs:
             cls = np.where((cls == BALL) & ~ball, np.where(near, HOME + team, -1), cls)
         return cls, ball
 
-    def _out_of_shadows(self, pixels, background, cls, ball) -> NDArray[np.int64]:
-        """The classes ``(n,)`` of foreground pixels with the shadows' taken out (-1).
+    def _shadows(self, pixels, background, cls, ball) -> NDArray[np.bool_]:
+        """Which foreground pixels ``(n,)`` of a team's class are a shadow.
 
         A shadow is the cloth darkened, no object's colour: a low light's long shadow, read
-        as the team nearest its dark green, joins a figure's blob (too large for a base
-        then) or stands apart as a base where none stands. A team whose colour is itself
-        the cloth darkened there (a dark green base) keeps such pixels.
+        as the team nearest its dark green, joins a figure's blob (too long for a base then)
+        or stands apart as a base where none stands. Only a shadow that shows the cloth's hue
+        is told so: a white line darkened is grey, as a black base on it is, and a near
+        black's hue is its noise. A pixel nearer its team's colour under shading than the
+        darkened cloth is that team's (a black base is the cloth darkened too, within the
+        noise), and a team whose colour is itself the cloth darkened there (a dark green
+        base) keeps such pixels.
         """
         shade = darkened(pixels, background, self._threshold) & ~ball & (cls >= HOME)
+        shade &= _coloured(background) & _coloured(pixels, 0.5 * self.threshold_ch)
         if not shade.any():
-            return cls
-        team = self._colours[self._k + cls[shade] - HOME]
-        own = darkened(team, background[shade], self._threshold)
-        out = cls.copy()
-        out[np.flatnonzero(shade)[~own]] = -1
-        return out
+            return shade
+        p, bg = pixels[shade].astype(np.float32), background[shade].astype(np.float32)
+        which = cls[shade] - HOME
+        team = self._colours[self._k + which]
+        a = np.clip((p * bg).sum(1) / np.maximum((bg * bg).sum(1), 1.0), 0.0, 1.0)
+        cloth = np.linalg.norm(p - a[:, None] * bg, axis=1)
+        d = shaded_distance(p, self._colours[self._k :], self._shading)
+        own = d[np.arange(len(p)), which]
+        kept = (own <= cloth) | darkened(team, bg, self._threshold)
+        shade[np.flatnonzero(shade)[kept]] = False
+        return shade
 
     def find(self, image, background, roi, scale_px_per_mm, origin, step, classes=None):
         """Classified foreground blobs of a (sub-sampled) region, of ``classes`` (default all).
@@ -170,7 +192,13 @@ class ColourBlobs:
         xs, ys = pts[:, 0], pts[:, 1]
         pixels = image[ys, xs]
         cls, ball = self.classes(pixels)
-        cls = self._out_of_shadows(pixels, background[ys, xs], cls, ball)
+        shadow = self._shadows(pixels, background[ys, xs], cls, ball)
+        if shadow.any():
+            # A shadow is broad; the rim of a dark base, its blend with the cloth, is thin.
+            mask = np.zeros(fg.shape, np.uint8)
+            mask[ys[shadow], xs[shadow]] = 1
+            mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+            cls = np.where(mask[ys, xs] > 0, -1, cls)
         # Labels per class (connectivity within a class); then the moments of all classes'
         # blobs at once, their labels offset class by class.
         labs, xs_in, ys_in, kinds, touches = [], [], [], [], []

@@ -9,7 +9,10 @@ from vision.blobs import AWAY, BALL, HOME, ColourBlobs
 CLOTH = (48, 128, 38)
 
 
-def blobs(ball=(240, 240, 240), home=(40, 40, 200), away=(190, 90, 30)) -> ColourBlobs:
+HOME_BGR = (40, 40, 200)
+
+
+def blobs(ball=(240, 240, 240), home=HOME_BGR, away=(190, 90, 30)) -> ColourBlobs:
     return ColourBlobs(np.array(ball), np.array([home, away]), 30.0, (0.3, 1.4))
 
 
@@ -59,6 +62,24 @@ def test_a_shadow_beside_a_base_is_no_part_of_it_unless_the_team_is_the_shadows_
     dark_green = np.round(0.35 * np.array(CLOTH))
     image[10:20, 10:20] = dark_green  # a dark green base, its shadow beside it
     assert found(blobs(away=dark_green)) == [(AWAY, 36.0), (AWAY, 500.0)]
+
+
+def test_a_black_base_keeps_its_rim_and_its_part_on_a_white_line():
+    """Where a black base meets the cloth its rim blends into the cloth darkened, a pixel
+    wide, and where it stands on a white line it is that white darkened: neither is a
+    shadow, which is broad and shows the cloth's hue."""
+    image = np.full((60, 80, 3), CLOTH, np.uint8)
+    image[:, 30:34] = (232, 238, 238)  # a white line
+    background = image.copy()
+    image[15:27, 25:37] = np.round(0.5 * background[15:27, 25:37])  # the rim's blend
+    image[16:26, 26:36] = (15, 15, 15)  # a black base of 100 px on the line
+    # A black base's rim read in a low light: a greenish black, not the cloth darkened.
+    colours = ColourBlobs(
+        np.array([240, 240, 240]), np.array([HOME_BGR, (26, 47, 33)]), 18.0, (0.3, 1.4)
+    )
+    out = colours.find(image, background, None, lambda c: np.ones(len(c)), np.zeros(2), 1)
+    rim_on_line = 2 * 4  # grey, the white ball's colour in shade: not the team's anyway
+    assert [a for c, a in zip(out[1], out[2], strict=True) if c == AWAY] == [144.0 - rim_on_line]
 
 
 def test_a_balls_pixel_counts_for_the_nearer_of_two_twin_teams():
