@@ -26,8 +26,11 @@ class LiveReferee:
         pitch = cal.measured_pitch(pitch) if cal else pitch
         sigma = cal.line_sigma_mm if cal else 0.0
         parallax = cal and cal.parallax_sigma_mm
-        stage = ButtonRules if pitch.profile.game == "button-football" else FistfRules
-        self._rules = stage(pitch, line_sigma_mm=sigma, parallax=parallax)
+        if pitch.profile.game == "button-football":
+            self._rules = ButtonRules(pitch, line_sigma_mm=sigma, parallax=parallax)
+        else:
+            scale = cal and cal.camera.mm_per_px
+            self._rules = FistfRules(pitch, line_sigma_mm=sigma, parallax=parallax, mm_per_px=scale)
         self._hub = hub
         hub.use_pitch(pitch)
 

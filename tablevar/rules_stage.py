@@ -34,7 +34,8 @@ in and out typed (``tablevar.tracked.TrackedFrame`` -> ``rules.observation.Obser
 
 The figures' uncertainty (``Observation.figure_uncertainty_mm``, offside and the kick-off's
 line-up) is the rules' default with, in quadrature, the expanded parallax error of a base's
-rim (at the base's height) at the figure where it is largest.
+rim (at the base's height) and the expanded error of a base's fit (``BASE_SIGMA_PX`` pixels
+of the frame), each at the figure where it is largest.
 """
 
 from __future__ import annotations
@@ -60,9 +61,18 @@ COVERAGE = 2.0  # expanded uncertainty = 2 standard uncertainties (about 95 %)
 FIGURE_UNCERTAINTY_MM = 1.0  # the rules' own bound of a base's position (Observation's)
 BALL_UNCERTAINTY_MM = 0.5  # ... and of the ball's
 
+# Standard uncertainty of a base's fitted centre, pixels: a base's rim is read in the frame's
+# pixels, so its error grows with the millimetres a pixel covers (a wide lens, a low
+# resolution). Half the 95th percentile (0.56 px) of standing figures' errors over the stress
+# benchmark's single-factor clips (``benchmarks/stress.py``).
+BASE_SIGMA_PX = 0.3
+
 # ``parallax(xy_mm (n, 2), z_mm) -> (n,)``: standard uncertainty, mm, of ground points of
 # objects seen z_mm above the cloth, from the camera alone (``Calibration.parallax_sigma_mm``).
 Parallax = Callable[[NDArray[np.float64], float], NDArray[np.float64]]
+# ``mm_per_px(xy_mm (n, 2)) -> (n,)``: millimetres of cloth a pixel covers there
+# (``CameraModel.mm_per_px``).
+Scale = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 
 
 LIVE_GAMES = ("fistf", "button-football")  # games the live match referees (web.hub)
@@ -127,6 +137,7 @@ class FistfRules:
         start: str = "open_play",
         home_kit: int | None = None,
         parallax: Parallax | None = None,
+        mm_per_px: Scale | None = None,
     ) -> None:
         """A new match on ``pitch``.
 
@@ -142,6 +153,8 @@ class FistfRules:
                 None: the rules learn which end each kit defends (``rules.fistf_ends``).
             parallax: the calibration's error of the parallax correction at a place
                 (``Calibration.parallax_sigma_mm``); None: none (a camera of known height).
+            mm_per_px: the camera's scale on the cloth at a place (``CameraModel.mm_per_px``),
+                which a base's fit error grows with; None: the rules' own bound alone.
         """
         if pitch.profile.game != "fistf":
             raise GameError(
@@ -160,6 +173,7 @@ class FistfRules:
         self._pitch = pitch
         self._line_sigma_mm = float(line_sigma_mm)
         self._parallax = parallax
+        self._mm_per_px = mm_per_px
         self._last_figures: tuple | None = None  # (frame's Figures, with keepers, ids, unc)
         self._last_named: tuple | None = None  # (key, frame's Figures, named Figures)
         # (first frame, home kit) of each kit belief held so far: one entry per change
@@ -260,10 +274,13 @@ class FistfRules:
         keepers = replace(figures, goalkeeper=rod_goalkeepers(self._pitch, figures.xy_mm))
         ids = set(figures.id.tolist())
         unc = None
-        if self._parallax is not None and len(figures):
-            p = self._pitch.profile
-            camera = float(np.max(self._parallax(figures.xy_mm, p.base_height_mm)))
-            unc = math.hypot(FIGURE_UNCERTAINTY_MM, COVERAGE * camera)
+        if len(figures) and (self._parallax or self._mm_per_px) is not None:
+            xy, height = figures.xy_mm, self._pitch.profile.base_height_mm
+            camera = 0.0 if self._parallax is None else float(np.max(self._parallax(xy, height)))
+            fit = 0.0 if self._mm_per_px is None else float(np.max(self._mm_per_px(xy)))
+            unc = math.hypot(
+                FIGURE_UNCERTAINTY_MM, COVERAGE * camera, COVERAGE * BASE_SIGMA_PX * fit
+            )
         self._last_figures = (figures, keepers, ids, unc)
         return keepers, ids, unc
 

@@ -280,7 +280,7 @@ def rules_for(
     sigma, parallax = cal.line_sigma_mm, cal.parallax_sigma_mm
     if pitch.profile.game == "button-football":
         return ButtonRules(pitch, line_sigma_mm=sigma, parallax=parallax, shot_calls=shot_calls)
-    return FistfRules(pitch, line_sigma_mm=sigma, parallax=parallax)
+    return FistfRules(pitch, line_sigma_mm=sigma, parallax=parallax, mm_per_px=cal.camera.mm_per_px)
 
 
 def _in_hindsight(path: Path, rules: FistfRules | ButtonRules, ball: BallInHindsight) -> None:

@@ -11,7 +11,7 @@ from calibration.tables import load_pitch
 from rules.observation import Figures, Observation
 from simulator.scene_margins import build_margin_scene
 from simulator.truth import frame_truth
-from tablevar.rules_stage import FistfRules, ball_uncertainty_mm
+from tablevar.rules_stage import BASE_SIGMA_PX, FistfRules, ball_uncertainty_mm
 from tablevar.tracked import TrackedBall, TrackedFrame, TracksEncoder
 from tests.tablevar.conftest import judge, tracked
 
@@ -126,6 +126,30 @@ def test_the_figures_uncertainty_carries_the_parallax_of_their_rims():
     assert rules.observation(frame).figure_uncertainty_mm == pytest.approx(np.hypot(1.0, 2.0 * rim))
     plain = FistfRules(pitch)
     assert plain.observation(tracked(plain, record)).figure_uncertainty_mm == 1.0  # the default
+
+
+def test_the_figures_uncertainty_grows_with_the_cloth_a_pixel_covers():
+    """FISTF 13.1: a base is read in whole pixels, so a camera that sees the cloth coarser (a
+    wide lens, a low resolution) places it less surely; the figure where a pixel covers most
+    bounds them all."""
+    pitch = load_pitch("fistf")
+    figures = [
+        {"id": 1, "team": "home", "x_mm": 500.0, "y_mm": 0.0},
+        {"id": 2, "team": "away", "x_mm": -500.0, "y_mm": 0.0},
+    ]
+    record = {"frame": 0, "t_s": 0.0, "ball": None, "figures": figures}
+
+    def uncertainty(mm_per_px):
+        rules = FistfRules(pitch, mm_per_px=mm_per_px)
+        return rules.observation(tracked(rules, record)).figure_uncertainty_mm
+
+    fine, coarse = (
+        uncertainty(lambda xy: np.full(len(xy), 0.5)),
+        uncertainty(lambda xy: np.where(xy[:, 0] > 0, 0.5, 2.5)),
+    )
+    assert fine == pytest.approx(np.hypot(1.0, 2.0 * BASE_SIGMA_PX * 0.5))
+    assert coarse == pytest.approx(np.hypot(1.0, 2.0 * BASE_SIGMA_PX * 2.5))
+    assert coarse > fine > 1.0
 
 
 def _kits_far_from_their_ends() -> list[dict]:
