@@ -38,7 +38,14 @@ from vision.model import (
     moving_ball_colour,
     same_colour_as,
 )
-from vision.refine import PATCH_MIN_SUPPORT, edge_passes, near_rim_px, refine_balls, refine_bases
+from vision.refine import (
+    PATCH_MIN_SUPPORT,
+    RIM_POINTS,
+    edge_passes,
+    near_rim_px,
+    refine_balls,
+    refine_bases,
+)
 from vision.renewal import BackgroundRenewal
 
 # A ball is fitted again from its last fit until the centre moves less than this (or stops
@@ -62,6 +69,8 @@ MAX_LEARNT_COLOURS = 2  # colours learnt so at most (a stray is followed, not ke
 # Least share of the ball's face a colour covers to be one of the ball's colours when it has
 # shown itself (a two-tone ball's other half, a broad band; not a few spots or a glint).
 SHOWN_SHARE = 0.2
+# A base whose rim shows its team on this many of its ``RIM_POINTS`` shows it all round.
+RINGED_POINTS = 10
 
 
 @dataclass(slots=True)
@@ -222,10 +231,12 @@ class Detector:
             teams = np.zeros(0, np.int8)
             if base_hints_px is not None and len(base_hints_px):
                 bases, teams = self._bases_in_windows(image, np.asarray(base_hints_px))
-                apart = self._not_the_ball(bases, bxy[ok], br[ok])
+                apart = self._not_the_ball(bases, bxy[ok], br[ok], teams)
                 bases, teams = bases[apart], teams[apart]
             fxy, fr, fmm, fok = self._refine_bases(image, bases, teams, coarse is not None)
-            teams, _ = self._ring_teams(image, fmm, fok, teams)
+            teams, support = self._ring_teams(image, fmm, fok, teams)
+            ringed = support >= RINGED_POINTS + RIM_POINTS
+            fok &= self._not_the_ball(fxy, bxy[ok], br[ok], teams, ringed)
         ok = ok & self._not_a_keeper(bxy, bmm, followed[0])
         fok = fok & ~self._in_a_goal(fmm)
         self.last_ball_colours = colour[ok]
@@ -249,7 +260,7 @@ class Detector:
         A reused pass (the cloth showed nothing new) gives its fits again while the same
         blobs are bases: the same rough centres would reuse the same fits anyway.
         """
-        keep = self._not_the_ball(coarse.bases_px, balls_px, balls_r_px)
+        keep = self._not_the_ball(coarse.bases_px, balls_px, balls_r_px, coarse.teams)
         key = keep.tobytes()
         if coarse.base_fits is not None and coarse.base_fits[0] == key:
             return coarse.base_fits[1]
@@ -260,7 +271,8 @@ class Detector:
         ok = self._one_per_place(mm, ok, support)
         # A blob of the ball's shaded side and a figure beside it can centre off the ball
         # and still fit on it: a fit centred on the ball is the ball.
-        fits = (xy, r, mm, ok & self._not_the_ball(xy, balls_px, balls_r_px), teams)
+        ringed = support >= RINGED_POINTS + RIM_POINTS  # its team all round, its blob's
+        fits = (xy, r, mm, ok & self._not_the_ball(xy, balls_px, balls_r_px, teams, ringed), teams)
         coarse.base_fits = (key, fits)
         return fits
 
@@ -316,15 +328,28 @@ class Detector:
             inside |= is_goal_over(self.model.pitch, goal.end, bases_mm, KEEPER_REACH_MM)
         return inside
 
-    def _not_the_ball(self, bases_px, balls_px, balls_r_px) -> NDArray[np.bool_]:
-        """Which bases ``(n,)`` are not the ball: a base centred within a ball radius of a
-        ball is it (a base never overlaps the ball). With a team of the ball's colour the ball
-        is also a blob of that team, and the shaded side of a ball can read as a team whose
-        colour is near the ball's."""
+    def _not_the_ball(
+        self, bases_px, balls_px, balls_r_px, teams, ringed=None
+    ) -> NDArray[np.bool_]:
+        """Which bases ``(n,)`` of ``teams`` are not the ball: a base centred within a ball
+        radius of a ball is it (a base never overlaps the ball). With a team of the ball's
+        colour the ball is also a blob of that team, and the shaded side of a ball can read
+        as a team whose colour is near the ball's.
+
+        A base of a team no ball colour is near is a figure with a part of a ball's colour
+        on it (a white shirt on a blue base, as round as a ball from above) when its rim
+        shows its team all round (``ringed (n,)``, once fitted; before, every such base is
+        fitted to see): the ball candidate there is that part (``tracking/tracker.py`` drops
+        a candidate on a base). A fit drawn onto the ball beside a figure shows the ball's
+        colour on its rim.
+        """
         if len(balls_px) == 0 or len(bases_px) == 0:
             return np.ones(len(bases_px), bool)
         d = np.linalg.norm(bases_px[:, None, :] - balls_px[None], axis=2)
-        return ~(d < balls_r_px[None, :]).any(axis=1)
+        on = (d < balls_r_px[None, :]).any(axis=1)
+        twin = np.isin(np.asarray(teams) + HOME, self._colour.ball_classes[1:])
+        figure = ~twin & (True if ringed is None else ringed)
+        return ~on | figure
 
     def _fit_balls(
         self, image, rough_px, *, whole_patch=False, rest=None, reach=None, patch_near=None

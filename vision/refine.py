@@ -73,6 +73,7 @@ PATCH_AGREE_PX = 1.0
 OWN_INSIDE = 0.8  # radii where a limb's colour is read
 OWN_BACKGROUND = (0.4, 0.6, 0.8, 1.1, 1.3)  # ... and where the background is compared with it
 SHADOW_RADII = (1.3, 1.6)  # radii where a ray that shows no outline must cross a shadow
+RIM_POINTS = 12  # points read on a base's top inside its rim (``near_rim_px``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -714,7 +715,7 @@ def _refine_bases_once(image, model, rough, config):
     return rim_mid[:k], r_px, centre, ok, rim_mid[k:]
 
 
-def near_rim_px(model: SceneModel, xy_mm: NDArray, points: int = 12) -> NDArray[np.float64]:
+def near_rim_px(model: SceneModel, xy_mm: NDArray, points: int = RIM_POINTS) -> NDArray[np.float64]:
     """Points ``(n, points, 2)`` px on the top of each base, inside its rim, on the side that
     faces the nadir (within 60 degrees of it).
 

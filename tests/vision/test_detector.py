@@ -106,6 +106,23 @@ def test_a_base_sized_blob_deep_in_a_goal_is_no_base(model, behind_mm, reported)
     assert det.n_bases == len(truth) + reported
 
 
+def test_a_base_ringed_by_its_team_under_a_ball_candidate_is_a_figure_not_the_ball(model):
+    """Seen from above, a figure's shirt of the ball's colour (a white shirt on a blue base)
+    can pass for the ball, the base's outline for the ball's. A base whose rim shows its team
+    all round, of a team no ball colour is near, is that figure: it stays, and the candidate
+    on it goes with the bases (``tracking/tracker.py``). A base of the ball's colour there,
+    or one whose rim shows the ball's colour (a fit drawn onto the ball beside a figure), is
+    the ball."""
+    det = Detector(model)
+    ball_px, ball_r = np.array([[100.0, 80.0]]), np.array([5.0])
+    bases = np.array([[101.0, 80.5], [101.0, 80.5], [160.0, 80.0]])
+    teams = np.array([1, 1, 0], np.int8)
+    ringed = np.array([True, False, False])
+    assert det._not_the_ball(bases, ball_px, ball_r, teams, ringed).tolist() == [True, False, True]
+    det._set_ball_colours(np.array([model.team_bgr[1]]))  # a ball of the away team's colour
+    assert det._not_the_ball(bases, ball_px, ball_r, teams, ringed).tolist() == [False, False, True]
+
+
 def test_window_search_follows_the_hint(model):
     det = Detector(model)
     hint = CAMERA.project(np.array([[100.0, 0.0, 10.5]]))[0]
