@@ -367,15 +367,22 @@ def _read_summary(out: Path) -> dict:
 
 
 def line_outcome(margin_mm: float, calls: list[dict]) -> str:
-    """``right``, ``too_close``, ``wrong`` (a confident wrong reading) or ``missed``: the
-    first boundary-line call against the ball's true resting margin."""
+    """``wrong`` when any boundary-line call reads its own frame's truth wrongly with its
+    margin beyond its uncertainty (``true_margin_mm``; the ball's resting margin where the
+    truth has no ball); else the first call: ``too_close`` or ``right``; else ``right`` for a
+    ball resting well inside, ``missed`` otherwise."""
     said = [c for c in calls if c["kind"] in LINE_CALL_KINDS]
     if not said:
         return "right" if margin_mm <= -3.0 else "missed"
-    c = said[0]
-    if abs(c["margin_mm"]) <= c["uncertainty_mm"]:
-        return "too_close"
-    return "right" if bool(c["fully_crossed"]) == (margin_mm > 0) else "wrong"
+
+    def crossed(c: dict) -> bool:
+        truth = c.get("true_margin_mm")
+        return (margin_mm if truth is None else truth) > 0
+
+    confident = [c for c in said if abs(c["margin_mm"]) > c["uncertainty_mm"]]
+    if any(bool(c["fully_crossed"]) != crossed(c) for c in confident):
+        return "wrong"
+    return "too_close" if abs(said[0]["margin_mm"]) <= said[0]["uncertainty_mm"] else "right"
 
 
 def aggregate(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
