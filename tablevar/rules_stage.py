@@ -274,7 +274,7 @@ class FistfRules:
         keepers = replace(figures, goalkeeper=rod_goalkeepers(self._pitch, figures.xy_mm))
         ids = set(figures.id.tolist())
         unc = None
-        if len(figures) and (self._parallax or self._mm_per_px) is not None:
+        if len(figures) and (self._parallax is not None or self._mm_per_px is not None):
             xy, height = figures.xy_mm, self._pitch.profile.base_height_mm
             camera = 0.0 if self._parallax is None else float(np.max(self._parallax(xy, height)))
             fit = 0.0 if self._mm_per_px is None else float(np.max(self._mm_per_px(xy)))

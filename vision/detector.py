@@ -235,8 +235,7 @@ class Detector:
                 bases, teams = bases[apart], teams[apart]
             fxy, fr, fmm, fok = self._refine_bases(image, bases, teams, coarse is not None)
             teams, support = self._ring_teams(image, fmm, fok, teams)
-            ringed = support >= RINGED_POINTS + RIM_POINTS
-            fok &= self._not_the_ball(fxy, bxy[ok], br[ok], teams, ringed)
+            fok &= self._not_the_ball(fxy, bxy[ok], br[ok], teams, _ringed(support))
         ok = ok & self._not_a_keeper(bxy, bmm, followed[0])
         fok = fok & ~self._in_a_goal(fmm)
         self.last_ball_colours = colour[ok]
@@ -271,8 +270,8 @@ class Detector:
         ok = self._one_per_place(mm, ok, support)
         # A blob of the ball's shaded side and a figure beside it can centre off the ball
         # and still fit on it: a fit centred on the ball is the ball.
-        ringed = support >= RINGED_POINTS + RIM_POINTS  # its team all round, its blob's
-        fits = (xy, r, mm, ok & self._not_the_ball(xy, balls_px, balls_r_px, teams, ringed), teams)
+        ok &= self._not_the_ball(xy, balls_px, balls_r_px, teams, _ringed(support))
+        fits = (xy, r, mm, ok, teams)
         coarse.base_fits = (key, fits)
         return fits
 
@@ -960,6 +959,12 @@ class Detector:
         if not centres:
             return np.zeros((0, 2)), np.zeros(0, np.int8)
         return np.array(centres), np.array(teams, np.int8)
+
+
+def _ringed(support: NDArray) -> NDArray[np.bool_]:
+    """Which bases ``(n,)`` show their blob's team all round their rim (``_ring_teams``'
+    support: the points that show it, and ``RIM_POINTS`` more for the blob's team)."""
+    return support >= RINGED_POINTS + RIM_POINTS
 
 
 def _touches(mask: NDArray[np.bool_], box: tuple) -> bool:
