@@ -221,10 +221,9 @@ class BallTracker:
         # (xy, velocity or None, sightings [(frame, xy, row)]) of a candidate not yet taken up
         self._newcomer: tuple | None = None
         self._rolled: NDArray | None = None  # ``BallTrack.rolled_mm`` of this frame
-        # (frame, t_s, measured xy or None); bounded by history_s at any frame rate up to 1 kHz
-        self._history: deque[tuple[int, float, NDArray | None]] = deque(maxlen=1000)
-        # (frame, image row) of each measurement: where a rolling shutter saw it
-        self._rows: deque[tuple[int, float]] = deque(maxlen=1000)
+        # (frame, t_s, measured xy or None, its image row or None: where a rolling shutter saw
+        # it); bounded by history_s at any frame rate up to 1 kHz
+        self._history: deque[tuple[int, float, NDArray | None, float | None]] = deque(maxlen=1000)
 
     # ------------------------------------------------------------------ public
     def update(self, detections: Detections, t_s: float, *, vouched: bool = False) -> BallTrack:
@@ -250,12 +249,11 @@ class BallTracker:
             z = self._newcomer_arrives(detections, dt)
         else:
             self._newcomer = None
-        self._history.append((self._frame, t_s, z))
+        self._history.append((self._frame, t_s, z, self._z_row))
         if z is None:
             self._missing_s += dt
         else:
             self._missing_s = 0.0
-            self._rows.append((self._frame, self._z_row))
             if self._z_sigma > 0:
                 self._claims.append(self._z_sigma**2)
         onset = None
@@ -472,9 +470,8 @@ class BallTracker:
         self._state = _MOVING
         self._since = onset + 1
         self._start_open = True
-        rows = dict(self._rows)
         self._rolled = self._roll_points(
-            [(f, xy, rows.get(f)) for f, _, xy in self._history if f > onset and xy is not None]
+            [(f, xy, row) for f, _, xy, row in self._history if f > onset and xy is not None]
         )
         return onset
 
@@ -490,7 +487,7 @@ class BallTracker:
         """
         far = [
             (f, t, d)
-            for f, t, xy in self._history
+            for f, t, xy, _ in self._history
             if f >= self._since and xy is not None
             for d in (np.hypot(*(xy - self._anchor)),)
             if d > 4.0 * self.config.start_distance_mm
@@ -504,7 +501,7 @@ class BallTracker:
         strike_s = min(t1 - d1 * (t2 - t1) / (d2 - d1), t1)
         if self._since_s is not None and strike_s <= self._since_s:
             return
-        first = next((f for f, t, _ in self._history if f >= self._since and t >= strike_s), f1)
+        first = next((h[0] for h in self._history if h[0] >= self._since and h[1] >= strike_s), f1)
         if first > self._since:
             self._since, self._since_s = first, strike_s
         elif self._since_s is None:  # the first frames after the strike showed no ball
@@ -513,13 +510,13 @@ class BallTracker:
     def _onset_frame(self) -> int:
         """The last frame whose measurement was still at the rest point."""
         tol = self.config.onset_tolerance_mm
-        for frame, _, xy in reversed(self._history):
+        for frame, _, xy, _ in reversed(self._history):
             if xy is not None and np.hypot(*(xy - self._anchor)) <= tol:
                 return frame
         return max(self._since, self._frame - self._displaced)
 
     def _t_at(self, frame: int) -> float:
-        for f, t, _ in reversed(self._history):
+        for f, t, _, _ in reversed(self._history):
             if f == frame:
                 return t
         return self._history[0][1]

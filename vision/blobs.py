@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.colour import ball_coloured, darkened, shaded_distance
+from vision.colour import ball_coloured, darkened, shaded_distance, shadow_residual
 
 BALL, HOME, AWAY = 0, 1, 2  # colour classes; a team's index is its class minus HOME
 # A background whose channels lie this share of its brightest apart is a coloured cloth,
@@ -158,18 +158,16 @@ class ColourBlobs:
         noise), and a team whose colour is itself the cloth darkened there (a dark green
         base) keeps such pixels.
         """
-        shade = darkened(pixels, background, self._threshold) & ~ball & (cls >= HOME)
-        shade &= _coloured(background) & _coloured(pixels, 0.5 * self.threshold_ch)
+        shade = ~ball & (cls >= HOME) & _coloured(background)
+        shade &= _coloured(pixels, 0.5 * self.threshold_ch)
         if not shade.any():
             return shade
         p, bg = pixels[shade].astype(np.float32), background[shade].astype(np.float32)
+        dark, cloth = darkened(p, bg, self._threshold), shadow_residual(p, bg)
         which = cls[shade] - HOME
+        own = shaded_distance(p, self._colours[self._k :], self._shading)[np.arange(len(p)), which]
         team = self._colours[self._k + which]
-        a = np.clip((p * bg).sum(1) / np.maximum((bg * bg).sum(1), 1.0), 0.0, 1.0)
-        cloth = np.linalg.norm(p - a[:, None] * bg, axis=1)
-        d = shaded_distance(p, self._colours[self._k :], self._shading)
-        own = d[np.arange(len(p)), which]
-        kept = (own <= cloth) | darkened(team, bg, self._threshold)
+        kept = ~dark | (own <= cloth) | darkened(team, bg, self._threshold)
         shade[np.flatnonzero(shade)[kept]] = False
         return shade
 

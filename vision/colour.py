@@ -39,10 +39,16 @@ def darkened(pixels: NDArray, background: NDArray, threshold: float) -> NDArray[
     shadow. ``threshold``: the foreground threshold, grey levels (how far a pixel may stray
     from the darkened background and still be its shadow, with a share of its brightness)."""
     p = np.asarray(pixels, np.float32)
+    return shadow_residual(p, background) < 0.12 * np.linalg.norm(p, axis=1) + 0.5 * threshold
+
+
+def shadow_residual(pixels: NDArray, background: NDArray) -> NDArray[np.float32]:
+    """How far ``(n,)`` each pixel ``(n, 3)`` lies from its background ``(n, 3)`` darkened
+    (scaled by 0-1 to fit it best), grey levels."""
+    p = np.asarray(pixels, np.float32)
     bg = np.asarray(background, np.float32)
     a = np.clip((p * bg).sum(axis=1) / np.maximum((bg * bg).sum(axis=1), 1.0), 0.0, 1.0)
-    resid = np.linalg.norm(p - a[:, None] * bg, axis=1)
-    return resid < 0.12 * np.linalg.norm(p, axis=1) + 0.5 * threshold
+    return np.linalg.norm(p - a[:, None] * bg, axis=1)
 
 
 # The usual colours of a table football ball at full light, BGR: searched for as long as the
