@@ -10,9 +10,9 @@ Moving state, with hysteresis (thresholds in ``BallTrackerConfig``):
   above detection noise (~0.1 mm) and below any flick; fits that state a larger doubt (a
   small or compressed ball) must be off by ``START_SIGMAS`` of it. The flick onset is then
   found in the history: the last frame whose measurement was within ``onset_tolerance_mm`` of
-  the rest point. Once the roll shows (two measurements well off the rest point) it is traced
-  back to the rest point; a start dated before that strike (a fit shifted by the figure
-  arriving beside the ball) moves to it.
+  the rest point, or of the measurement before it (a rest read anew). Once the roll shows
+  (two measurements well off the rest point) it is traced back to the rest point; a start
+  dated before that strike (a fit shifted by the figure arriving beside the ball) moves to it.
 - moving -> at rest: over the last ``stop_window_s`` (or the few frames just covering it) the
   ball covered less than ``stop_speed_mm_s`` times that span (default 12 mm/s). When it
   stopped is found from the roll's deceleration (``tracking/stop_dating.py``).
@@ -59,6 +59,7 @@ at once, without a flick, instead of holding the old place for ``coast_rest_s``.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import deque
 from dataclasses import dataclass
@@ -508,11 +509,18 @@ class BallTracker:
             self._since_s = max(strike_s, self._t_at(self._since - 1))
 
     def _onset_frame(self) -> int:
-        """The last frame whose measurement was still at the rest point."""
+        """The last frame, before the displaced ones, whose measurement was still at the rest
+        point, or read the ball where the measurement before it did (a rest read anew within
+        the fits' doubt, the same on every frame since: no movement)."""
         tol = self.config.onset_tolerance_mm
-        for frame, _, xy, _ in reversed(self._history):
-            if xy is not None and np.hypot(*(xy - self._anchor)) <= tol:
+        newer = None
+        measured = (h for h in reversed(self._history) if h[2] is not None)
+        for frame, _, xy, _ in itertools.islice(measured, self._displaced, None):
+            if newer is not None and np.hypot(*(newer[1] - xy)) <= tol:
+                return newer[0]
+            if np.hypot(*(xy - self._anchor)) <= tol:
                 return frame
+            newer = (frame, xy)
         return max(self._since, self._frame - self._displaced)
 
     def _t_at(self, frame: int) -> float:

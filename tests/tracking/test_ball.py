@@ -461,6 +461,25 @@ def test_a_fit_shifted_by_a_figure_before_the_strike_does_not_start_the_roll(shi
     assert last.state_since_s == pytest.approx(strike_s, abs=0.25 / FPS)
 
 
+def test_a_doubtful_rest_read_anew_within_its_doubt_dates_the_strike_at_the_strike():
+    """Doubtful fits (0.7 mm: a compressed clip) of a resting ball read it 1.3 mm off its
+    rest point from some frame on, the same each frame (the detector refits once, then reuses
+    it). That is no movement, and the strike 30 frames later is dated to the last of those
+    frames, where the striking figure stands, not to the last frame before the new reading."""
+    n_rest, jump_at, rest = 60, 20, np.array([-100.0, 40.0])
+    before = np.repeat(rest[None], n_rest, axis=0)
+    before[jump_at:] += [1.3, 0.0]
+    t = np.arange(1, 20) / FPS
+    rolled = before[-1] + np.array([-1.0, 0.0]) * (500.0 * t)[:, None]
+    tracker = BallTracker()
+    tracks = [
+        tracker.update(Detections.build(ball_xy_mm=[p], ball_sigma_mm=[0.7]), i / FPS)
+        for i, p in enumerate(np.concatenate([before, rolled]))
+    ]
+    assert not any(t.moving for t in tracks[:n_rest])
+    assert [t.onset_frame for t in tracks if t.onset_frame is not None] == [n_rest - 1]
+
+
 def test_a_ball_found_rolling_is_taken_up_moving_since_its_first_sighting():
     # A clip picked up in play: the ball rolls from the first frame; its start was never seen.
     xy, _, _ = roll(0, 900.0, 1000.0, 60)
