@@ -147,27 +147,29 @@ class ColourBlobs:
         return cls, ball
 
     def _shadows(self, pixels, background, cls, ball) -> NDArray[np.bool_]:
-        """Which foreground pixels ``(n,)`` of a team's class are a shadow.
+        """Which foreground pixels ``(n,)`` of a team's class or a ball's colour are a shadow.
 
         A shadow is the cloth darkened, no object's colour: a low light's long shadow, read
         as the team nearest its dark green, joins a figure's blob (too long for a base then)
-        or stands apart as a base where none stands. Only a shadow that shows the cloth's hue
-        is told so: a white line darkened is grey, as a black base on it is, and a near
-        black's hue is its noise. A pixel nearer its team's colour under shading than the
-        darkened cloth is that team's (a black base is the cloth darkened too, within the
-        noise), and a team whose colour is itself the cloth darkened there (a dark green
-        base) keeps such pixels.
+        or stands apart as a base where none stands; read as the dark side of a white ball,
+        it is a ball where none lies. Only a shadow that shows the cloth's hue is told so: a
+        white line darkened is grey, as a black base on it is, and as a white ball's shaded
+        side; a near black's hue is its noise. A pixel nearer its own colour under shading
+        (its team's, or the nearest ball colour's) than the darkened cloth is that colour's (a
+        black base is the cloth darkened too, within the noise), and a colour that is itself
+        the cloth darkened there (a dark green base) keeps such pixels.
         """
-        shade = ~ball & (cls >= HOME) & _coloured(background)
+        shade = (ball | (cls >= HOME)) & _coloured(background)
         shade &= _coloured(pixels, 0.5 * self.threshold_ch)
         if not shade.any():
             return shade
         p, bg = pixels[shade].astype(np.float32), background[shade].astype(np.float32)
         dark, cloth = darkened(p, bg, self._threshold), shadow_residual(p, bg)
-        which = cls[shade] - HOME
-        own = shaded_distance(p, self._colours[self._k :], self._shading)[np.arange(len(p)), which]
-        team = self._colours[self._k + which]
-        kept = ~dark | (own <= cloth) | darkened(team, bg, self._threshold)
+        d = shaded_distance(p, self._colours, self._shading)
+        k = self._k
+        which = np.where(ball[shade], np.argmin(d[:, :k], axis=1), k + cls[shade] - HOME)
+        own = d[np.arange(len(p)), which]
+        kept = ~dark | (own <= cloth) | darkened(self._colours[which], bg, self._threshold)
         shade[np.flatnonzero(shade)[kept]] = False
         return shade
 
@@ -196,7 +198,8 @@ class ColourBlobs:
             mask = np.zeros(fg.shape, np.uint8)
             mask[ys[shadow], xs[shadow]] = 1
             mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-            cls = np.where(mask[ys, xs] > 0, -1, cls)
+            shadow = mask[ys, xs] > 0
+            cls, ball = np.where(shadow, -1, cls), ball & ~shadow
         # Labels per class (connectivity within a class); then the moments of all classes'
         # blobs at once, their labels offset class by class.
         labs, xs_in, ys_in, kinds, touches = [], [], [], [], []

@@ -64,6 +64,21 @@ def test_a_shadow_beside_a_base_is_no_part_of_it_unless_the_team_is_the_shadows_
     assert found(blobs(away=dark_green)) == [(AWAY, 36.0), (AWAY, 500.0)]
 
 
+def test_a_shadow_is_no_white_balls_shaded_side_but_a_white_balls_grey_is():
+    """A figure's shadow on a pale cloth is the cloth darkened, near the grey of a white ball's
+    shaded side and as round as a ball: no ball. A white ball's own shaded side is grey,
+    no hue of the cloth, and stays the ball's."""
+    pale = np.array((107, 163, 138))  # a pale cloth: its shadow is nearly grey
+    image = np.full((60, 80, 3), pale, np.uint8)
+    background = image.copy()
+    image[10:20, 10:20] = np.round(0.62 * pale)  # a shadow, ball-sized
+    image[30:40, 50:60] = (235, 235, 235)  # a white ball, its lit half
+    image[35:40, 50:60] = (90, 90, 90)  # and its shaded half
+    out = blobs().find(image, background, None, lambda c: np.ones(len(c)), np.zeros(2), 1)
+    balls = [(a, c.tolist()) for k, a, c in zip(out[1], out[2], out[0], strict=True) if k == BALL]
+    assert balls == [(100.0, [54.5, 34.5])]
+
+
 def test_a_black_base_keeps_its_rim_and_its_part_on_a_white_line():
     """Where a black base meets the cloth its rim blends into the cloth darkened, a pixel
     wide, and where it stands on a white line it is that white darkened: neither is a
