@@ -146,7 +146,7 @@ class ColourBlobs:
             cls = np.where((cls == BALL) & ~ball, np.where(near, HOME + team, -1), cls)
         return cls, ball
 
-    def _shadows(self, pixels, background, cls, ball) -> NDArray[np.bool_]:
+    def shadows(self, pixels, background, cls, ball) -> NDArray[np.bool_]:
         """Which foreground pixels ``(n,)`` of a team's class or a ball's colour are a shadow.
 
         A shadow is the cloth darkened, no object's colour: a low light's long shadow, read
@@ -192,7 +192,7 @@ class ColourBlobs:
         xs, ys = pts[:, 0], pts[:, 1]
         pixels = image[ys, xs]
         cls, ball = self.classes(pixels)
-        shadow = self._shadows(pixels, background[ys, xs], cls, ball)
+        shadow = self.shadows(pixels, background[ys, xs], cls, ball)
         if shadow.any():
             # A shadow is broad; the rim of a dark base, its blend with the cloth, is thin.
             mask = np.zeros(fg.shape, np.uint8)

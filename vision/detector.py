@@ -40,7 +40,6 @@ from vision.model import (
 )
 from vision.refine import (
     PATCH_MIN_SUPPORT,
-    RIM_POINTS,
     edge_passes,
     near_rim_px,
     refine_balls,
@@ -234,8 +233,8 @@ class Detector:
                 apart = self._not_the_ball(bases, bxy[ok], br[ok], teams)
                 bases, teams = bases[apart], teams[apart]
             fxy, fr, fmm, fok = self._refine_bases(image, bases, teams, coarse is not None)
-            teams, support = self._ring_teams(image, fmm, fok, teams)
-            fok &= self._not_the_ball(fxy, bxy[ok], br[ok], teams, _ringed(support))
+            teams, _, ringed = self._ring_teams(image, fmm, fok, teams)
+            fok &= self._not_the_ball(fxy, bxy[ok], br[ok], teams, ringed)
         ok = ok & self._not_a_keeper(bxy, bmm, followed[0])
         fok = fok & ~self._in_a_goal(fmm)
         self.last_ball_colours = colour[ok]
@@ -266,11 +265,11 @@ class Detector:
         teams = coarse.teams[keep]
         rough, fresh = coarse.bases_px[keep], coarse.fresh[keep]
         xy, r, mm, ok = self._refine_bases(image, rough, teams, True, fresh)
-        teams, support = self._ring_teams(image, mm, ok, teams)
+        teams, support, ringed = self._ring_teams(image, mm, ok, teams)
         ok = self._one_per_place(mm, ok, support)
         # A blob of the ball's shaded side and a figure beside it can centre off the ball
         # and still fit on it: a fit centred on the ball is the ball.
-        ok &= self._not_the_ball(xy, balls_px, balls_r_px, teams, _ringed(support))
+        ok &= self._not_the_ball(xy, balls_px, balls_r_px, teams, ringed)
         fits = (xy, r, mm, ok, teams)
         coarse.base_fits = (key, fits)
         return fits
@@ -873,28 +872,40 @@ class Detector:
         teams = (table.cls[base] - HOME).astype(np.int8)
         return _Coarse(balls, table.centre_px[base], teams, table.fresh[base])
 
-    def _ring_teams(self, image, xy_mm, ok, teams) -> tuple[NDArray, NDArray]:
-        """The team each fitted base shows ``(n,)``, and how well it shows it ``(n,)``.
+    def _ring_teams(self, image, xy_mm, ok, teams) -> tuple[NDArray, NDArray, NDArray]:
+        """The team each fitted base shows ``(n,)``, how well it shows it ``(n,)``, and
+        whether it shows its blob's team all round ``(n,)``.
 
         A base is a ring of its team's colour; its body may be any colour (a goalkeeper's
         shirt of the other team's) and leans away from the nadir, so the ring is read on the
         side facing the nadir. Where it shows neither team the blob's colour stands. A fit
         shows its team better when its blob was of that colour (a fit started from a shirt
-        sits less well on the base), then the more ring points show it.
+        sits less well on the base), then the more ring points show it. All round: on
+        ``RINGED_POINTS`` of the points, each of its team's colour, of no ball's and no
+        shadow (a ball fitted as a base a little off its centre shows the cloth darkened
+        round it there, which reads as a dark team).
         """
         teams, support = teams.astype(np.int8), np.zeros(len(teams), np.int64)
+        ringed = np.zeros(len(teams), bool)
         if not ok.any():
-            return teams, support
+            return teams, support, ringed
         ring = near_rim_px(self.model, xy_mm[ok])  # (k, points, 2)
         w, h = self.model.size_px
         ix = np.clip(np.rint(ring[..., 0]).astype(np.intp), 0, w - 1)
         iy = np.clip(np.rint(ring[..., 1]).astype(np.intp), 0, h - 1)
-        shown = self._colour.classes(image[iy, ix].reshape(-1, 3))[0].reshape(ix.shape) - HOME
+        pixels = image[iy, ix].reshape(-1, 3)
+        cls, ball = self._colour.classes(pixels)
+        shade = self._colour.shadows(
+            pixels, self.model.background[iy, ix].reshape(-1, 3), cls, ball
+        )
+        shown, other = cls.reshape(ix.shape) - HOME, (ball | shade).reshape(ix.shape)
         home, away = (shown == 0).sum(axis=1), (shown == 1).sum(axis=1)
         read = np.where(home > away, 0, np.where(away > home, 1, teams[ok]))
         support[ok] = np.where(read == 0, home, away) + ix.shape[1] * (read == teams[ok])
+        plain = ((shown == read[:, None]) & ~other).sum(axis=1)
+        ringed[ok] = (read == teams[ok]) & (plain >= RINGED_POINTS)
         teams[ok] = read
-        return teams, support
+        return teams, support, ringed
 
     def _one_per_place(self, xy_mm, ok, support) -> NDArray[np.bool_]:
         """``ok`` without the lesser of any two fitted bases that would overlap.
@@ -959,12 +970,6 @@ class Detector:
         if not centres:
             return np.zeros((0, 2)), np.zeros(0, np.int8)
         return np.array(centres), np.array(teams, np.int8)
-
-
-def _ringed(support: NDArray) -> NDArray[np.bool_]:
-    """Which bases ``(n,)`` show their blob's team all round their rim (``_ring_teams``'
-    support: the points that show it, and ``RIM_POINTS`` more for the blob's team)."""
-    return support >= RINGED_POINTS + RIM_POINTS
 
 
 def _touches(mask: NDArray[np.bool_], box: tuple) -> bool:

@@ -6,6 +6,8 @@ Unit-level checks of learning and detection; the rendered-table accuracy tests l
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 import pytest
@@ -121,6 +123,35 @@ def test_a_base_ringed_by_its_team_under_a_ball_candidate_is_a_figure_not_the_ba
     assert det._not_the_ball(bases, ball_px, ball_r, teams, ringed).tolist() == [True, False, True]
     det._set_ball_colours(np.array([model.team_bgr[1]]))  # a ball of the away team's colour
     assert det._not_the_ball(bases, ball_px, ball_r, teams, ringed).tolist() == [False, False, True]
+
+
+def test_a_ball_fitted_as_a_dark_base_shows_its_shadow_not_the_team_all_round(model):
+    """A small white ball fitted as a base of a dark team, a little off its centre: the
+    base's rim points on the side facing the nadir fall beside the ball, on the cloth its
+    shadow darkens, nearer the dark team's colour than the ball's. A shadow is no team all
+    round: the fit is the ball's. A base of that team there does show it all round."""
+    dark, cloth = (53, 70, 50), np.array((48, 128, 38))
+    det = Detector(dataclasses.replace(model, team_bgr=np.float32([dark, (68, 196, 166)])))
+    det._set_ball_colours(np.array([USUAL_BALLS_BGR["white"]]))  # the ball has shown itself
+    ball = np.array([30.0, 40.0])
+    fit = ball - 5.0 * ball / np.hypot(*ball)  # 5 mm off toward the nadir
+    ok, teams = np.array([True]), np.array([0], np.int8)
+    scale = 1.0 / float(CAMERA.mm_per_px([ball])[0])
+
+    def scene(base_bgr=None):
+        img = draw(None)
+        at = np.rint(CAMERA.project(np.array([[*ball, 0.0]]))[0]).astype(int).tolist()
+        cv2.circle(img, at, round(14.0 * scale), np.round(0.7 * cloth).tolist(), -1)
+        if base_bgr is not None:
+            base = np.rint(CAMERA.project(np.array([[*fit, 0.0]]))[0]).astype(int).tolist()
+            cv2.circle(img, base, round(12.0 * scale), base_bgr, -1)
+        else:
+            top = np.rint(CAMERA.project(np.array([[*ball, 10.5]]))[0]).astype(int).tolist()
+            cv2.circle(img, top, round(10.5 * scale), (235, 235, 235), -1)
+        return cv2.GaussianBlur(img, (0, 0), 1.0)  # a lens and a codec
+
+    assert not det._ring_teams(scene(), fit[None], ok, teams)[2][0]
+    assert det._ring_teams(scene(dark), fit[None], ok, teams)[2][0]
 
 
 def test_window_search_follows_the_hint(model):
