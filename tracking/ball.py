@@ -5,6 +5,11 @@ once per frame, also with ``Detections.empty()``. Time comes only from ``t_s``.
 
 Moving state, with hysteresis (thresholds in ``BallTrackerConfig``):
 
+- at rest, hidden: a ball at rest not seen keeps its place for ``coast_rest_s`` (a finger over
+  it). When its place shows the bare cloth (``Detections.ball_vacated``) on ``VACATED_FRAMES``
+  frames in a row it was struck away unseen: the track still holds the rest (the roll, when
+  seen, is taken up from it), but the sigma is a flick's travel (``max_speed_mm_s``) over the
+  time since it was last seen there.
 - at rest -> moving: the measured ball is more than ``start_distance_mm`` from where it rests in
   ``start_frames`` consecutive measured frames. At 60 fps the default 1.0 mm is 60 mm/s, well
   above detection noise (~0.1 mm) and below any flick; fits that state a larger doubt (a
@@ -192,6 +197,9 @@ PLACING_SHIFT = 2.0
 # base in the window), which started a movement a few frames before the strike (the strike
 # then read as a collision, and the clock ran).
 START_SIGMAS = 3.0
+# A ball at rest whose place shows the bare cloth on this many frames in a row is gone from it
+# (struck away unseen), not hidden there: it may be anywhere a flick took it since.
+VACATED_FRAMES = 2
 
 
 class BallTracker:
@@ -219,6 +227,7 @@ class BallTracker:
         self._displaced = 0
         self._off = (0.0, 0.0)  # (t_s, mm off the rest point) of the last displaced sighting
         self._missing_s = 0.0
+        self._vacated = 0  # frames in a row the ball's place showed the bare cloth
         # (xy, velocity or None, sightings [(frame, xy, row)]) of a candidate not yet taken up
         self._newcomer: tuple | None = None
         self._rolled: NDArray | None = None  # ``BallTrack.rolled_mm`` of this frame
@@ -251,6 +260,7 @@ class BallTracker:
         else:
             self._newcomer = None
         self._history.append((self._frame, t_s, z, self._z_row))
+        self._vacated = self._vacated + 1 if z is None and detections.ball_vacated else 0
         if z is None:
             self._missing_s += dt
         else:
@@ -628,6 +638,8 @@ class BallTracker:
             left = self._left_mm()
             if left is not None:
                 return left
+        if self._vacated >= VACATED_FRAMES:  # gone from its place since it was last seen
+            return self._rest_sigma_mm() + self.config.max_speed_mm_s * self._missing_s
         return self._rest_sigma_mm()
 
     def _left_mm(self) -> float | None:

@@ -51,6 +51,8 @@ class Detections:
         ball_whole_patch: (m,) bool, which candidates were placed by their whole patch (a ball
             at rest, ``vision.refine.refine_balls``) rather than by their edges, or None when
             the source does not say.
+        ball_vacated: the place the ball was looked for shows the bare cloth: no ball there,
+            not hidden under a finger or a figure either (it was struck away unseen).
     """
 
     ball_xy_px: NDArray[np.float64]
@@ -64,6 +66,7 @@ class Detections:
     bases_searched: bool = True
     ball_sigma_mm: NDArray[np.float64] | None = None
     ball_whole_patch: NDArray[np.bool_] | None = None
+    ball_vacated: bool = False
 
     def __post_init__(self) -> None:
         m, n = len(self.ball_r_px), len(self.base_r_px)
@@ -132,6 +135,7 @@ class Detections:
         bases_searched: bool = True,
         ball_sigma_mm=None,
         ball_whole_patch=None,
+        ball_vacated: bool = False,
     ) -> Detections:
         """Detections from array-likes; a missing field is zeros of the implied length.
 
@@ -153,6 +157,7 @@ class Detections:
             ball_whole_patch=None
             if ball_whole_patch is None
             else _arr(ball_whole_patch, (m,), dtype=bool),
+            ball_vacated=ball_vacated,
         )
 
 

@@ -36,6 +36,7 @@ from vision.model import (
     SceneModel,
     every_step,
     moving_ball_colour,
+    pitch_area,
     same_colour_as,
 )
 from vision.refine import (
@@ -68,6 +69,10 @@ MAX_LEARNT_COLOURS = 2  # colours learnt so at most (a stray is followed, not ke
 # Least share of the ball's face a colour covers to be one of the ball's colours when it has
 # shown itself (a two-tone ball's other half, a broad band; not a few spots or a glint).
 SHOWN_SHARE = 0.2
+# A ball's place where less than this share of its disc differs from the background shows the
+# bare cloth (``_bare``): a ball differs on nearly all of it, even half under a finger, and a
+# low bitrate leaves a stale block where it stood for a while.
+BARE_SHARE = 0.5
 # A base whose rim shows its team on this many of its ``RIM_POINTS`` shows it all round.
 RINGED_POINTS = 10
 
@@ -134,6 +139,7 @@ class Detector:
         self._last_bases = None
         self._probe_before = None  # the last probe's frame, on every ``_step``-th pixel
         self._renewal = BackgroundRenewal(model, self._step)
+        self._in_play = pitch_area(model.camera, model.pitch) & model.roi
         self._learnt_colours = 0
         # The window fit whose face was read last: one the window reuses shows the same pixels.
         self._face_read = None
@@ -192,7 +198,7 @@ class Detector:
         if search_bases is None:
             search_bases = due
         self._frames += 1
-        ball = None
+        ball, vacated = None, False
         if ball_hint_px is not None:
             hint = np.asarray(ball_hint_px, np.float64)
             ball = self._window_ball(image, hint, ball_travel_px, ball_rolling)
@@ -200,6 +206,7 @@ class Detector:
                 # Blobs but no ball in the window (the figure that struck the ball away
                 # stands where it was): the ball is searched for on the whole cloth.
                 ball = None
+            vacated = ball is None and self._bare(image, hint)
             if ball is not None and self.ball_colour_settled:
                 if not (self._colour_open or self.model.ball_named or ball is self._face_read):
                     self._face_read = ball
@@ -250,7 +257,24 @@ class Detector:
             base_team=teams[fok].astype(np.int8),
             base_xy_mm=fmm[fok],
             bases_searched=bool(search_bases),
+            ball_vacated=vacated,
         )
+
+    def _bare(self, image, xy_px: NDArray) -> bool:
+        """Whether the ball's disc at ``xy_px`` shows the bare cloth in play: most of its
+        pixels match the background (``BARE_SHARE``). Only in play: off it the background may
+        take in a ball that rests there (``vision/renewal.py``)."""
+        w, h = self.model.size_px
+        x, y = int(xy_px[0]), int(xy_px[1])
+        if not (0 <= x < w and 0 <= y < h and self._in_play[y, x]):
+            return False
+        r_px = self.model.pitch.profile.ball_radius_mm * self._scale_at(xy_px)
+        x0, y0, x1, y1 = self._window(xy_px, r_px)
+        ys, xs = np.mgrid[y0:y1, x0:x1]
+        disc = np.hypot(xs - xy_px[0], ys - xy_px[1]) <= r_px
+        diff = cv2.absdiff(image[y0:y1, x0:x1], self.model.background[y0:y1, x0:x1])
+        differs = diff.max(axis=2) > self._t_ch
+        return float(differs[disc].mean()) < BARE_SHARE
 
     def _coarse_bases(self, image, coarse: _Coarse, balls_px, balls_r_px):
         """Fitted bases of a coarse pass: (xy px, r px, mm, ok, team).

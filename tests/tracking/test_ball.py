@@ -205,6 +205,33 @@ def test_a_ball_lifted_and_put_down_elsewhere_moves_without_a_flick():
     assert np.array_equal(back.rest_xy_mm, back.xy_mm)
 
 
+def test_a_ball_at_rest_whose_place_shows_the_bare_cloth_is_gone_not_hidden():
+    """A ball at rest not seen keeps its place while something may hide it (a finger). When
+    its place shows the bare cloth two frames running, it was struck away unseen (a codec
+    smears a rolling ball beyond recognition): the place says nothing sure any more, the
+    ball may be anywhere a flick took it since; the roll, once seen, is taken up."""
+
+    def after_rest(vacated):
+        tracker = BallTracker()
+        for i in range(10):
+            tracker.update(Detections.build(ball_xy_mm=[[50.0, -20.0]]), i / FPS)
+        empty = Detections.build(ball_vacated=vacated)
+        gone = [tracker.update(empty, (10 + k) / FPS) for k in range(3)]
+        seen = [
+            tracker.update(Detections.build(ball_xy_mm=[[80.0 + 8 * k, -20.0]]), (13 + k) / FPS)
+            for k in range(3)
+        ]
+        return gone, seen
+
+    (hidden, _), (gone, seen) = after_rest(False), after_rest(True)
+    assert all(t.sigma_mm < 1.0 for t in hidden)
+    assert gone[0].sigma_mm < 1.0  # one frame may be a glitch
+    travel = BallTrackerConfig().max_speed_mm_s * 2 / FPS
+    assert gone[1].sigma_mm >= travel and gone[2].sigma_mm > gone[1].sigma_mm
+    assert seen[-1].xy_mm is not None and seen[-1].moving
+    assert np.hypot(*(seen[-1].xy_mm - (96.0, -20.0))) < 3.0
+
+
 def test_gate_ignores_a_far_candidate():
     tracker = BallTracker()
     for i in range(30):

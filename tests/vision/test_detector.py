@@ -154,6 +154,19 @@ def test_a_ball_fitted_as_a_dark_base_shows_its_shadow_not_the_team_all_round(mo
     assert det._ring_teams(scene(dark), fit[None], ok, teams)[2][0]
 
 
+def test_the_balls_place_showing_the_bare_cloth_is_reported_vacated(model):
+    """Looked for where it rested, the ball is not there and its place shows the bare cloth:
+    it was struck away, which the detections say (``Detections.ball_vacated``). A place the
+    ball still covers, or one off the cloth in play, says nothing of the kind."""
+    det = Detector(model)
+    at = CAMERA.project(np.array([[100.0, 0.0, 10.5]]))[0]
+    assert not det.detect(draw((100.0, 0.0)), ball_hint_px=at).ball_vacated
+    out = det.detect(draw((250.0, 120.0)), ball_hint_px=at)
+    assert out.ball_vacated and not (np.hypot(*(out.ball_xy_mm - (100.0, 0.0)).T) < 5).any()
+    off = CAMERA.project(np.array([[700.0, 0.0, 10.5]]))[0]  # beyond the goal line's margin
+    assert not det.detect(draw((250.0, 120.0)), ball_hint_px=off).ball_vacated
+
+
 def test_window_search_follows_the_hint(model):
     det = Detector(model)
     hint = CAMERA.project(np.array([[100.0, 0.0, 10.5]]))[0]
