@@ -282,6 +282,7 @@ class BallTracker:
         self._rest.clear()
         self._displaced = 0
         self._missing_s = 0.0
+        self._vacated = 0
         self._newcomer = None
         self._history.clear()
 

@@ -126,6 +126,17 @@ class ColourBlobs:
         small for a base. One much nearer a ball colour (the cloth and the paint mixed where
         a line shows again from under a figure) stays out of both.
         """
+        return self._classes(pixels)[:2]
+
+    def classes_and_shadows(self, pixels: NDArray, background: NDArray):
+        """``classes`` of the pixels ``(n, 3)`` and which of them are a shadow on their
+        background ``(n, 3)`` (``_shadows``): class ``(n,)``, ball colour ``(n,)``, shadow
+        ``(n,)``."""
+        cls, ball, d = self._classes(pixels)
+        return cls, ball, self._shadows(pixels, background, cls, ball, d)
+
+    def _classes(self, pixels: NDArray):
+        """``classes`` and the shaded distances ``(n, k + 2)`` it read them from."""
         d = shaded_distance(pixels, self._colours, self._shading)
         k = self._k
         cls = self._class_of[np.argmin(d, axis=1)]
@@ -144,10 +155,11 @@ class ColourBlobs:
             team = np.argmin(d_team, axis=1)
             near = d_team[np.arange(len(team)), team] <= 1.25 * d_ball
             cls = np.where((cls == BALL) & ~ball, np.where(near, HOME + team, -1), cls)
-        return cls, ball
+        return cls, ball, d
 
-    def shadows(self, pixels, background, cls, ball) -> NDArray[np.bool_]:
-        """Which foreground pixels ``(n,)`` of a team's class or a ball's colour are a shadow.
+    def _shadows(self, pixels, background, cls, ball, d) -> NDArray[np.bool_]:
+        """Which foreground pixels ``(n,)`` of a team's class or a ball's colour are a shadow,
+        from their shaded distances ``d (n, k + 2)`` to the colours (``_classes``).
 
         A shadow is the cloth darkened, no object's colour: a low light's long shadow, read
         as the team nearest its dark green, joins a figure's blob (too long for a base then)
@@ -165,8 +177,7 @@ class ColourBlobs:
             return shade
         p, bg = pixels[shade].astype(np.float32), background[shade].astype(np.float32)
         dark, cloth = darkened(p, bg, self._threshold), shadow_residual(p, bg)
-        d = shaded_distance(p, self._colours, self._shading)
-        k = self._k
+        d, k = d[shade], self._k
         which = np.where(ball[shade], np.argmin(d[:, :k], axis=1), k + cls[shade] - HOME)
         own = d[np.arange(len(p)), which]
         kept = ~dark | (own <= cloth) | darkened(self._colours[which], bg, self._threshold)
@@ -190,9 +201,7 @@ class ColourBlobs:
             return None
         pts = pts.reshape(-1, 2)
         xs, ys = pts[:, 0], pts[:, 1]
-        pixels = image[ys, xs]
-        cls, ball = self.classes(pixels)
-        shadow = self.shadows(pixels, background[ys, xs], cls, ball)
+        cls, ball, shadow = self.classes_and_shadows(image[ys, xs], background[ys, xs])
         if shadow.any():
             # A shadow is broad; the rim of a dark base, its blend with the cloth, is thin.
             mask = np.zeros(fg.shape, np.uint8)

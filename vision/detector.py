@@ -917,10 +917,8 @@ class Detector:
         w, h = self.model.size_px
         ix = np.clip(np.rint(ring[..., 0]).astype(np.intp), 0, w - 1)
         iy = np.clip(np.rint(ring[..., 1]).astype(np.intp), 0, h - 1)
-        pixels = image[iy, ix].reshape(-1, 3)
-        cls, ball = self._colour.classes(pixels)
-        shade = self._colour.shadows(
-            pixels, self.model.background[iy, ix].reshape(-1, 3), cls, ball
+        cls, ball, shade = self._colour.classes_and_shadows(
+            image[iy, ix].reshape(-1, 3), self.model.background[iy, ix].reshape(-1, 3)
         )
         shown, other = cls.reshape(ix.shape) - HOME, (ball | shade).reshape(ix.shape)
         home, away = (shown == 0).sum(axis=1), (shown == 1).sum(axis=1)
