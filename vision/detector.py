@@ -388,11 +388,18 @@ class Detector:
         which decides (a few dozen model evaluations, for these candidates only). The patch
         is a resting sphere's: for a ball its track sees rolling, ``patch_near`` ``(point px,
         radius px)`` keeps only a patch fit within its travel of the prediction (a ball just
-        set down; a fast one, smeared or half under a crossbar, the model misplaces)."""
+        set down; a fast one, smeared or half under a crossbar, the model misplaces), and its
+        size is read across its motion (``refine_balls``' ``rolling``)."""
         rough_px = np.asarray(rough_px, np.float64).reshape(-1, 2)
         edges = edge_passes(image, self.model, rough_px, self.config, REFIT_PX)
         *fit, if_whole, placings = self._fit_and_check(
-            image, rough_px, edges, whole_patch, rest=rest, reach=reach
+            image,
+            rough_px,
+            edges,
+            whole_patch,
+            rest=rest,
+            reach=reach,
+            rolling=patch_near is not None,
         )
         ok, patched = fit[4], fit[7]
         if whole_patch or ok.all():
@@ -414,7 +421,9 @@ class Detector:
             placings[retry[j]] = again_placings[j]
         return tuple(out), tuple(placings)
 
-    def _fit_and_check(self, image, rough_px, edges, whole_patch: bool, *, rest=None, reach=None):
+    def _fit_and_check(
+        self, image, rough_px, edges, whole_patch: bool, *, rest=None, reach=None, rolling=False
+    ):
         """``_fit_balls``' fields from the balls' ``edges`` (``vision.refine.edge_passes``),
         then which fits would be balls were their outline whole (``_ball_quality``) and their
         ``RestPlacing``s."""
@@ -428,6 +437,7 @@ class Detector:
             whole_patch=whole_patch,
             rest=rest,
             patch_reach=reach,
+            rolling=rolling,
         )
         sized = ok & self._ball_sized(size_err)
         scores, ok, colour, if_whole = self._ball_quality(image, bxy, br, sized, outline, patched)

@@ -70,6 +70,8 @@ PATCH_TRY_SUPPORT = 0.5
 # Edges of a ball under a hard low light read up to 0.7 px off; a patch fit farther than this
 # from a whole outline's centre (beyond its own uncertainty) is no better placing of it.
 PATCH_AGREE_PX = 1.0
+# A rolling ball's width across its motion is read where this share of its rays found its edge.
+ROUND_SHARE = 0.75
 OWN_INSIDE = 0.8  # radii where a limb's colour is read
 OWN_BACKGROUND = (0.4, 0.6, 0.8, 1.1, 1.3)  # ... and where the background is compared with it
 SHADOW_RADII = (1.3, 1.6)  # radii where a ray that shows no outline must cross a shadow
@@ -113,6 +115,7 @@ def refine_balls(
     whole_patch: bool = False,
     rest: RestPlacing | None = None,
     patch_reach: float | None = None,
+    rolling: bool = False,
 ) -> tuple:
     """Ball ground points for rough centres ``(k, 2)`` px, from their ``edges``
     (``edge_passes``).
@@ -127,6 +130,8 @@ def refine_balls(
     find again the centre they gave then (within ``again_px``), instead of a new patch fit.
     With ``patch_reach``, a ball whose edges ended farther than that many radii from where
     they started is left to its edges (a caller that drops such fits spares their patch).
+    ``rolling``: the balls are seen rolling, their outline smeared along their motion by the
+    exposure: their size is their width across it (``_ball_outline``).
 
     Returns:
         centre_px (k, 2) of the silhouette, r_px (k,), xy_mm (k, 2) ground points, ok (k,),
@@ -134,7 +139,8 @@ def refine_balls(
         end on the fitted ball's outline. Their share, the support, is ~1 for a ball in the
         open, less where a finger or a base hides part of it, and low for a ball-coloured
         patch that is not a ball; size_err (k,) mm, the median of how far the edges lie
-        outside the fitted ball's outline (~0 for a ball, more for a larger base); and
+        outside the fitted ball's outline (~0 for a ball, more for a larger base; of a
+        rolling ball, the lesser of that and its half width less its radius); and
         doubt_mm (k,), the standard uncertainty of each centre that its own fit shows
         (``_fit_doubt``; 0 for a motion streak, whose centre is no circle's); whole_patch
         (k,) bool, which balls the whole patch placed; and with ``whole_patch`` the
@@ -159,7 +165,7 @@ def refine_balls(
         edges[key] for key in ("centre_px", "r_px", "ground", "ok", "streak")
     )
     r = model.pitch.profile.ball_radius_mm
-    outline, size_err, sigma, between = _ball_outline(model, edges, config)
+    outline, size_err, sigma, between = _ball_outline(model, edges, config, rolling)
     # What a crossbar hides no longer places the ball: the whole fit's uncertainty (this and
     # what every fit shares, which the detector adds) grows by the dilution.
     d, shared = edges["dilution"], config.fit_sigma_px * r / edges["r_px"]
@@ -461,7 +467,7 @@ def _dilution(kept: NDArray[np.bool_], cut: NDArray[np.bool_]) -> NDArray[np.flo
     return out
 
 
-def _ball_outline(model, p: dict[str, NDArray], config):
+def _ball_outline(model, p: dict[str, NDArray], config, rolling: bool = False):
     """What the final passes ``p`` (``_ball_pass``) read of each ball's outline: on_outline
     (k, rays), size_err (k,) mm, sigma (k,) mm and between (k, 2) mm (see ``refine_balls``).
 
@@ -525,6 +531,14 @@ def _ball_outline(model, p: dict[str, NDArray], config):
     on_outline = valid & (np.abs(signed) <= _one_px_mm(r, r_px))
     # How much larger than the ball the outline is (a base of the ball's colour is larger).
     size_err = _row_medians(signed, valid)
+    if rolling:
+        # Smeared along its motion by less than a streak is, a rolling ball's outline is a
+        # ball's across it only: wider all round is a base. Only an outline seen nearly all
+        # round tells its width (an arc's narrowest extent is no width).
+        round_ = valid.sum(1) >= ROUND_SHARE * valid.shape[1]
+        if round_.any():
+            across = _half_widths(squeezed[round_], valid[round_]) - r
+            size_err[round_] = np.minimum(size_err[round_], across)
     if streak.any():
         on_outline[streak] = valid[streak]
         # A streak is as wide as the ball across its motion (a base with a body is wider).

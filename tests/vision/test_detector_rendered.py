@@ -20,6 +20,7 @@ from simulator.scene_margins import build_margin_scene
 from vision.config import VisionConfig
 from vision.detector import Detector
 from vision.model import learn_model
+from vision.refine import edge_passes, refine_balls
 
 PITCH = load_pitch("fistf")
 CAMERA = CameraModel.overhead((1024, 768), 1300.0, 1450.0)
@@ -343,6 +344,27 @@ def test_a_rolling_ball_is_fitted_afresh_on_every_frame(setup, rolling):
     )
     moved = float(out.ball_xy_mm[0, 0] - first.ball_xy_mm[0, 0])
     assert (moved > 0.05) == rolling
+
+
+@pytest.mark.parametrize("speed_mm_s", [700.0, 1200.0])
+def test_a_rolling_ball_smeared_by_its_roll_is_ball_sized_across_it(speed_mm_s):
+    """Small in the frame (4 px a radius) and smeared by a long exposure, a rolling ball's
+    outline reads larger than the ball all round; across its motion it is the ball's. Read so
+    for a ball seen rolling, it is ball-sized, while a base of the ball's colour stays larger."""
+    camera = CameraModel.overhead((960, 720), 640.0, 1640.0)
+    renderer = Renderer(camera, PITCH, Look(), seed=5, exposure_s=1 / 50)
+    model = learn_model([renderer.render(frame((0.0, 0.0)))], camera, PITCH)
+    config = VisionConfig()
+    xy, base = np.array([150.0, 80.0]), np.array([-150.0, 80.0])
+    image = renderer.render(frame(xy, v=(speed_mm_s, 0.4 * speed_mm_s), figs=figures([base], [0])))
+    rough = camera.project(np.array([[*xy, R], [*base, 6.0]]))
+    edges = edge_passes(image, model, rough, config, 0.5)
+    assert not edges["streak"].any()  # smeared less than a streak is
+    smeared = refine_balls(image, model, rough, edges, config)[5]
+    rolling = refine_balls(image, model, rough, edges, config, rolling=True)[5]
+    assert smeared[0] - rolling[0] > 1.0  # the smear, all round, is no part of the ball
+    assert abs(rolling[0]) < 0.8
+    assert rolling[1] > 1.4  # a base: 1.5 mm larger
 
 
 def test_a_whole_cloth_candidate_kept_where_its_pixels_changed_says_it_may_have_moved(setup):
