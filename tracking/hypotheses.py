@@ -515,8 +515,9 @@ class BallHypotheses:
                 if self._lead is None or self._lead[0] != best.key:
                     self._lead = (best.key, self._t_s)
                 # Held against a chosen one out of sight too: a hand over the ball, or a
-                # blurred frame or two, hides it for less than that.
-                if self._t_s - self._lead[1] >= cfg.switch_s:
+                # blurred frame or two, hides it for less than that. The choice goes to the
+                # leader only as it is seen.
+                if self._t_s - self._lead[1] >= cfg.switch_s and best.seen_s == self._t_s:
                     self._chosen = best.key
             elif not self._leads(current):
                 self._lead = None
@@ -540,7 +541,6 @@ class BallHypotheses:
         leader = None if self._lead is None else self._find(self._lead[0])
         return (
             leader is not None
-            and leader.seen_s < self._t_s
             and self._t_s - leader.seen_s <= cfg.coast_s
             and self._rank(leader) > self._rank(current) + cfg.switch_margin
         )
