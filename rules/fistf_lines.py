@@ -3,7 +3,8 @@
 A crossing is decided as soon as the margin exceeds its uncertainty (fully crossed, general
 guideline). A ball that comes to rest, or turns back, within the close-call band of a boundary
 line without a confident crossing gives a ``close_call`` notice instead (too close to call when
-|margin| is within the uncertainty); it does not stop play.
+|margin| is within the uncertainty); it does not stop play. So does a ball lost from view while
+it rolls in that band: too close to call, never a silent *in*.
 """
 
 from __future__ import annotations
@@ -376,7 +377,27 @@ def _hidden(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]
             restart = Restart("referee", None, b.xy_mm, "FISTF 7.1", end)
             return replace(state.ball_dead(), restart=restart, ball_went_out=True), [call]
         return state, [call]
-    return state, []
+    return _lost_in_band(state)
+
+
+def _lost_in_band(state: MatchState) -> tuple[MatchState, list[Call]]:
+    """The notice of a ball lost from view while it rolled in the close-call band (a hand or a
+    figure over it, the camera losing it), or rolling there when the recording ends: seeing no
+    more of it is no call of *in*. The margin is where its last speed would have carried it
+    (``ball_decel_mm_s2``); the uncertainty spans its last reading, that stop and the band
+    (lost, it may have stopped anywhere in it), so the notice is too close to call."""
+    w, b, cfg = state.watch, state.ball, state.config
+    if w is None or w.rest_s is not None or b.xy_mm is None:
+        return state, []
+    pitch, (vx, vy) = state.pitch, b.v_mm_s
+    reach_s = math.hypot(vx, vy) / (2.0 * cfg.ball_decel_mm_s2)  # the stop: v |v| / 2a on
+    stop = (b.xy_mm[0] + vx * reach_s, b.xy_mm[1] + vy * reach_s)
+    last = boundary_margins_mm(pitch, b.xy_mm, b.radius_mm)[w.line]
+    margin = boundary_margins_mm(pitch, stop, b.radius_mm)[w.line]
+    unc = state.line_uncertainty(b) + abs(margin - last) + cfg.close_call_mm
+    lost = LineWatch(w.line, margin, unc, b.frame, b.t_s, point(b.xy_mm))
+    note = f"lost from view rolling near the line; last seen {margin_note(last, unc)}"
+    return replace(state, watch=None), [_close_call(state, lost, note)]
 
 
 def _watch(
@@ -425,14 +446,16 @@ def _watch(
 def close_watch(state: MatchState) -> tuple[MatchState, list[Call]]:
     """The end of what is seen (a recording's last frame): the notice of a ball that came to
     rest in the close-call band, still waiting for its rest reading to firm up, is given
-    with the reading it has."""
+    with the reading it has; of a ball still rolling in it, as of one lost from view."""
     w = state.watch
-    if w is None or w.rest_s is None:
+    if w is None:
         return state, []
+    if w.rest_s is None:
+        return _lost_in_band(state)
     return replace(state, watch=None), [_close_call(state, w)]
 
 
-def _close_call(state: MatchState, w: LineWatch) -> Call:
+def _close_call(state: MatchState, w: LineWatch, note: str | None = None) -> Call:
     if w.line.startswith("touchline"):
         law = "FISTF 14.1"
     else:
@@ -449,5 +472,5 @@ def _close_call(state: MatchState, w: LineWatch) -> Call:
         uncertainty_mm=w.uncertainty_mm,
         too_close_to_call=is_too_close(w.margin_mm, w.uncertainty_mm),
         position=w.xy_mm,
-        note=margin_note(w.margin_mm, w.uncertainty_mm),
+        note=note or margin_note(w.margin_mm, w.uncertainty_mm),
     )

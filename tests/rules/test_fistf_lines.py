@@ -367,6 +367,30 @@ def test_a_recording_ending_before_the_rest_reading_settled_still_gives_the_clos
     assert close(state)[1] == []
 
 
+@pytest.mark.parametrize(
+    "steps",
+    [
+        ("273,0 flick 7", "280,300", "284,383", "hidden", "hidden"),  # lost on the way
+        ("273,0 flick 7", "280,300", "284,380", "285,383.8"),  # the recording ends
+    ],
+)
+def test_a_ball_lost_rolling_in_the_band_is_too_close_to_call_not_in(run, steps):
+    """FISTF 14.1 / DESIGN 4 close_call: the ball rolls toward the touchline and is lost from
+    view within 3 mm of it (or the recording ends as it rolls there): what was not seen is no
+    call of IN. The notice gives where its speed would have carried it and leaves it to the
+    referee; play is not stopped."""
+    lines = [ln.replace("ball hidden moving", "ball hidden") for ln in seq(*steps)]
+    state, calls = run(lines)
+    state, end = close(state)
+    close_calls = [c for c in [*calls, *end] if c.kind == "close_call"]
+    assert len(close_calls) == 1, calls
+    c = close_calls[0]
+    assert c.line == "touchline" and c.too_close_to_call
+    assert c.margin_mm > -1.5  # rolling outward: past where it was last seen
+    assert c.note.startswith("lost from view")
+    assert state.restart is None
+
+
 def test_a_rolling_reading_leaving_the_band_as_its_uncertainty_shrinks_is_no_close_call(run):
     """DESIGN 4 close_call: a rolling reading placed loosely (7.5 mm inside, to 6 mm) may lie
     within 3 mm of the line; the next one, surer, does not, and lies nearer the line: the ball
