@@ -1,8 +1,8 @@
 """FISTF restarts: taking a set piece, checking how it was set up, and figure placement.
 
-A restart is taken by the first flick (or keeper touch) on the dead ball. At that frame the
-set-up is checked on the positions seen: the ball on its spot, figures where the law allows
-them. Faults are ``set_piece_fault`` notices (the referee orders a retake), distances are
+A restart is taken by the first flick (or keeper touch) on the dead ball on the pitch (not in
+the net, nor off the cloth). At that frame the set-up is checked on the positions seen: the ball
+on its spot, figures where the law allows them. Faults are ``set_piece_fault`` notices (the referee orders a retake), distances are
 ``distance`` notices (the attacker may ask for them, general guidelines); neither stops play.
 """
 
@@ -17,6 +17,7 @@ from rules.calls import Call, FigureRef, is_too_close
 from rules.fistf_play import penalty_spot
 from rules.fistf_state import MatchState, PendingPlay, Restart, Touch, point
 from rules.geometry import (
+    boundary_margins_mm,
     cloth_overrun_mm,
     crossed_margin_mm,
     edge_gap_mm,
@@ -36,11 +37,13 @@ def take_restart(state: MatchState, obs: Observation) -> tuple[MatchState, list[
     taking = _taking_contact(obs)
     if taking is None:
         return state, []
+    ball_xy = state.ball.xy_mm if state.ball.xy_mm is not None else obs.ball_xy_mm
+    if ball_xy is not None and _beyond_the_lines(state, obs, ball_xy):
+        return state, []
     row = obs.figures.index_of(taking.figure_id)
     assert row is not None
     team = int(obs.figures.team[row])
     keeper = bool(obs.figures.goalkeeper[row])
-    ball_xy = state.ball.xy_mm if state.ball.xy_mm is not None else obs.ball_xy_mm
     calls: list[Call] = []
     if restart.kind != "referee" and ball_xy is not None:
         if restart.team is not None and team != restart.team:
@@ -94,6 +97,14 @@ def take_restart(state: MatchState, obs: Observation) -> tuple[MatchState, list[
         noticed=frozenset(),
     )
     return state, calls
+
+
+def _beyond_the_lines(state: MatchState, obs: Observation, ball_xy) -> bool:
+    """The dead ball lies wholly over a boundary line, for its uncertainty: in the net, or off
+    the cloth. No restart is taken from there (each is taken on the pitch: 4.2.3, 11.2, 12.2,
+    14.2, 15.2, 16.2); a touch on it is the keeper's in the net, or the ball being fetched."""
+    margins = boundary_margins_mm(state.pitch, ball_xy, obs.ball_radius_mm)
+    return max(margins.values()) > state.line_uncertainty(obs)
 
 
 def _taking_contact(obs: Observation) -> Contact | None:

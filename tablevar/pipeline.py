@@ -236,6 +236,7 @@ class Pipeline:
             "ball_hint_px": hint,
             "ball_travel_px": 0.5 * travel + 2.0,
             "ball_rolling": bool(last.ball.moving),
+            "ball_step_px": travel,
         }
         figs = last.figures
         moving = figs.v_mm_s.any(axis=1)

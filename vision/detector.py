@@ -166,6 +166,7 @@ class Detector:
         ball_hint_px: NDArray | None = None,
         ball_travel_px: float = 0.0,
         ball_rolling: bool = False,
+        ball_step_px: float = 0.0,
         base_hints_px: NDArray | None = None,
         search_bases: bool | None = None,
         all_balls: bool = False,
@@ -177,6 +178,8 @@ class Detector:
             ball_travel_px: how far the ball may be from the hint (speed x frame time).
             ball_rolling: the ball is still rolling: its window is fitted on every frame (the
                 slow last millimetres of a roll change it too little to show as a change).
+            ball_step_px: how far the rolling ball moves in a frame: its image is smeared
+                along its motion by up to that (``vision.refine.refine_balls``' ``smear_px``).
             base_hints_px: (k, 2) predicted centres of moving bases, refined every frame.
             search_bases: force (True) or skip (False) the coarse base pass; None follows the
                 ``base_refresh_frames`` schedule.
@@ -201,7 +204,8 @@ class Detector:
         ball, vacated = None, False
         if ball_hint_px is not None:
             hint = np.asarray(ball_hint_px, np.float64)
-            ball = self._window_ball(image, hint, ball_travel_px, ball_rolling)
+            step = ball_step_px if ball_rolling else 0.0
+            ball = self._window_ball(image, hint, ball_travel_px, ball_rolling, step)
             if ball is not None and not ball[4].any():
                 # Blobs but no ball in the window (the figure that struck the ball away
                 # stands where it was): the ball is searched for on the whole cloth.
@@ -374,7 +378,15 @@ class Detector:
         return ~on | figure
 
     def _fit_balls(
-        self, image, rough_px, *, whole_patch=False, rest=None, reach=None, patch_near=None
+        self,
+        image,
+        rough_px,
+        *,
+        whole_patch=False,
+        rest=None,
+        reach=None,
+        patch_near=None,
+        smear_px=0.0,
     ):
         """Sub-pixel fits and checks of rough ball centres: (xy px, r px, mm, score, ok,
         index of the ball colour each shows, sigma mm, placed by the whole patch), and the
@@ -388,8 +400,9 @@ class Detector:
         which decides (a few dozen model evaluations, for these candidates only). The patch
         is a resting sphere's: for a ball its track sees rolling, ``patch_near`` ``(point px,
         radius px)`` keeps only a patch fit within its travel of the prediction (a ball just
-        set down; a fast one, smeared or half under a crossbar, the model misplaces), and its
-        size is read across its motion (``refine_balls``' ``rolling``)."""
+        set down; a fast one, smeared or half under a crossbar, the model misplaces); one
+        rolling ``smear_px`` a frame is sized as far as that smear explains
+        (``refine_balls``)."""
         rough_px = np.asarray(rough_px, np.float64).reshape(-1, 2)
         edges = edge_passes(image, self.model, rough_px, self.config, REFIT_PX)
         *fit, if_whole, placings = self._fit_and_check(
@@ -399,7 +412,7 @@ class Detector:
             whole_patch,
             rest=rest,
             reach=reach,
-            rolling=patch_near is not None,
+            smear_px=smear_px,
         )
         ok, patched = fit[4], fit[7]
         if whole_patch or ok.all():
@@ -422,7 +435,7 @@ class Detector:
         return tuple(out), tuple(placings)
 
     def _fit_and_check(
-        self, image, rough_px, edges, whole_patch: bool, *, rest=None, reach=None, rolling=False
+        self, image, rough_px, edges, whole_patch: bool, *, rest=None, reach=None, smear_px=0.0
     ):
         """``_fit_balls``' fields from the balls' ``edges`` (``vision.refine.edge_passes``),
         then which fits would be balls were their outline whole (``_ball_quality``) and their
@@ -437,7 +450,7 @@ class Detector:
             whole_patch=whole_patch,
             rest=rest,
             patch_reach=reach,
-            rolling=rolling,
+            smear_px=smear_px,
         )
         sized = ok & self._ball_sized(size_err)
         scores, ok, colour, if_whole = self._ball_quality(image, bxy, br, sized, outline, patched)
@@ -585,7 +598,7 @@ class Detector:
             looks = [None if a is None or _touches(taken, a[0]) else a for a in self._last_balls[3]]
             self._last_balls = (*self._last_balls[:3], looks)
 
-    def _window_ball(self, image, hint, travel_px, rolling: bool):
+    def _window_ball(self, image, hint, travel_px, rolling: bool, step_px: float = 0.0):
         """Fitted ball candidates in the window around ``hint``, or None when it shows none.
 
         A window that shows nothing new since its last fit gives that fit again (a ball at
@@ -638,6 +651,7 @@ class Detector:
             rest=rest,
             reach=WANDER_RADII,
             patch_near=near_hint,
+            smear_px=step_px,
         )
         near = np.hypot(*(fit[0][0] - start[0])) < WANDER_RADII * fit[1][0]
         # A ball placed by its whole patch is a sphere of the ball's size whose outline is
@@ -656,7 +670,7 @@ class Detector:
             self._ball_gate.clear()
             return None if fallback is None else fallback[0]
         found, placings = self._fit_balls(
-            image, balls, whole_patch=not rolling, patch_near=near_hint
+            image, balls, whole_patch=not rolling, patch_near=near_hint, smear_px=step_px
         )
         # A later fit from the first ball found takes its placing along (see above).
         first = np.flatnonzero(found[4])

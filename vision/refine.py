@@ -115,7 +115,7 @@ def refine_balls(
     whole_patch: bool = False,
     rest: RestPlacing | None = None,
     patch_reach: float | None = None,
-    rolling: bool = False,
+    smear_px: float = 0.0,
 ) -> tuple:
     """Ball ground points for rough centres ``(k, 2)`` px, from their ``edges``
     (``edge_passes``).
@@ -130,8 +130,9 @@ def refine_balls(
     find again the centre they gave then (within ``again_px``), instead of a new patch fit.
     With ``patch_reach``, a ball whose edges ended farther than that many radii from where
     they started is left to its edges (a caller that drops such fits spares their patch).
-    ``rolling``: the balls are seen rolling, their outline smeared along their motion by the
-    exposure: their size is their width across it (``_ball_outline``).
+    ``smear_px``: the balls are seen rolling this far a frame, their outline smeared along
+    their motion by the exposure by up to that: their size is their width across it, as far
+    as the smear explains (``_ball_outline``).
 
     Returns:
         centre_px (k, 2) of the silhouette, r_px (k,), xy_mm (k, 2) ground points, ok (k,),
@@ -140,7 +141,7 @@ def refine_balls(
         open, less where a finger or a base hides part of it, and low for a ball-coloured
         patch that is not a ball; size_err (k,) mm, the median of how far the edges lie
         outside the fitted ball's outline (~0 for a ball, more for a larger base; of a
-        rolling ball, the lesser of that and its half width less its radius); and
+        rolling ball, less what its smear explains); and
         doubt_mm (k,), the standard uncertainty of each centre that its own fit shows
         (``_fit_doubt``; 0 for a motion streak, whose centre is no circle's); whole_patch
         (k,) bool, which balls the whole patch placed; and with ``whole_patch`` the
@@ -165,7 +166,7 @@ def refine_balls(
         edges[key] for key in ("centre_px", "r_px", "ground", "ok", "streak")
     )
     r = model.pitch.profile.ball_radius_mm
-    outline, size_err, sigma, between = _ball_outline(model, edges, config, rolling)
+    outline, size_err, sigma, between = _ball_outline(model, edges, config, smear_px)
     # What a crossbar hides no longer places the ball: the whole fit's uncertainty (this and
     # what every fit shares, which the detector adds) grows by the dilution.
     d, shared = edges["dilution"], config.fit_sigma_px * r / edges["r_px"]
@@ -467,7 +468,7 @@ def _dilution(kept: NDArray[np.bool_], cut: NDArray[np.bool_]) -> NDArray[np.flo
     return out
 
 
-def _ball_outline(model, p: dict[str, NDArray], config, rolling: bool = False):
+def _ball_outline(model, p: dict[str, NDArray], config, smear_px: float = 0.0):
     """What the final passes ``p`` (``_ball_pass``) read of each ball's outline: on_outline
     (k, rays), size_err (k,) mm, sigma (k,) mm and between (k, 2) mm (see ``refine_balls``).
 
@@ -531,14 +532,17 @@ def _ball_outline(model, p: dict[str, NDArray], config, rolling: bool = False):
     on_outline = valid & (np.abs(signed) <= _one_px_mm(r, r_px))
     # How much larger than the ball the outline is (a base of the ball's colour is larger).
     size_err = _row_medians(signed, valid)
-    if rolling:
+    if smear_px > 0:
         # Smeared along its motion by less than a streak is, a rolling ball's outline is a
-        # ball's across it only: wider all round is a base. Only an outline seen nearly all
-        # round tells its width (an arc's narrowest extent is no width).
+        # ball's across it only: wider all round is a base. The smear, at most its travel in
+        # a frame, widens the outline's median by at most half of that: beyond, the outline
+        # is not the ball's (a ball under a net read in pieces). Only an outline seen nearly
+        # all round tells its width (an arc's narrowest extent is no width).
         round_ = valid.sum(1) >= ROUND_SHARE * valid.shape[1]
         if round_.any():
             across = _half_widths(squeezed[round_], valid[round_]) - r
-            size_err[round_] = np.minimum(size_err[round_], across)
+            smeared = size_err[round_] - 0.5 * smear_px * r / r_px[round_]
+            size_err[round_] = np.minimum(size_err[round_], np.maximum(across, smeared))
     if streak.any():
         on_outline[streak] = valid[streak]
         # A streak is as wide as the ball across its motion (a base with a body is wider).

@@ -197,6 +197,18 @@ def test_set_piece_setup(run, restart, ball, figs, taker, after, expected):
     assert state.live_set_piece is None or state.live_set_piece[0] == restart.kind
 
 
+def test_no_restart_is_taken_in_the_net(run):
+    """FISTF 4.2.3 / 7.1: after a goal the kick-off waits on the centre spot. The ball still
+    lies in the net, where the keeper's touch (or the hand fetching it) takes nothing: the
+    kick-off stays to be taken, with no fault called."""
+    figs = "home 1 gk -590,0; home 7 -23,0; away 2 gk 590,0; away 9 130,0"
+    steps = [f"ball -625,36 rest; {figs}", f"ball -625,36 rest; {figs}; flick 1"]
+    steps.append(f"ball -622,36 moving; {figs}")
+    state, calls = run(steps, restart=KICK_OFF)
+    assert [c for c in calls if c.kind != "figure_placement"] == []
+    assert state.restart == KICK_OFF
+
+
 def test_goal_kick_must_leave_the_area(run):
     """FISTF 15.2.4: the ball stops inside the penalty area: retake."""
     figs = "away 2 gk 590,0; away 9 583,20; home 7 300,0"

@@ -350,21 +350,32 @@ def test_a_rolling_ball_is_fitted_afresh_on_every_frame(setup, rolling):
 def test_a_rolling_ball_smeared_by_its_roll_is_ball_sized_across_it(speed_mm_s):
     """Small in the frame (4 px a radius) and smeared by a long exposure, a rolling ball's
     outline reads larger than the ball all round; across its motion it is the ball's. Read so
-    for a ball seen rolling, it is ball-sized, while a base of the ball's colour stays larger."""
+    for a ball seen rolling a frame's travel, it is ball-sized, while a base of the ball's
+    colour stays larger; a ball said to roll too slowly to smear so much is not excused."""
     camera = CameraModel.overhead((960, 720), 640.0, 1640.0)
-    renderer = Renderer(camera, PITCH, Look(), seed=5, exposure_s=1 / 50)
+    fps = 50.0
+    renderer = Renderer(camera, PITCH, Look(), seed=5, exposure_s=1 / fps)
     model = learn_model([renderer.render(frame((0.0, 0.0)))], camera, PITCH)
     config = VisionConfig()
     xy, base = np.array([150.0, 80.0]), np.array([-150.0, 80.0])
-    image = renderer.render(frame(xy, v=(speed_mm_s, 0.4 * speed_mm_s), figs=figures([base], [0])))
+    v = np.array([speed_mm_s, 0.4 * speed_mm_s])
+    image = renderer.render(frame(xy, v=v, figs=figures([base], [0])))
     rough = camera.project(np.array([[*xy, R], [*base, 6.0]]))
+    step = camera.project(np.array([[*(xy + v / fps), R]]))[0] - rough[0]
+    travel_px = float(np.hypot(*step))
     edges = edge_passes(image, model, rough, config, 0.5)
     assert not edges["streak"].any()  # smeared less than a streak is
-    smeared = refine_balls(image, model, rough, edges, config)[5]
-    rolling = refine_balls(image, model, rough, edges, config, rolling=True)[5]
-    assert smeared[0] - rolling[0] > 1.0  # the smear, all round, is no part of the ball
+
+    def fit(smear_px):
+        return refine_balls(image, model, rough, edges, config, smear_px=smear_px)
+
+    still, rolling, slow = fit(0.0)[5], fit(travel_px)[5], fit(0.1 * travel_px)[5]
+    assert still[0] - rolling[0] > 1.0  # the smear, all round, is no part of the ball
     assert abs(rolling[0]) < 0.8
     assert rolling[1] > 1.4  # a base: 1.5 mm larger
+    # A tenth of the travel smears the median by half a tenth of it at most.
+    mm_per_px = R / fit(0.0)[1][0]
+    assert slow[0] >= still[0] - 0.05 * travel_px * mm_per_px - 1e-9
 
 
 def test_a_whole_cloth_candidate_kept_where_its_pixels_changed_says_it_may_have_moved(setup):
