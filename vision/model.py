@@ -757,10 +757,8 @@ def _rolling_blob_colour(image, centre_px, r_px: float, model: SceneModel):
     even = _same_colour(np.linalg.norm(px - a[:, None] * mean, axis=1), mean[None]).mean()
     if even < BALL_UNIFORMITY:
         return None
-    # Its colour where it differs most from the cloth under it: a small ball smeared by its
-    # roll is blended with the cloth on most of its blob, its lit top too.
-    apart = np.linalg.norm(px - model.background[y0:y1, x0:x1][inside].astype(np.float32), axis=1)
-    colour = np.median(px[apart >= np.percentile(apart, 70)], axis=0).astype(np.float32)
+    lum = px.sum(axis=1)
+    colour = np.median(px[lum >= np.percentile(lum, 70)], axis=0).astype(np.float32)
     # A blob of the colour of the cloth round it is cloth where the background still holds
     # what stood there when it was learnt (a ball rolling in the first frame, its shadow).
     cloth = ~cv2.dilate(lit.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)

@@ -101,23 +101,3 @@ def test_a_frame_that_changed_as_a_whole_teaches_no_colour():
     assert (
         moving_ball_colour(with_patches(len(centres)), before, model, np.zeros((0, 3)), 1) is None
     )
-
-
-def test_a_small_dark_ball_rolling_is_read_where_it_is_least_blended_with_the_cloth():
-    """A dark ball, a few pixels across and smeared by its roll, is blended with the cloth on
-    most of its blob; its colour is read where it differs most from the cloth, not from its
-    brightest pixels (for a ball darker than the cloth, the most blended)."""
-    dark = (70, 25, 25)
-    camera = CameraModel.overhead((800, 600), 480.0, 1500.0)
-    renderer = Renderer(
-        camera, PITCH, dataclasses.replace(LOOK, ball_bgr=dark), seed=3, exposure_s=1 / 60
-    )
-    model = learn_model([renderer.render(frame(None))], camera, PITCH, VisionConfig())
-    before = renderer.render(frame(None))
-    for speed in (400.0, 800.0):
-        rolling = dataclasses.replace(
-            frame((60.0, -120.0)), ball_v_mm_s=np.array([speed, 0.3 * speed])
-        )
-        colour = moving_ball_colour(renderer.render(rolling), before, model, np.zeros((0, 3)), 1)
-        assert colour is not None
-        assert colour_distance(colour, dark) < 15.0, colour
