@@ -7,9 +7,8 @@ gets struck and rolls*. ``BallHypotheses`` follows every candidate the detector 
 from frame to frame and
 
 - chooses the best-ranked one as the ball (its score of late, once seen in a few frames), and
-  keeps it until another, in view, ranks clearly better for ``switch_s`` (seen every few
-  frames will do: the whole cloth is searched only so often) or it has not been seen for
-  ``forget_s``;
+  keeps it until another, in view, ranks clearly better for ``switch_s`` or it has not been
+  seen for ``forget_s``;
 - settles on the first candidate that rolls ``roll_mm`` from where it stood, seen as a ball
   along the way (not only where it ended: a patch of kit that vanishes and another one that
   appears a flick's travel away make no roll): from then on it is the ball (``confirmed``),
@@ -515,11 +514,10 @@ class BallHypotheses:
                 if self._lead is None or self._lead[0] != best.key:
                     self._lead = (best.key, self._t_s)
                 # Held against a chosen one out of sight too: a hand over the ball, or a
-                # blurred frame or two, hides it for less than that. The choice goes to the
-                # leader only as it is seen.
-                if self._t_s - self._lead[1] >= cfg.switch_s and best.seen_s == self._t_s:
+                # blurred frame or two, hides it for less than that.
+                if self._t_s - self._lead[1] >= cfg.switch_s:
                     self._chosen = best.key
-            elif not self._leads(current):
+            else:
                 self._lead = None
         else:
             self._chosen = None
@@ -532,18 +530,6 @@ class BallHypotheses:
             if chosen is not None and chosen not in keep:
                 keep[-1] = chosen
             self._cands = keep
-
-    def _leads(self, current: _Candidate) -> bool:
-        """The candidate leading the choice still leads it while out of view for a moment:
-        one far from the ball followed is found only by the searches of the whole cloth,
-        every few frames, and the frames between must not restart its lead."""
-        cfg = self.config
-        leader = None if self._lead is None else self._find(self._lead[0])
-        return (
-            leader is not None
-            and self._t_s - leader.seen_s <= cfg.coast_s
-            and self._rank(leader) > self._rank(current) + cfg.switch_margin
-        )
 
     def _find(self, key: int | None) -> _Candidate | None:
         return next((c for c in self._cands if c.key == key), None)
