@@ -2,8 +2,9 @@
 
 A restart is taken by the first flick (or keeper touch) on the dead ball on the pitch (not in
 the net, nor off the cloth). At that frame the set-up is checked on the positions seen: the ball
-on its spot, figures where the law allows them. Faults are ``set_piece_fault`` notices (the referee orders a retake), distances are
-``distance`` notices (the attacker may ask for them, general guidelines); neither stops play.
+on its spot, figures where the law allows them. Faults are ``set_piece_fault`` notices (the
+referee orders a retake), distances are ``distance`` notices (the attacker may ask for them,
+general guidelines); neither stops play.
 """
 
 from __future__ import annotations
