@@ -340,8 +340,10 @@ def _hidden(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]
     """DESIGN.md 3 goals seen from above: decide a ball hidden in a goal from its last frames."""
     b = state.ball
     cfg = state.config
-    if b.xy_mm is None or b.hidden_frames + 1 != cfg.hidden_decide_frames:
+    if b.xy_mm is None:
         return state, []
+    if b.hidden_frames + 1 != cfg.hidden_decide_frames:
+        return _lost_in_band(state, obs.t_s)
     pitch = state.pitch
     for end, sx in END_SIGN.items():
         last_margin = float(boundary_margins_mm(pitch, b.xy_mm, b.radius_mm)[f"goal_line_{end}"])
@@ -377,17 +379,21 @@ def _hidden(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]
             restart = Restart("referee", None, b.xy_mm, "FISTF 7.1", end)
             return replace(state.ball_dead(), restart=restart, ball_went_out=True), [call]
         return state, [call]
-    return _lost_in_band(state)
+    return _lost_in_band(state, obs.t_s)
 
 
-def _lost_in_band(state: MatchState) -> tuple[MatchState, list[Call]]:
-    """The notice of a ball lost from view while it rolled in the close-call band (a hand or a
-    figure over it, the camera losing it), or rolling there when the recording ends: seeing no
-    more of it is no call of *in*. The margin is where its last speed would have carried it
-    (``ball_decel_mm_s2``); the uncertainty spans its last reading, that stop and the band
-    (lost, it may have stopped anywhere in it), so the notice is too close to call."""
+def _lost_in_band(state: MatchState, t_s: float | None) -> tuple[MatchState, list[Call]]:
+    """The notice of a ball lost from view while it rolled in the close-call band (a figure
+    over it, the camera losing it) for ``close_call_settle_s`` at ``t_s``, or rolling there
+    when the recording ends (``t_s`` None): seeing no more of it is no call of *in*. A hand
+    over it for a moment gives nothing: the watch goes on when it shows again. The margin is
+    where its last speed would have carried it (``ball_decel_mm_s2``); the uncertainty spans
+    its last reading, that stop and the band (lost, it may have stopped anywhere in it), so
+    the notice is too close to call."""
     w, b, cfg = state.watch, state.ball, state.config
     if w is None or w.rest_s is not None or b.xy_mm is None:
+        return state, []
+    if t_s is not None and t_s - b.t_s < cfg.close_call_settle_s:
         return state, []
     pitch, (vx, vy) = state.pitch, b.v_mm_s
     reach_s = math.hypot(vx, vy) / (2.0 * cfg.ball_decel_mm_s2)  # the stop: v |v| / 2a on
@@ -451,7 +457,7 @@ def close_watch(state: MatchState) -> tuple[MatchState, list[Call]]:
     if w is None:
         return state, []
     if w.rest_s is None:
-        return _lost_in_band(state)
+        return _lost_in_band(state, None)
     return replace(state, watch=None), [_close_call(state, w)]
 
 

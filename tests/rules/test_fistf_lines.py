@@ -370,7 +370,8 @@ def test_a_recording_ending_before_the_rest_reading_settled_still_gives_the_clos
 @pytest.mark.parametrize(
     "steps",
     [
-        ("273,0 flick 7", "280,300", "284,383", "hidden", "hidden"),  # lost on the way
+        ("273,0 flick 7", "280,300", "284,383", *("hidden",) * SETTLE),  # lost on the way
+        ("273,0 flick 7", "280,300", "284,383", "hidden", "hidden"),  # then the recording ends
         ("273,0 flick 7", "280,300", "284,380", "285,383.8"),  # the recording ends
     ],
 )
@@ -389,6 +390,17 @@ def test_a_ball_lost_rolling_in_the_band_is_too_close_to_call_not_in(run, steps)
     assert c.margin_mm > -1.5  # rolling outward: past where it was last seen
     assert c.note.startswith("lost from view")
     assert state.restart is None
+
+
+def test_a_ball_hidden_a_moment_in_the_band_gives_one_notice_where_it_rests(run):
+    """FISTF 14.1 / DESIGN 4 close_call: a hand over the rolling ball for two frames is no
+    loss; it shows again and comes to rest in the band: one notice, its rest reading."""
+    rest = "285,385.1 unc=0.3 rest"
+    steps = ("273,0 flick 7", "280,300", "284,383", "hidden", "hidden", "285,385.1 unc=0.3", rest)
+    lines = [ln.replace("ball hidden moving", "ball hidden") for ln in seq(*settled(*steps))]
+    state, calls = run(lines)
+    state, end = close(state)
+    assert [c.note for c in [*calls, *end] if c.kind == "close_call"] == ["IN by 0.4 mm"]
 
 
 def test_a_rolling_reading_leaving_the_band_as_its_uncertainty_shrinks_is_no_close_call(run):
