@@ -273,12 +273,18 @@ class Detector:
         if not (0 <= x < w and 0 <= y < h and self._in_play[y, x]):
             return False
         r_px = self.model.pitch.profile.ball_radius_mm * self._scale_at(xy_px)
+        pix, bg = self._disc_pixels(image, xy_px, r_px)
+        differs = (np.abs(pix - bg) > self._t_ch).any(axis=1)
+        return len(pix) > 0 and float(differs.mean()) < BARE_SHARE
+
+    def _disc_pixels(self, image, xy_px: NDArray, r_px: float) -> tuple[NDArray, NDArray]:
+        """The pixels ``(n, 3)`` float32 of the frame and of the background within ``r_px``
+        of ``xy_px``."""
         x0, y0, x1, y1 = self._window(xy_px, r_px)
         ys, xs = np.mgrid[y0:y1, x0:x1]
         disc = np.hypot(xs - xy_px[0], ys - xy_px[1]) <= r_px
-        diff = cv2.absdiff(image[y0:y1, x0:x1], self.model.background[y0:y1, x0:x1])
-        differs = diff.max(axis=2) > self._t_ch
-        return float(differs[disc].mean()) < BARE_SHARE
+        pix = image[y0:y1, x0:x1][disc].astype(np.float32)
+        return pix, self.model.background[y0:y1, x0:x1][disc].astype(np.float32)
 
     def _coarse_bases(self, image, coarse: _Coarse, balls_px, balls_r_px):
         """Fitted bases of a coarse pass: (xy px, r px, mm, ok, team).
@@ -512,16 +518,7 @@ class Detector:
         """
         k = len(self._colour.ball_bgr)
         none = np.zeros(k, bool), None
-        h, w = image.shape[:2]
-        x, y, r = float(xy_px[0]), float(xy_px[1]), 0.7 * r_px
-        x0, y0 = max(int(np.floor(x - r)), 0), max(int(np.floor(y - r)), 0)
-        x1, y1 = min(int(np.ceil(x + r)) + 1, w), min(int(np.ceil(y + r)) + 1, h)
-        if x1 <= x0 or y1 <= y0:
-            return none
-        yy, xx = np.mgrid[y0:y1, x0:x1]
-        inside = np.hypot(xx - x, yy - y) <= r
-        pix = image[y0:y1, x0:x1][inside].astype(np.float32)
-        bg = self.model.background[y0:y1, x0:x1][inside].astype(np.float32)
+        pix, bg = self._disc_pixels(image, xy_px, 0.7 * r_px)
         differs = (np.abs(pix - bg) > self._t_ch).any(axis=1)
         pix = pix[differs & ~darkened(pix, bg, self.model.threshold)]
         if len(pix) < 6:
