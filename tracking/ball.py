@@ -302,6 +302,12 @@ class BallTracker:
         return self._state == _LOST
 
     @property
+    def vacated(self) -> bool:
+        """The place of the ball at rest, unseen, has shown the bare cloth on
+        ``VACATED_FRAMES`` frames in a row: it was struck away unseen."""
+        return self._vacated >= VACATED_FRAMES
+
+    @property
     def frame(self) -> int:
         """Index of the last update (-1 before the first)."""
         return self._frame

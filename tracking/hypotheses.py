@@ -25,7 +25,11 @@ from frame to frame and
   removed before;
 - failing both, prefers one first seen moving later on (struck where it was never a
   candidate: among bases of its colour) that has rolled ``settle_roll_mm`` and come to rest
-  looking no less a ball than the choice, without settling anything.
+  looking no less a ball than the choice, without settling anything;
+- once the chosen one's place shows the bare cloth (``vacate``: it was struck away unseen,
+  its roll hidden or too blurred to be a candidate), takes the next ball-like candidate first
+  seen within a flick's travel of it for it, with its history: held against a candidate no
+  longer anywhere, the ball lying in view elsewhere could never win the choice.
 
 Until motion has settled it, the choice may be wrong however well the chosen one is placed:
 ``rival_mm`` is how far the farthest other ball-like candidate stands from it, the error the
@@ -181,6 +185,7 @@ class BallHypotheses:
         self._lead: tuple[int, float] | None = None  # (key, since when) of one leading it
         self._frame = -1  # index of the last update
         self._chosen_at = 0  # the update the current choice was made in
+        self._vacated: tuple[int, float] | None = None  # (key, when) of a chosen one gone
 
     @property
     def chosen_xy_mm(self) -> NDArray[np.float64] | None:
@@ -227,6 +232,12 @@ class BallHypotheses:
     def __len__(self) -> int:
         return len(self._cands)
 
+    def vacate(self, t_s: float) -> None:
+        """The chosen candidate's place, where it stood unseen, shows the bare cloth at
+        ``t_s``: it was struck away unseen (``_from_vacated``)."""
+        if self._chosen is not None and (self._vacated is None or self._vacated[0] != self._chosen):
+            self._vacated = (self._chosen, t_s)
+
     def update(self, xy_mm: NDArray, score: NDArray, t_s: float) -> int | None:
         """Take this frame's candidates ``(m, 2)`` mm with their scores ``(m,)``; return the
         index of the one that is the ball this frame, or None when it is not among them."""
@@ -252,7 +263,7 @@ class BallHypotheses:
                 c = _Candidate(xy_mm[i].copy(), np.zeros(2), xy_mm[i].copy(), t_s)
                 c.key, self._next_key = self._next_key, self._next_key + 1
                 c.sightings, c.first_frame, c.first_s = 0, self._frame, t_s
-                if not self._struck_from(c, standing, t_s):
+                if not (self._struck_from(c, standing, t_s) or self._from_vacated(c, score[i])):
                     c.origin = self._hidden_near(c, t_s)
                 self._cands.append(c)
                 match[i] = c
@@ -319,6 +330,27 @@ class BallHypotheses:
         parent = standing[min(near)[1]]
         new.score_now, new.seen_s = parent.score_now, parent.seen_s
         self._inherit(new, parent)
+        return True
+
+    def _from_vacated(self, new: _Candidate, score: float) -> bool:
+        """Whether ``new``, a ball-like candidate first seen after the chosen one's place
+        showed the bare cloth, within a flick's travel of where it was last seen, is that one
+        struck away unseen (module docstring): if so it takes over its place and history (as
+        ``_struck_from``). A candidate already followed before (a figure's part) takes
+        nothing."""
+        cfg = self.config
+        if self._vacated is None or score < cfg.min_score:
+            return False
+        key, gone_s = self._vacated
+        parent = self._find(key)
+        if parent is None or key != self._chosen or parent.seen_s > gone_s:
+            return False
+        reach = cfg.reach_mm + cfg.max_speed_mm_s * (new.first_s - parent.seen_s)
+        if float(np.hypot(*(new.xy_mm - parent.xy_mm))) > reach:
+            return False
+        new.score_now, new.seen_s = parent.score_now, parent.seen_s
+        self._inherit(new, parent)
+        self._vacated = None
         return True
 
     def _hidden_near(self, new: _Candidate, t_s: float) -> tuple[_Candidate, float, float] | None:

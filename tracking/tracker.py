@@ -97,7 +97,9 @@ class Tracker:
         det = _off_bases(detections, figures, self._base_r_mm, self._settled)
         if not self._settled:
             # Until one candidate rolls and is tracked, the ball tracker sees only the chosen
-            # one.
+            # one; its place emptied, a ball found next may be it struck away unseen.
+            if self.ball.vacated:
+                self.hypotheses.vacate(t_s)
             i = self.hypotheses.update(det.ball_xy_mm, det.ball_score, t_s)
             if self.hypotheses.switched or (i is not None and self.ball.lost):
                 standing = self.hypotheses.chosen_standing()

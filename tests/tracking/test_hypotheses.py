@@ -514,3 +514,28 @@ def test_a_ball_struck_while_hidden_takes_over_the_trail_of_where_it_stood():
     assert hyp.confirmed and trail[0].first_s == 0.0
     assert np.allclose((trail[0].x_mm, trail[0].y_mm), BALL)
     assert trail[-1].moving and trail[-1].first_s > trail[0].last_s
+
+
+@pytest.mark.parametrize("vacated", [True, False])
+def test_a_ball_whose_place_emptied_is_the_ball_found_next_at_rest(vacated):
+    """The chosen ball is struck away unseen (its roll hidden, or too blurred to be a
+    candidate) and is next found at rest 150 mm off, looking less of a ball than a still
+    keeper. Its place showing the bare cloth (``Detections.ball_vacated``), the ball found
+    next is it: the track is there, not at the empty place nor on the keeper. While its
+    place is not bare (a hand over the ball), a candidate appearing elsewhere is not it."""
+    tracker = Tracker()
+    found = BALL + np.array([150.0, 0.0])
+    tracks = None
+    for k in range(150):
+        if k < 30:
+            det = Detections.build(ball_xy_mm=[KEEPER, BALL], ball_score=[0.9, 0.95])
+        elif k < 60:
+            det = Detections.build(ball_xy_mm=[KEEPER], ball_score=[0.9], ball_vacated=vacated)
+        else:
+            det = Detections.build(ball_xy_mm=[KEEPER, found], ball_score=[0.9, 0.8])
+        tracks = tracker.update(det, k / FPS)
+        if k == 29:
+            assert np.hypot(*(tracks.ball.xy_mm - BALL)) < 1.0
+    assert tracks.ball.xy_mm is not None
+    expected = found if vacated else BALL
+    assert np.hypot(*(tracks.ball.xy_mm - expected)) < 1.0
