@@ -14,7 +14,9 @@ first: it would pull the centroid toward the goal.
 
 Field figures may not stand in a goal area (FISTF 2.1): of the silhouettes there (or on its
 lines, in front of the net: ``KEEPER_REACH_MM``), the one nearest the middle of the goal line
-is that goal's keeper.
+is that goal's keeper, unless one stands within a keeper's width of the keeper found last:
+moved on its rod it is still there, and another silhouette showing up meanwhile nearer the
+middle (a net a low bitrate garbles, a hand) is no keeper.
 
 A keeper's silhouette lies wholly inside the goal area's search box, which holds every keeper
 that can stand within reach, head and all. A silhouette that runs on out of the box reaches in
@@ -148,6 +150,7 @@ class KeeperFinder:
         self._max_area_mm2 = max(self._max_area_mm2, 4.0 * shape.max_width_mm * shape.depth_mm)
         self._gates = [ChangeGate(threshold_ch, max_age=max_age) for _ in ENDS]
         self._frame = 0
+        self._last: list[NDArray | None] = [None for _ in ENDS]  # each goal's keeper, mm
 
     def _box(self, end: str) -> tuple[int, int, int, int] | None:
         """The pixel box ``(x0, y0, x1, y1)`` where a keeper of goal ``end`` can show."""
@@ -203,6 +206,7 @@ class KeeperFinder:
             if found is None:
                 found = self._in_box(i, region, balls_px, balls_r_px)
                 gate.store(key, region, found, self._frame)
+            self._last[i] = found[0]
             if found[0] is not None:
                 xy_mm.append(found[0])
                 xy_px.append(found[1])
@@ -246,6 +250,14 @@ class KeeperFinder:
             return None, None
         ground, c = ground[zone], c_px[ok][zone]
         j = int(np.argmin(np.linalg.norm(ground - self._mouths[i], axis=1)))
+        last = self._last[i]
+        if last is not None:
+            # The keeper found last is still the keeper where a silhouette stands within a
+            # keeper's width of it: one nearer the goal's middle that shows up meanwhile (a
+            # net a codec garbles, a hand) does not take its place.
+            d = np.linalg.norm(ground - last, axis=1)
+            if d.min() <= self.shape.max_width_mm:
+                j = int(np.argmin(d))
         label = 1 + np.flatnonzero(ok)[np.flatnonzero(zone)[j]]
         ys, xs = np.nonzero(labels == label)
         pixels = np.stack([xs + x0, ys + y0], 1).astype(np.float64)

@@ -3,6 +3,7 @@ footprint from their geometry, and never taken for the ball."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -125,6 +126,26 @@ def test_a_hand_reaching_into_the_goal_area_is_no_keeper(overhead, tip_mm, root_
     out = Detector(learn_model([empty], camera, PITCH)).detect(image, search_bases=True)
     d = np.linalg.norm(xy[:, None] - out.base_xy_mm[None], axis=2)
     assert (d.min(axis=0) < 2.0).all(), out.base_xy_mm  # every base is a figure's
+
+
+def test_a_blob_showing_up_nearer_the_goals_middle_does_not_displace_the_keeper(overhead):
+    """A keeper stands off the middle of its goal. A blob of a keeper's size shows up on
+    the goal line in the goal's middle (a net a low bitrate garbles, seen on footage at
+    960x720): nearest the middle, it would be taken for the keeper, which then stood as a
+    second figure there. The keeper found in the frame before stays the keeper."""
+    camera, renderer = overhead
+    keepers = np.array([[-560.0, 55.0], [580.0, 0.0]])
+    xy, keeper, image = _scene(keepers, camera, Look(), renderer=renderer)
+    detector = Detector(learn_model([image], camera, PITCH))
+    detector.detect(image, search_bases=True)
+    blotched = image.copy()
+    centre = camera.project(np.array([[-596.0, -5.0, 0.0]]))[0]
+    r_px = 5.0 / float(camera.mm_per_px(np.array([[-596.0, -5.0]]))[0])
+    cv2.circle(blotched, tuple(np.rint(centre).astype(int)), round(r_px), (60, 60, 60), -1)
+    out = detector.detect(blotched, search_bases=True)
+    d = np.linalg.norm(out.base_xy_mm[:, None] - xy[keeper][None], axis=2)
+    assert np.sort(d.min(axis=0)).tolist()[-1] < 1.0  # both keepers where they stand
+    assert (d.min(axis=1) < 25.0).sum() == 2  # and nothing else by the goals
 
 
 BUTTON_PITCH = load_pitch("button-football")
