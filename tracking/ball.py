@@ -33,9 +33,11 @@ Position uncertainty (``BallTrack.sigma_mm``, one standard deviation, the larger
   from a detector that reports none; two or three frames say little about the noise),
   and never below ``rest_floor_mm`` nor below the detector's own uncertainty of its fits
   (``Detections.ball_sigma_mm``, its root mean square over the rest's fits: what the fits of a
-  still ball share, which averaging does not remove). A detection repeated exactly is one
-  measurement, not many: a detector that reuses its fit of an unchanged view adds no
-  information;
+  still ball share, which averaging does not remove), nor below half the distance
+  (``LEAN_SIGMAS``) of a fit that stood off the rest point within the fits' doubt: no
+  movement, but one of the two placings is that far off, and the fits do not say which. A
+  detection repeated exactly is one measurement, not many: a detector that reuses its fit of
+  an unchanged view adds no information;
 - moving: from the Kalman covariance of the position, each measurement weighed by its noise:
   ``measurement_sigma_mm``, or the fit's own uncertainty (``Detections.ball_sigma_mm``) when
   that is larger (a doubtful fit of a ball a few pixels across is no sharper for rolling),
@@ -197,6 +199,9 @@ PLACING_SHIFT = 2.0
 # base in the window), which started a movement a few frames before the strike (the strike
 # then read as a collision, and the clock ran).
 START_SIGMAS = 3.0
+# A fit leaning off the rest point within that doubt bounds the rest's sigma from below by its
+# distance over this: the calls' expanded uncertainty (two sigmas) then reaches it.
+LEAN_SIGMAS = 2.0
 # A ball at rest whose place shows the bare cloth on this many frames in a row is gone from it
 # (struck away unseen), not hidden there: it may be anywhere a flick took it since.
 VACATED_FRAMES = 2
@@ -223,6 +228,7 @@ class BallTracker:
         self._z_patch = False  # this frame's ball was placed by its whole patch
         self._z_row: float | None = None  # ... and the image row it was seen on
         self._rest_patch = False  # the rest point is of such placings only
+        self._lean_mm = 0.0  # the farthest a fit the doubt allowed stood off the rest point
         self._anchor = np.zeros(2)
         self._displaced = 0
         self._off = (0.0, 0.0)  # (t_s, mm off the rest point) of the last displaced sighting
@@ -431,6 +437,7 @@ class BallTracker:
         self._fit_sq, self._fit_n = 0.0, 0
         self._add_fit_sigma()
         self._displaced = 0
+        self._lean_mm = 0.0
         self._rest_patch = whole_patch
         self._kf = None
 
@@ -466,7 +473,14 @@ class BallTracker:
                 self._add_fit_sigma()
             return None
         if off <= START_SIGMAS * math.hypot(self._z_sigma, self._fit_sigma):
-            self._displaced = 0  # a lean the fits' doubt allows: no movement, nor a measurement
+            # A lean the fits' doubt allows: no movement, nor a measurement. Yet the rest point
+            # is no surer than how far such a fit stands off it: which placing is right, the
+            # rest's or this one, the fits do not say (a crossbar over half the ball left its
+            # edges 4 mm short of where its whole patch then placed it; a compressed frame's
+            # patch strayed 2 mm from edges that were right).
+            self._displaced = 0
+            if off > self._lean_mm:
+                self._lean_mm, self._rest_sigma = off, None
             return None
         self._displaced += 1
         self._off = (self._t_s, off)
@@ -607,7 +621,7 @@ class BallTracker:
         one_fit_mm = self._fit_sigma or cfg.measurement_sigma_mm
         prior = cfg.prior_frames * one_fit_mm**2
         pooled = (scatter + prior * np.eye(2)) / (n - 1 + cfg.prior_frames)
-        floor = max(cfg.rest_floor_mm, self._fit_sigma)
+        floor = max(cfg.rest_floor_mm, self._fit_sigma, self._lean_mm / LEAN_SIGMAS)
         self._rest_sigma = max(math.sqrt(largest_eigenvalue(pooled) / n), floor)
         return self._rest_sigma
 

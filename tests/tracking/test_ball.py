@@ -584,6 +584,31 @@ def test_a_rest_placed_anew_by_the_whole_patch_is_no_movement(shift_mm):
     assert any(t.moving for t in strike)
 
 
+def test_a_fit_leaning_off_a_doubtful_rest_widens_its_uncertainty():
+    """A roll ends half under a crossbar: its edges place the ball 1.4 mm doubtful, and once
+    at rest its whole patch places it 3.8 mm on, sure to 0.3 mm. Within the edges' doubt that
+    is no movement; but one of the two placings is millimetres off, and the fits do not say
+    which: the rest's uncertainty reaches the lean (two sigmas, as a call counts it), where
+    it claimed the edges' 1.4 mm while the ball lay 4 mm from its rest point."""
+    xy, _, first_rest = roll(10, 400.0, 800.0, 90)
+    tracker = BallTracker()
+    shift = np.array([3.8, 0.0])
+    placed_at = first_rest + 20
+    tracks = []
+    for i, p in enumerate(xy):
+        patch = i >= placed_at
+        det = Detections.build(
+            ball_xy_mm=[p + (shift if patch else 0.0)],
+            ball_sigma_mm=[0.3 if patch else 1.4],
+            ball_whole_patch=[patch],
+        )
+        tracks.append(tracker.update(det, i / FPS))
+    assert not any(t.moving or t.onset_frame is not None for t in tracks[placed_at - 1 :])
+    assert np.linalg.norm(tracks[-1].xy_mm - xy[-1]) < 0.5  # the rest point holds
+    assert tracks[placed_at - 1].sigma_mm < 1.5
+    assert 2.0 * tracks[-1].sigma_mm >= 3.8 - 0.5
+
+
 def test_a_ball_seen_leaving_its_rest_and_then_lost_is_not_sure_of_its_place():
     """The ball is struck so hard that the detector sees only its first step off the rest
     point and then nothing: the track holds the rest point, but may no longer state the
