@@ -29,7 +29,10 @@ from frame to frame and
 - once the chosen one's place shows the bare cloth (``vacate``: it was struck away unseen,
   its roll hidden or too blurred to be a candidate), takes the next ball-like candidate first
   seen within a flick's travel of it for it, with its history: held against a candidate no
-  longer anywhere, the ball lying in view elsewhere could never win the choice.
+  longer anywhere, the ball lying in view elsewhere could never win the choice;
+- takes a candidate first seen standing where the chosen one was a moment ago, and has left
+  (``_in_wake``: what a codec leaves of a ball that rolled on), for no rival of it and never
+  the choice, until it moves itself.
 
 Until motion has settled it, the choice may be wrong however well the chosen one is placed:
 ``rival_mm`` is how far the farthest other ball-like candidate stands from it, the error the
@@ -147,6 +150,7 @@ class _Candidate:
     left_mm: NDArray[np.float64] | None = None  # its first sighting away from its place
     along_mm: float = 0.0  # how far from there it has been seen since
     rest_frames: int = 0  # sightings in a row slower than ``rest_speed_mm_s``
+    wake: bool = False  # first seen standing where the chosen one had just been (``_in_wake``)
     # One that stood, unseen since, where it may have been struck from: (it, when it was last
     # seen then, how far along the way from its place this one was last seen).
     origin: tuple[_Candidate, float, float] | None = None
@@ -226,6 +230,7 @@ class BallHypotheses:
             if c.key != self._chosen
             and c.sightings >= cfg.settle_frames
             and self._mean_score(c) >= cfg.min_score
+            and not self._ghost(c)
         ]
         return max(far, default=0.0)
 
@@ -265,6 +270,7 @@ class BallHypotheses:
                 c.sightings, c.first_frame, c.first_s = 0, self._frame, t_s
                 if not (self._struck_from(c, standing, t_s) or self._from_vacated(c, score[i])):
                     c.origin = self._hidden_near(c, t_s)
+                    c.wake = self._in_wake(c, t_s)
                 self._cands.append(c)
                 match[i] = c
             else:
@@ -462,6 +468,27 @@ class BallHypotheses:
                 cost[:, j] = np.inf
         return match
 
+    def _in_wake(self, new: _Candidate, t_s: float) -> bool:
+        """Whether ``new`` is first seen where the chosen candidate was within ``forget_s``
+        and has left since: what a codec leaves of a ball that rolled on (its image held in
+        blocks not yet refreshed, a ball-like blob for a dozen frames and more), not a ball
+        of its own. Nothing was there before the ball passed, and a ball rolls over nothing."""
+        cfg = self.config
+        chosen = self._find(self._chosen)
+        if chosen is None or np.hypot(*(chosen.xy_mm - new.xy_mm)) <= cfg.reach_mm:
+            return False
+        for run in reversed(chosen.trail):
+            if t_s - run.last_s > cfg.forget_s:
+                break
+            if math.hypot(run.x_mm - new.xy_mm[0], run.y_mm - new.xy_mm[1]) <= cfg.reach_mm:
+                return True
+        return False
+
+    @staticmethod
+    def _ghost(c: _Candidate) -> bool:
+        """Left in the chosen one's wake and never moved since: no rival of it (``_in_wake``)."""
+        return c.wake and c.moved_frames == 0
+
     def _seen_rolling(self, c: _Candidate) -> bool:
         """Seen on its way, not only at its end: two sightings away from its place that stand
         ``reach_mm`` apart. A candidate that stood, vanished and is next seen standing a
@@ -536,7 +563,7 @@ class BallHypotheses:
             # Only a candidate in view now may take the choice: one glimpsed for a few frames
             # a while ago (a kit's patch as a figure passed) is no better evidence than the
             # one in view, though it keeps its rank until it is forgotten.
-            now = [c for c in self._cands if c.seen_s == self._t_s]
+            now = [c for c in self._cands if c.seen_s == self._t_s and not self._ghost(c)]
             best = max(now or self._cands, key=self._rank)
             if self._mean_score(best) < cfg.min_score:
                 self._chosen = None  # nothing ball-like enough: no ball

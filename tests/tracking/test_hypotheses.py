@@ -539,3 +539,32 @@ def test_a_ball_whose_place_emptied_is_the_ball_found_next_at_rest(vacated):
     assert tracks.ball.xy_mm is not None
     expected = found if vacated else BALL
     assert np.hypot(*(tracks.ball.xy_mm - expected)) < 1.0
+
+
+@pytest.mark.parametrize("on_the_path", [True, False])
+def test_a_blob_left_where_the_ball_just_rolled_is_no_rival(on_the_path):
+    """A clip picked up in play: the ball rolls its last 50 mm (too short to settle it) and
+    comes to rest. From frame 12 a ball-like blob ranked better stands still where the ball
+    was at frame 4: what a codec leaves of a ball that rolled on, held in blocks it has not
+    refreshed. Nothing was there before the ball passed: it is no rival (an identity doubt
+    of 20 mm left every call on the ball to the referee) and never the choice. The same blob
+    off the ball's path is a rival as ever."""
+    tracker = Tracker()
+    ghost = _rolling_from_the_start(4, 50.0) + (0.0 if on_the_path else 30.0)
+    doubt, off = [], []
+    for k in range(90):
+        ball = _rolling_from_the_start(k, 50.0)
+        xy, score = [ball], [0.7]
+        if k >= 12:
+            xy, score = [ghost, ball], [0.95, 0.7]
+        tracks = tracker.update(
+            Detections.build(ball_xy_mm=np.array(xy), ball_score=score), k / FPS
+        )
+        doubt.append(tracks.ball_doubt_mm)
+        at = tracks.ball.xy_mm
+        off.append(np.inf if at is None else np.hypot(*(at - ball)))
+    assert max(off[12:]) < 3.0  # the ball stays the choice
+    if on_the_path:
+        assert max(doubt) == 0.0
+    else:
+        assert min(doubt[20:]) > 20.0
