@@ -185,8 +185,8 @@ class BallTrack:
 
 
 _LOST, _REST, _MOVING = 0, 1, 2
-# A newcomer whose sightings spread over more than this many ``start_distance_mm`` was seen
-# rolling: the same bound that confirms a movement's roll (``_redate_start``).
+# A ball last seen this many ``start_distance_mm`` off its rest point was seen leaving it: the
+# bound by which a movement's roll is traced back to the rest point (``_redate_start``).
 ROLLING_SIGHTINGS = 4.0
 # The detector places a ball at rest by its whole patch and a rolling one by its edges
 # (``Detections.ball_whole_patch``); the two placings of one still ball differ by up to about a
@@ -396,7 +396,12 @@ class BallTracker:
             self._z_sigma = float(det.ball_sigma_mm[strong][k])
         self._z_row = seen[-1][2]
         first, first_xy, _ = seen[0]
-        if np.hypot(*(z - first_xy)) > ROLLING_SIGHTINGS * cfg.start_distance_mm:
+        # Seen rolling as a ball at rest is seen to start (``_step_rest``): every sighting
+        # after the first farther from it than ``start_distance_mm``, or than ``START_SIGMAS``
+        # of the fit's doubt where that is more. (The last few millimetres of a roll, 2 mm a
+        # frame, were taken for a rest, and the clip's first frames placed where it stopped.)
+        away = max(cfg.start_distance_mm, START_SIGMAS * self._z_sigma)
+        if all(np.hypot(*(xy - first_xy)) > away for _, xy, _ in seen[1:]):
             # Its speed over all its sightings: over the last two alone, a millimetre of fit
             # noise is 100 mm/s at 120 fps.
             span_s = max(self._t_s - self._t_at(first), 1e-6)

@@ -60,6 +60,9 @@ from numpy.typing import NDArray
 # A candidate's trail keeps this many runs at most (a place stood at is one run; a roll, one
 # per sighting): about a minute of rolling, whatever the match's length.
 TRAIL_RUNS = 4096
+# How far a standing ball's fits stray from its first one at most (a compressed clip's: up to a
+# millimetre).
+JITTER_MM = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,9 +202,17 @@ class BallHypotheses:
 
     def chosen_standing(self) -> tuple[NDArray[np.float64], int] | None:
         """Where the chosen candidate stands and the update it was first seen in, when it has
-        been seen standing in a few updates and not moved since; else None."""
+        been seen standing in a few updates and not moved since; else None.
+
+        Standing is no drift: the last millimetres of a roll stay within ``reach_mm`` of its
+        first sighting for a few frames, yet go farther from it than ``rest_speed_mm_s``
+        allows for the time (a fit's jitter does not add up, beyond ``JITTER_MM``)."""
+        cfg = self.config
         c = self._find(self._chosen)
-        if c is None or c.moved_frames or c.still_frames < self.config.settle_frames:
+        if c is None or c.moved_frames or c.still_frames < cfg.settle_frames:
+            return None
+        drift_mm = float(np.hypot(*(c.xy_mm - c.start_mm)))
+        if drift_mm > max(cfg.rest_speed_mm_s * (c.seen_s - c.first_s), JITTER_MM):
             return None
         return c.xy_mm.copy(), c.first_frame
 

@@ -568,3 +568,26 @@ def test_a_blob_left_where_the_ball_just_rolled_is_no_rival(on_the_path):
         assert max(doubt) == 0.0
     else:
         assert min(doubt[20:]) > 20.0
+
+
+@pytest.mark.parametrize("v0_mm_s", [110.0, 600.0])
+def test_a_clip_picked_up_in_a_roll_s_last_millimetres_places_its_first_frames_on_it(v0_mm_s):
+    """A clip begins as the ball rolls its last millimetres (110 mm/s: under 2 mm a frame,
+    slowing, within a candidate's reach of its first sighting for a few frames), or faster.
+    It is taken up moving since its first sighting, and the frames before are handed over
+    where it was measured: taken for a ball standing, they were placed where it had got to,
+    at rest, millimetres on."""
+    decel = 1000.0
+    tracker = Tracker()
+    taken = None
+    for k in range(40):
+        ball = BALL + np.array([1.0, 0.0]) * min(
+            v0_mm_s * k / FPS - 0.5 * decel * (k / FPS) ** 2, v0_mm_s**2 / (2 * decel)
+        )
+        tracks = tracker.update(Detections.build(ball_xy_mm=np.array([ball])), k / FPS)
+        if taken is None and tracks.ball.xy_mm is not None:
+            taken = tracks.ball
+    assert taken is not None and taken.moving and taken.state_since_frame == 0
+    assert taken.rolled_mm is not None and taken.rolled_mm[0, 0] == 0
+    first = BALL  # where it was seen first, not where it had got to
+    assert np.hypot(*(taken.rolled_mm[0, 1:3] - first)) < 0.5
