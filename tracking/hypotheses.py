@@ -574,8 +574,9 @@ class BallHypotheses:
             # Only a candidate in view now may take the choice: one glimpsed for a few frames
             # a while ago (a kit's patch as a figure passed) is no better evidence than the
             # one in view, though it keeps its rank until it is forgotten.
-            now = [c for c in self._cands if c.seen_s == self._t_s and not self._ghost(c)]
-            best = max(now or self._cands, key=self._rank)
+            real = [c for c in self._cands if not self._ghost(c)]
+            now = [c for c in real if c.seen_s == self._t_s]
+            best = max(now or real or self._cands, key=self._rank)
             if self._mean_score(best) < cfg.min_score:
                 self._chosen = None  # nothing ball-like enough: no ball
             elif current is None:
