@@ -344,9 +344,7 @@ class BallHypotheses:
         ]
         if not near:
             return False
-        parent = standing[min(near)[1]]
-        new.score_now, new.seen_s = parent.score_now, parent.seen_s
-        self._inherit(new, parent)
+        self._take_over(new, standing[min(near)[1]])
         return True
 
     def _from_vacated(self, new: _Candidate, score: float) -> bool:
@@ -365,8 +363,7 @@ class BallHypotheses:
         reach = cfg.reach_mm + cfg.max_speed_mm_s * (new.first_s - parent.seen_s)
         if float(np.hypot(*(new.xy_mm - parent.xy_mm))) > reach:
             return False
-        new.score_now, new.seen_s = parent.score_now, parent.seen_s
-        self._inherit(new, parent)
+        self._take_over(new, parent)
         self._vacated = None
         return True
 
@@ -417,6 +414,12 @@ class BallHypotheses:
         c.moved_frames, c.left_mm = c.sightings, c.start_mm.copy()
         c.along_mm = float(np.hypot(*(c.xy_mm - c.left_mm)))
         self._inherit(c, parent)
+
+    def _take_over(self, new: _Candidate, parent: _Candidate) -> None:
+        """A candidate just seen for the first time is ``parent`` struck away: it ranks and was
+        last seen as that one, and inherits the rest (``_inherit``)."""
+        new.score_now, new.seen_s = parent.score_now, parent.seen_s
+        self._inherit(new, parent)
 
     def _inherit(self, new: _Candidate, parent: _Candidate) -> None:
         """``new`` is ``parent`` struck away: it takes its place, history and identity (a
