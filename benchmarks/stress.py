@@ -15,7 +15,7 @@ on the clip's video file alone (its shutter's readout not known). Factors (what 
 - ``lights``: one hard light low at the side, soft overhead light, or 2-4 lamps; colour
   temperature 2700-7500 K not balanced; uneven light up to 50 %; long or soft shadows;
 - ``kits``: kits in colours close to the ball's (orange and red kits with an orange ball,
-  white kits with a white ball);
+  white kits with a white ball; never both teams on bases alike, as Law 4.1.2 forbids);
 - ``cloth``: cloth shades from dark to pale green, olive, blue-green, grey-green; texture and
   mowing stripes;
 - ``camera_turn``: the camera turned by any angle about the vertical;

@@ -314,20 +314,27 @@ def colour_temperature_gain(kelvin: float) -> tuple[float, float, float]:
 
 def _kits_like_the_ball(rng: np.random.Generator, look: Look, keep_ball: bool) -> Look:
     """Kits in colours close to the ball's: orange and red kits for an orange ball, white kits
-    for a white ball (one team or both, bases or shirts or both)."""
+    for a white ball (one team or both, bases or shirts or both).
+
+    Two teams never play on bases alike (FISTF Law 4.1.2: the loser of a toss changes his
+    figures): where both teams wear the ball's colour, the second wears it on its shirts, and
+    on its bases only as red beside an orange or yellow ball's."""
     if not keep_ball:
         pick = rng.integers(3)
         ball = ((240, 240, 240), (30, 140, 245), (40, 220, 240))[pick]
         look = replace(look, ball_bgr=ball)
     near = [_jitter(rng, look.ball_bgr, 25) for _ in range(4)]
+    red = None
     if look.ball_bgr[2] > 200 and look.ball_bgr[0] < 120:  # an orange or yellow ball: red too
-        near[int(rng.integers(4))] = _jitter(rng, (40, 40, 210), 20)
+        red_bgr = _jitter(rng, (40, 40, 210), 20)  # drawn first: a seed keeps its conditions
+        red = int(rng.integers(4))
+        near[red] = red_bgr
     both = rng.random() < 0.5
     return replace(
         look,
         home_base_bgr=near[0],
         home_shirt_bgr=near[1],
-        away_base_bgr=near[2] if both else look.away_base_bgr,
+        away_base_bgr=near[2] if both and red == 2 else look.away_base_bgr,
         away_shirt_bgr=near[3] if both else look.away_shirt_bgr,
         home_goalkeeper_shirt_bgr=_jitter(rng, look.ball_bgr, 20),
     )

@@ -223,6 +223,21 @@ def test_each_factor_draws_a_valid_reproducible_camera_and_look(factor):
     )
 
 
+def test_kits_like_the_ball_never_put_both_teams_on_bases_alike():
+    """FISTF Law 4.1.2: two players with bases of the same or a similar colour do not play
+    (the loser of a toss changes his figures). The kits factor dresses one team's bases, or
+    both teams' shirts, in the ball's colour; the other team's bases stay apart."""
+    looks = [draw("kits", np.random.default_rng(s), PITCH).look for s in range(60)]
+    apart = [np.abs(np.subtract(lk.home_base_bgr, lk.away_base_bgr)).max() for lk in looks]
+    assert min(apart) > 60
+
+    def near_ball(lk, bgr):
+        return np.abs(np.subtract(bgr, lk.ball_bgr)).max() <= 25
+
+    assert all(near_ball(lk, lk.home_base_bgr) or near_ball(lk, lk.home_shirt_bgr) for lk in looks)
+    assert any(near_ball(lk, lk.away_shirt_bgr) for lk in looks)  # both teams, on shirts
+
+
 def test_cloths_range_past_green_but_stay_dyed():
     """The cloth factor draws shades from yellow-olive through green to blue, dark to pale,
     none of them grey (a cloth is dyed: ``calibration.lines.MIN_CLOTH_CHROMA``)."""
