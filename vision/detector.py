@@ -89,6 +89,20 @@ class _Coarse:
     fresh: NDArray
     balls: tuple | None = None
     base_fits: tuple[bytes, tuple] | None = None
+    fits: _RoughFits | None = None
+
+
+@dataclass(slots=True)
+class _RoughFits:
+    """The ball fits of a coarse pass's rough centres as they are made (``_coarse_balls``):
+    ``arrays`` as ``Detector._fit_balls`` gives them, the frame and ``_look`` of each fit,
+    which are made, and which kept ones the frame has changed under since."""
+
+    arrays: list[NDArray]
+    fitted_at: NDArray
+    looks: list
+    done: NDArray[np.bool_]
+    stale: NDArray[np.bool_]
 
 
 class FrameSizeError(ValueError):
@@ -592,8 +606,9 @@ class Detector:
         if key is None or _touches(taken, key[0]):
             self._ball_gate.clear()
         if self._last_balls is not None:
-            looks = [None if a is None or _touches(taken, a[0]) else a for a in self._last_balls[3]]
-            self._last_balls = (*self._last_balls[:3], looks)
+            self._last_balls = (*self._last_balls[:3], _untouched(self._last_balls[3], taken))
+        if self._coarse is not None and self._coarse.fits is not None:
+            self._coarse.fits.looks = _untouched(self._coarse.fits.looks, taken)
 
     def _window_ball(self, image, hint, travel_px, rolling: bool, step_px: float = 0.0):
         """Fitted ball candidates in the window around ``hint``, or None when it shows none.
@@ -721,10 +736,47 @@ class Detector:
         its rough centre within a frame or two, and the chosen ball has its own window. Where
         the pixels of a kept fit changed since, the ball may have rolled up to that fraction
         of the step without leaving its rough centre (its last millimetres): the fit keeps
-        its place but not its precision, which grows by that much."""
-        if coarse.balls is not None:
+        its place but not its precision, which grows by that much.
+
+        Only ``max_fresh_ball_fits`` candidates are fitted a frame (a hand over the cloth
+        shows many small ball-coloured pieces at once); the rest are fitted on the next
+        frames, whether or not the pass is renewed: on a still table it is renewed once in
+        ``coarse_refit_frames``, when the first candidates' fits are due again, and a ball
+        resting among bases of its colour would never be fitted."""
+        if coarse.fits is None:
+            coarse.fits = self._kept_fits(image, coarse.rough_balls_px)
+        fits = coarse.fits
+        todo = np.flatnonzero(~fits.done)[: self.config.max_fresh_ball_fits]
+        if coarse.balls is not None and len(todo) == 0:
             return coarse.balls
         rough = coarse.rough_balls_px
+        if len(todo):
+            new, _ = self._fit_balls(image, rough[todo])
+            for f, got in zip(fits.arrays, new, strict=True):
+                f[todo] = got
+            for i in todo:
+                fits.looks[i] = self._look(image, rough[i], fits.arrays[0][i], fits.arrays[1][i])
+            fits.done[todo] = True
+            fits.fitted_at[todo] = self._frames
+        done = fits.done
+        kept = [fits.looks[i] for i in np.flatnonzero(done)]
+        self._last_balls = (
+            rough[done],
+            tuple(f[done] for f in fits.arrays),
+            fits.fitted_at[done],
+            kept,
+        )
+        balls = [np.array(f, copy=True) for f in fits.arrays]
+        if fits.stale.any():  # the kept fit stays as it was made
+            r_mm = self.model.pitch.profile.ball_radius_mm
+            reach_mm = SAME_STEPS * self._step * r_mm / balls[1][fits.stale]
+            balls[6][fits.stale] = np.hypot(balls[6][fits.stale], reach_mm)
+        coarse.balls = tuple(balls)
+        return coarse.balls
+
+    def _kept_fits(self, image, rough) -> _RoughFits:
+        """The fits of the last passes that still stand for the rough centres of a new pass
+        (``_coarse_balls``); the others are still to be made."""
         n = len(rough)
         reuse, j = np.zeros(n, bool), np.zeros(n, int)
         last = self._last_balls
@@ -741,39 +793,18 @@ class Detector:
             for i in np.flatnonzero(same & ~fresh_fit & (age < cfg.coarse_refit_frames)):
                 fresh_fit[i] = self._unchanged(image, last[3][j[i]])
             reuse = same & fresh_fit
-        fits = [np.zeros((n, 2)), np.zeros(n), np.zeros((n, 2)), np.zeros(n)]
-        fits += [np.zeros(n, bool), np.zeros(n, np.int64), np.zeros(n), np.zeros(n, bool)]
-        stale = np.zeros(n, bool)
+        arrays = [np.zeros((n, 2)), np.zeros(n), np.zeros((n, 2)), np.zeros(n)]
+        arrays += [np.zeros(n, bool), np.zeros(n, np.int64), np.zeros(n), np.zeros(n, bool)]
+        fitted_at, looks = np.full(n, self._frames), [None] * n
+        fits = _RoughFits(arrays, fitted_at, looks, reuse.copy(), np.zeros(n, bool))
         if reuse.any():
-            for f, old in zip(fits, last[1], strict=True):
+            for f, old in zip(arrays, last[1], strict=True):
                 f[reuse] = old[j[reuse]]
-            for i in np.flatnonzero(reuse & fits[4]):
-                stale[i] = not self._unchanged(image, last[3][j[i]])
-        # Candidates come best first: a hand over the cloth shows many small ball-coloured
-        # pieces at once, and only so many are fitted per frame (the rest on later passes).
-        todo = np.flatnonzero(~reuse)[: cfg.max_fresh_ball_fits]
-        looks: list = [None] * n  # where each fit looked, and the pixels it saw there
-        if len(todo):
-            new, _ = self._fit_balls(image, rough[todo])
-            for f, got in zip(fits, new, strict=True):
-                f[todo] = got
-            for i in todo:
-                looks[i] = self._look(image, rough[i], fits[0][i], fits[1][i])
-        for i in np.flatnonzero(reuse):
-            looks[i] = last[3][j[i]]
-        done = reuse.copy()
-        done[todo] = True
-        fitted_at = np.full(n, self._frames)
-        if reuse.any():
-            fitted_at[reuse] = last[2][j[reuse]]
-        kept = [looks[i] for i in np.flatnonzero(done)]
-        self._last_balls = (rough[done], tuple(f[done] for f in fits), fitted_at[done], kept)
-        if stale.any():  # after storing: the kept fit stays as it was made
-            r_mm = self.model.pitch.profile.ball_radius_mm
-            reach_mm = SAME_STEPS * self._step * r_mm / fits[1][stale]
-            fits[6][stale] = np.hypot(fits[6][stale], reach_mm)
-        coarse.balls = tuple(fits)
-        return coarse.balls
+            fits.fitted_at[reuse] = last[2][j[reuse]]
+            for i in np.flatnonzero(reuse):
+                fits.looks[i] = last[3][j[i]]
+                fits.stale[i] = bool(arrays[4][i]) and not self._unchanged(image, last[3][j[i]])
+        return fits
 
     def _look(self, image, rough_px, fit_px, r_px):
         """Where a ball fit looked (its rays and patch, from the rough centre to the fitted
@@ -1013,6 +1044,11 @@ class Detector:
         if not centres:
             return np.zeros((0, 2)), np.zeros(0, np.int8)
         return np.array(centres), np.array(teams, np.int8)
+
+
+def _untouched(looks: list, taken: NDArray[np.bool_]) -> list:
+    """``looks`` (``Detector._look``) without those where the background was renewed."""
+    return [None if a is None or _touches(taken, a[0]) else a for a in looks]
 
 
 def _touches(mask: NDArray[np.bool_], box: tuple) -> bool:

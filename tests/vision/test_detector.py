@@ -25,8 +25,9 @@ HOME_XY = np.array([[-400.0, -150.0], [-300.0, 120.0], [-150.0, 0.0], [-450.0, 2
 AWAY_XY = np.array([[400.0, -150.0], [300.0, 120.0], [150.0, -60.0], [450.0, 200.0]])
 
 
-def draw(ball_xy=(30.0, 40.0), home=HOME_XY, away=AWAY_XY, *, seed=0):
-    """Green cloth, white lines, red and blue base discs, a white ball; mild noise."""
+def draw(ball_xy=(30.0, 40.0), home=HOME_XY, away=AWAY_XY, *, white_xy=(), seed=0):
+    """Green cloth, white lines, red and blue base discs, a white ball, flat white discs of
+    a ball's size at ``white_xy``; mild noise."""
     w, h = CAMERA.size_px
     img = np.full((h, w, 3), (48, 128, 38), np.uint8)
     shift = 4  # draw with sub-pixel centres
@@ -59,6 +60,8 @@ def draw(ball_xy=(30.0, 40.0), home=HOME_XY, away=AWAY_XY, *, seed=0):
         disc(xy, 12.0, (40, 40, 200))
     for xy in away:
         disc(xy, 12.0, (190, 90, 30))
+    for xy in white_xy:
+        disc(xy, 10.5, (240, 240, 240))
     if ball_xy is not None:
         # A sphere's outline: a disc around the image of its centre, one radius up.
         disc(ball_xy, 10.5 * 1300.0 / (1300.0 - 10.5), (240, 240, 240), z_mm=10.5)
@@ -391,3 +394,23 @@ def test_a_ball_where_the_frame_changed_is_a_candidate_before_still_blobs(model)
     assert np.array_equal(rough[0], centre[-1])
     still, _ = det._ball_candidates((centre, cls, areas, elong))
     assert not (np.hypot(*(still - centre[-1]).T) < 1.0).any()  # ranked by size alone: out
+
+
+def test_every_ball_like_blob_of_a_still_table_is_fitted_within_a_few_frames(model):
+    """Only ``max_fresh_ball_fits`` whole-cloth candidates are fitted a frame. On a still
+    table the whole-cloth pass is renewed once in ``coarse_refit_frames``, when the first
+    candidates' fits are due again: the rest are fitted on the frames between, or a ball
+    resting among many blobs of its colour would never be fitted at all."""
+    det = Detector(model)
+    per_frame = det.config.max_fresh_ball_fits
+    white = [(x, y) for x in (-250.0, -100.0, 100.0, 250.0) for y in (-200.0, 200.0)]
+    img = draw(white_xy=white)
+    everything = np.array([*white, (30.0, 40.0)])
+    frames = -(-len(everything) // per_frame)
+    assert frames < det.config.coarse_refit_frames
+    found = [det.detect(img, all_balls=True).ball_xy_mm for _ in range(frames)]
+    assert len(found[0]) <= per_frame
+    d = np.hypot(*(found[-1][:, None, :] - everything[None]).transpose(2, 0, 1))
+    # Every one of them, the ball among them (the flat discs read as a ball's centre, a
+    # ball's radius up: a few millimetres of parallax off).
+    assert (d.min(axis=0) < PITCH.profile.ball_radius_mm).all()
