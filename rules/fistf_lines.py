@@ -31,6 +31,8 @@ def check_lines(state: MatchState, obs: Observation) -> tuple[MatchState, list[C
     """Goal, ball out, or the close-call watch, for the ball of this frame (ball in play)."""
     if obs.ball_xy_mm is None:
         return _hidden(state, obs)
+    if in_doubt(obs):
+        return watch_in_doubt(state, obs)
     pitch, xy, r = state.pitch, obs.ball_xy_mm, obs.ball_radius_mm
     unc = state.line_uncertainty(obs)
     margins = boundary_margins_mm(pitch, xy, r)
@@ -44,6 +46,28 @@ def check_lines(state: MatchState, obs: Observation) -> tuple[MatchState, list[C
     if margins[line] > unc:
         return decide_out(state, obs.frame, obs.t_s, line, xy, margins[line], unc)
     return _watch(state, obs, line, margins[line], unc)
+
+
+def in_doubt(obs: Observation) -> bool:
+    """Whether the ball is placed well but may be another object (``ball_doubt_mm``): which
+    ball-like object is the ball, motion has not settled yet."""
+    own = obs.ball_uncertainty_mm - obs.ball_doubt_mm
+    return obs.ball_xy_mm is not None and obs.ball_doubt_mm > 0.0 and own <= obs.ball_radius_mm
+
+
+def watch_in_doubt(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
+    """The close-call watch, and nothing more, for a ball that may be another object
+    (``in_doubt``): decided, a crossing would be a call on what may not be the ball, and
+    unwatched, a ball at rest over a line would pass for one in play (silence is no call of
+    *in*). Its notice is too close to call by the doubt, and says why."""
+    assert obs.ball_xy_mm is not None
+    if state.watch is None and not obs.ball_moving:
+        # Only its own roll starts a watch: the rules' track is of the last ball seen for
+        # certain, and may have been rolling when the doubt began.
+        return state, []
+    margins = boundary_margins_mm(state.pitch, obs.ball_xy_mm, obs.ball_radius_mm)
+    line = max(margins, key=margins.__getitem__)
+    return _watch(state, obs, line, margins[line], state.line_uncertainty(obs))
 
 
 def _shot_margin(state: MatchState, end: str, attacker: int, r: float) -> float | None:
@@ -424,11 +448,12 @@ def _watch(
     cfg = state.config
     w = state.watch
     inside = margin > -(cfg.close_call_mm + unc)
-    here = LineWatch(line, margin, unc, obs.frame, obs.t_s, point(obs.ball_xy_mm))
+    xy = point(obs.ball_xy_mm)
+    here = LineWatch(line, margin, unc, obs.frame, obs.t_s, xy, doubt_mm=obs.ball_doubt_mm)
     if w is not None and w.rest_s is not None:  # at rest in the band since ``w.rest_s``
         if obs.ball_moving or w.line != line:
             return replace(state, watch=None), [_close_call(state, w)]
-        w = replace(w, margin_mm=margin, uncertainty_mm=unc, xy_mm=here.xy_mm)
+        w = replace(w, margin_mm=margin, uncertainty_mm=unc, xy_mm=xy, doubt_mm=here.doubt_mm)
         if obs.t_s - w.rest_s < cfg.close_call_settle_s:
             return replace(state, watch=w), []
         return replace(state, watch=None), [_close_call(state, w)]
@@ -478,5 +503,15 @@ def _close_call(state: MatchState, w: LineWatch, note: str | None = None) -> Cal
         uncertainty_mm=w.uncertainty_mm,
         too_close_to_call=is_too_close(w.margin_mm, w.uncertainty_mm),
         position=w.xy_mm,
-        note=note or margin_note(w.margin_mm, w.uncertainty_mm),
+        note=note or _doubt_note(w),
     )
+
+
+def _doubt_note(w: LineWatch) -> str:
+    text = margin_note(w.margin_mm, w.uncertainty_mm)
+    if w.doubt_mm > 0.0:
+        text += (
+            f"; not yet seen struck, it may be another ball-like object up to "
+            f"{w.doubt_mm:.0f} mm away"
+        )
+    return text

@@ -178,7 +178,8 @@ class PendingPlay:
 class LineWatch:
     """The ball within the close-call band of a boundary line: the deepest point so far, or,
     once it came to rest there (at ``rest_s``; ``frame`` and ``t_s`` are then its stop), its
-    latest rest reading."""
+    latest rest reading; ``doubt_mm`` of that reading's uncertainty is how far the ball may
+    be another object (``Observation.ball_doubt_mm``)."""
 
     line: str
     margin_mm: float
@@ -187,6 +188,7 @@ class LineWatch:
     t_s: float
     xy_mm: tuple[float, float]
     rest_s: float | None = None
+    doubt_mm: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

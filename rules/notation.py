@@ -8,7 +8,8 @@ Clauses are separated by ``;``, tokens by spaces; coordinates are ``x,y`` in mm 
 Clauses:
 
 - ``t SECONDS`` and ``frame INDEX``: when (defaults come from the caller).
-- ``ball X,Y [moving|rest] [r=RADIUS] [unc=MM]`` or ``ball hidden``; no ball clause: not seen.
+- ``ball X,Y [moving|rest] [r=RADIUS] [unc=MM] [doubt=MM]`` or ``ball hidden``; no ball
+  clause: not seen. ``doubt``: how far it may be another object, part of ``unc``.
 - ``home ID [gk] X,Y [r=RADIUS]`` and ``away ...``: one figure; ids are unique over both teams.
 - ``figures unc=MM``: the figures' position uncertainty.
 - ``flick ID[@ONSET]``: figure ID was flicked (from frame ONSET, default this frame) and touched
@@ -90,6 +91,7 @@ def parse_observation(
     """
     ball: tuple[float, float] | None = None
     moving = False
+    doubt = 0.0
     ids: list[int] = []
     teams: list[str] = []
     keepers: list[bool] = []
@@ -107,7 +109,7 @@ def parse_observation(
             else:
                 frame = _integer(rest[0], clause, "frame")
         elif head == "ball":
-            ball, moving, ball_radius_mm, ball_uncertainty_mm = _ball(
+            ball, moving, ball_radius_mm, ball_uncertainty_mm, doubt = _ball(
                 rest, clause, ball_radius_mm, ball_uncertainty_mm
             )
         elif head in TEAM_NAMES:
@@ -139,6 +141,7 @@ def parse_observation(
             figures,
             tuple(_contact(word, clause, frame) for word, clause in contacts),
             figure_uncertainty_mm,
+            ball_doubt_mm=doubt,
         )
     except ObservationError as exc:
         raise NotationError(f"{exc} (in {text.strip()!r})") from None
@@ -148,14 +151,19 @@ def _ball(rest: list[str], clause: str, radius: float, unc: float):
     if not rest:
         raise NotationError(f"missing position in {clause!r}: expected 'ball X,Y' or 'ball hidden'")
     xy = None if rest[0] == "hidden" else _xy(rest[0], clause)
-    moving = False
+    moving, doubt = False, 0.0
     for token in rest[1:]:
         if token in ("moving", "rest") and xy is not None:
             moving = token == "moving"
             continue
-        key, value = _option(token, clause, ("r", "unc"))
-        radius, unc = (value, unc) if key == "r" else (radius, value)
-    return xy, moving, radius, unc
+        key, value = _option(token, clause, ("r", "unc", "doubt") if xy else ("r", "unc"))
+        if key == "r":
+            radius = value
+        elif key == "unc":
+            unc = value
+        else:
+            doubt = value
+    return xy, moving, radius, unc, doubt
 
 
 def _figure(rest: list[str], clause: str, radius: float):
@@ -194,16 +202,18 @@ def _num(v: float) -> str:
 
 
 def format_observation(obs: Observation) -> str:
-    """The canonical one-line notation of an observation (every value written out)."""
+    """The canonical one-line notation of an observation (every value written out; a ball's
+    doubt only when there is one)."""
     out = [f"t {obs.t_s!r}", f"frame {obs.frame}"]
     if obs.ball_xy_mm is None:
         out.append(f"ball hidden r={_num(obs.ball_radius_mm)} unc={_num(obs.ball_uncertainty_mm)}")
     else:
         x, y = obs.ball_xy_mm
         state = "moving" if obs.ball_moving else "rest"
+        doubt = f" doubt={_num(obs.ball_doubt_mm)}" if obs.ball_doubt_mm else ""
         out.append(
             f"ball {x!r},{y!r} {state} r={_num(obs.ball_radius_mm)} "
-            f"unc={_num(obs.ball_uncertainty_mm)}"
+            f"unc={_num(obs.ball_uncertainty_mm)}{doubt}"
         )
     f = obs.figures
     for i in range(len(f)):

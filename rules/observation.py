@@ -165,6 +165,9 @@ class Observation:
         ball_switch_before_s: how long before ``t_s`` the ball started or stopped rolling,
             when it did so since the previous observation and tracking dated it between the
             two frames; None otherwise.
+        ball_doubt_mm: how far the ball may be another object, in mm (part of
+            ``ball_uncertainty_mm``): until it is seen struck, which ball-like object is the
+            ball is not settled (a clip picked up in play beside a kit of its colour).
     """
 
     t_s: float
@@ -177,6 +180,7 @@ class Observation:
     contacts: tuple[Contact, ...] = ()
     figure_uncertainty_mm: float = 1.0
     ball_switch_before_s: float | None = None
+    ball_doubt_mm: float = 0.0
 
     def __post_init__(self) -> None:
         if self.ball_xy_mm is not None:
@@ -187,6 +191,11 @@ class Observation:
             raise ObservationError(f"ball_radius_mm must be > 0, got {self.ball_radius_mm}")
         if self.ball_uncertainty_mm < 0 or self.figure_uncertainty_mm < 0:
             raise ObservationError("uncertainties must be >= 0 mm")
+        if not 0.0 <= self.ball_doubt_mm <= self.ball_uncertainty_mm:
+            raise ObservationError(
+                f"ball_doubt_mm must be >= 0 and part of ball_uncertainty_mm "
+                f"({self.ball_uncertainty_mm} mm), got {self.ball_doubt_mm}"
+            )
         if self.ball_switch_before_s is not None and not self.ball_switch_before_s >= 0:
             raise ObservationError(
                 f"ball_switch_before_s must be >= 0 s or None, got {self.ball_switch_before_s}"

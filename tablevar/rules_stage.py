@@ -236,6 +236,8 @@ class FistfRules:
         u = self.ball_uncertainty(frame)
         if u is not None:
             unc["ball_uncertainty_mm"] = u
+            if ball is not None:
+                unc["ball_doubt_mm"] = frame.ball_doubt_mm
         if figure_unc is not None:
             unc["figure_uncertainty_mm"] = figure_unc
         return Observation(

@@ -492,3 +492,39 @@ def test_a_ball_found_at_rest_in_the_band_after_its_roll_went_unseen_is_a_close_
     (c,) = [c for c in calls if c.kind == "close_call"]
     assert (c.line, c.law, c.too_close_to_call) == ("goal_line", "FISTF 15.1", True)
     assert c.margin_mm == pytest.approx(-0.9, abs=1e-9)
+
+
+DOUBT = "unc=600.5 doubt=600"  # placed to 0.5 mm, but another ball-like object 600 mm away
+
+
+@pytest.mark.parametrize(
+    ("rest", "margin"),
+    [
+        pytest.param("285,385.7", 0.2, id="rests 0.2 mm over the touchline"),
+        pytest.param("285,435.2", 49.7, id="rests 50 mm over the touchline"),
+        pytest.param("285,382.7", -2.8, id="rests 2.8 mm inside"),
+    ],
+)
+def test_a_ball_in_doubt_rolling_to_rest_at_the_touchline_is_a_notice_never_a_call(
+    run, rest, margin
+):
+    """FISTF 14.1 / DESIGN 4 close_call: motion has not settled which ball-like object is the
+    ball (a clip picked up beside a kit of its colour): the one tracked rolls to rest at the
+    touchline, another 600 mm away may be the ball. No call is made on what may not be the
+    ball, out or in, and silence would read as a confident "in": one notice, too close to
+    call by the doubt, that says why. Play is not stopped."""
+    steps = ("273,0 flick 7", f"280,300 {DOUBT}", f"{rest} {DOUBT}", f"{rest} rest {DOUBT}")
+    state, calls = run(seq(*settled(*steps)))
+    assert [c.kind for c in calls if c.kind != "flick"] == ["close_call"], calls
+    (c,) = [c for c in calls if c.kind == "close_call"]
+    assert (c.line, c.law, c.too_close_to_call) == ("touchline", "FISTF 14.1", True)
+    assert c.margin_mm == pytest.approx(margin, abs=1e-9)
+    assert "another ball-like object up to 600 mm away" in c.note
+    assert state.restart is None
+
+
+def test_a_ball_in_doubt_lying_still_at_the_touchline_is_no_news(run):
+    """FISTF 14.1 / DESIGN 4: a ball in doubt that never rolled (the tracked object may be a
+    figure's part of the ball's colour) gives no notice, however near a line it lies."""
+    state, calls = run(seq(*settled("285,385.7 rest unc=0.5", f"285,385.7 rest {DOUBT}")))
+    assert not [c for c in calls if c.kind == "close_call"]

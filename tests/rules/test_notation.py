@@ -42,6 +42,7 @@ def test_parse_everything():
         "",
         "ball 0,0 rest; figures unc=2.5",
         "t 0.1; ball -1e-3,7 moving r=11 unc=0.25; away 12 gk 600.25,-3",
+        "ball 5,6 moving unc=400.5 doubt=400",
     ],
 )
 def test_round_trip(line):
@@ -64,11 +65,19 @@ def test_round_trip(line):
         pytest.param("home 7 1,2; home 7 3,4", "unique", id="duplicate id"),
         pytest.param("t soon", "bad time 'soon'", id="bad time"),
         pytest.param("home 7 1,2; miss 7>1", "miss touches nothing", id="miss with a target"),
+        pytest.param("ball 1,2 unc=1 doubt=5", "part of ball_uncertainty_mm", id="doubt > unc"),
+        pytest.param("ball hidden doubt=5", "unexpected token 'doubt=5'", id="doubt, no ball"),
     ],
 )
 def test_errors_name_the_token(line, message):
     with pytest.raises(NotationError, match=message.replace("(", r"\(")):
         parse_observation(line)
+
+
+def test_a_ball_s_doubt_is_read_as_part_of_its_uncertainty():
+    obs = parse_observation("ball 5,6 moving unc=400.5 doubt=400")
+    assert (obs.ball_uncertainty_mm, obs.ball_doubt_mm) == (400.5, 400.0)
+    assert parse_observation("ball 5,6").ball_doubt_mm == 0.0
 
 
 def test_sequence_numbers_frames():
