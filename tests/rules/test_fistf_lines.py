@@ -526,5 +526,5 @@ def test_a_ball_in_doubt_rolling_to_rest_at_the_touchline_is_a_notice_never_a_ca
 def test_a_ball_in_doubt_lying_still_at_the_touchline_is_no_news(run):
     """FISTF 14.1 / DESIGN 4: a ball in doubt that never rolled (the tracked object may be a
     figure's part of the ball's colour) gives no notice, however near a line it lies."""
-    state, calls = run(seq(*settled("285,385.7 rest unc=0.5", f"285,385.7 rest {DOUBT}")))
+    _, calls = run(seq(*settled("285,385.7 rest unc=0.5", f"285,385.7 rest {DOUBT}")))
     assert not [c for c in calls if c.kind == "close_call"]
