@@ -59,7 +59,8 @@ def watch_in_doubt(state: MatchState, obs: Observation) -> tuple[MatchState, lis
     """The close-call watch, and nothing more, for a ball that may be another object
     (``in_doubt``): decided, a crossing would be a call on what may not be the ball, and
     unwatched, a ball at rest over a line would pass for one in play (silence is no call of
-    *in*). Its notice is too close to call by the doubt, and says why."""
+    *in*). Only where its place lies in the close-call band of a line, by its own
+    uncertainty; the notice is too close to call by the doubt, and says why."""
     assert obs.ball_xy_mm is not None
     if state.watch is None and not obs.ball_moving:
         # Only its own roll starts a watch: the rules' track is of the last ball seen for
@@ -67,7 +68,9 @@ def watch_in_doubt(state: MatchState, obs: Observation) -> tuple[MatchState, lis
         return state, []
     margins = boundary_margins_mm(state.pitch, obs.ball_xy_mm, obs.ball_radius_mm)
     line = max(margins, key=margins.__getitem__)
-    return _watch(state, obs, line, margins[line], state.line_uncertainty(obs))
+    own = obs.ball_uncertainty_mm - obs.ball_doubt_mm
+    placed = math.hypot(own, state.config.line_uncertainty_mm)  # the band is its place's
+    return _watch(state, obs, line, margins[line], state.line_uncertainty(obs), placed)
 
 
 def _shot_margin(state: MatchState, end: str, attacker: int, r: float) -> float | None:
@@ -431,7 +434,12 @@ def _lost_in_band(state: MatchState, t_s: float | None) -> tuple[MatchState, lis
 
 
 def _watch(
-    state: MatchState, obs: Observation, line: str, margin: float, unc: float
+    state: MatchState,
+    obs: Observation,
+    line: str,
+    margin: float,
+    unc: float,
+    placed: float | None = None,
 ) -> tuple[MatchState, list[Call]]:
     """Follow a rolling ball inside the close-call band; report once when it rests or turns back.
 
@@ -441,13 +449,14 @@ def _watch(
     keeps the deepest reading. When the ball comes to rest in the band the notice waits
     ``close_call_settle_s`` (or until the ball moves again), dated at the stop, with the latest
     rest reading (the ball's final place, the one the referee looks at, as it firms up). A
-    reading counts as within the band when it may be, for its uncertainty; a ball leaving the
+    reading counts as within the band when it may be, for its uncertainty (``placed``: of its
+    place alone, where ``unc`` also holds a doubt of which object it is); a ball leaving the
     band without turning back (a rolling reading's uncertainty shrank) is no news either.
     """
     assert obs.ball_xy_mm is not None
     cfg = state.config
     w = state.watch
-    inside = margin > -(cfg.close_call_mm + unc)
+    inside = margin > -(cfg.close_call_mm + (unc if placed is None else placed))
     xy = point(obs.ball_xy_mm)
     here = LineWatch(line, margin, unc, obs.frame, obs.t_s, xy, doubt_mm=obs.ball_doubt_mm)
     if w is not None and w.rest_s is not None:  # at rest in the band since ``w.rest_s``

@@ -523,6 +523,15 @@ def test_a_ball_in_doubt_rolling_to_rest_at_the_touchline_is_a_notice_never_a_ca
     assert state.restart is None
 
 
+def test_a_ball_in_doubt_rolling_to_rest_away_from_the_lines_is_no_news(run):
+    """DESIGN 4 close_call: the band is where the ball's place may lie within 3 mm of a line
+    for its own uncertainty; a ball in doubt resting 30 mm inside is no notice, however large
+    the doubt of which object it is."""
+    steps = ("273,0 flick 7", f"280,300 {DOUBT}", f"285,355 {DOUBT}", f"285,355 rest {DOUBT}")
+    _, calls = run(seq(*settled(*steps)))
+    assert not [c for c in calls if c.kind == "close_call"]
+
+
 def test_a_ball_in_doubt_lying_still_at_the_touchline_is_no_news(run):
     """FISTF 14.1 / DESIGN 4: a ball in doubt that never rolled (the tracked object may be a
     figure's part of the ball's colour) gives no notice, however near a line it lies."""
