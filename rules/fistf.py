@@ -44,7 +44,7 @@ from rules import clock as clk
 from rules import fistf_ends as ends
 from rules.calls import Call
 from rules.fistf_kickoff import see_kick_off
-from rules.fistf_lines import check_lines, close_watch, in_doubt
+from rules.fistf_lines import check_lines, close_watch, in_doubt, watch_in_doubt
 from rules.fistf_play import apply_contacts, resolve_pending_play
 from rules.fistf_setpiece import placement_notices, take_restart, watch_goal_kick
 from rules.fistf_state import BallTrack, MatchConfig, MatchState, PendingPlay, Restart
@@ -125,7 +125,7 @@ def _judge(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]
     if state.finished:
         return state, []
     # A ball that may be another object is watched near the lines, and else unseen.
-    doubtful = obs.ball_xy_mm if in_doubt(obs) else None
+    doubtful = obs if in_doubt(obs) else None
     kits = _sighting(obs)
     state = ends.prior(state, kits)
     state = see_kick_off(state, kits)
@@ -153,8 +153,10 @@ def _judge(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]
             state, new = resolve_pending_play(state, obs)
             calls += new
         if state.restart is None:
-            lines_obs = obs if doubtful is None else replace(obs, ball_xy_mm=doubtful)
-            state, new = check_lines(state, lines_obs)
+            if doubtful is None:
+                state, new = check_lines(state, obs)
+            else:
+                state, new = watch_in_doubt(state, doubtful)
             calls += new
         if state.restart is None:
             state, new = watch_goal_kick(state, obs)

@@ -31,8 +31,6 @@ def check_lines(state: MatchState, obs: Observation) -> tuple[MatchState, list[C
     """Goal, ball out, or the close-call watch, for the ball of this frame (ball in play)."""
     if obs.ball_xy_mm is None:
         return _hidden(state, obs)
-    if in_doubt(obs):
-        return watch_in_doubt(state, obs)
     pitch, xy, r = state.pitch, obs.ball_xy_mm, obs.ball_radius_mm
     unc = state.line_uncertainty(obs)
     margins = boundary_margins_mm(pitch, xy, r)
@@ -51,8 +49,8 @@ def check_lines(state: MatchState, obs: Observation) -> tuple[MatchState, list[C
 def in_doubt(obs: Observation) -> bool:
     """Whether the ball is placed well but may be another object (``ball_doubt_mm``): which
     ball-like object is the ball, motion has not settled yet."""
-    own = obs.ball_uncertainty_mm - obs.ball_doubt_mm
-    return obs.ball_xy_mm is not None and obs.ball_doubt_mm > 0.0 and own <= obs.ball_radius_mm
+    well_placed = obs.ball_placed_mm <= obs.ball_radius_mm
+    return obs.ball_xy_mm is not None and obs.ball_doubt_mm > 0.0 and well_placed
 
 
 def watch_in_doubt(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
@@ -68,8 +66,7 @@ def watch_in_doubt(state: MatchState, obs: Observation) -> tuple[MatchState, lis
         return state, []
     margins = boundary_margins_mm(state.pitch, obs.ball_xy_mm, obs.ball_radius_mm)
     line = max(margins, key=margins.__getitem__)
-    own = obs.ball_uncertainty_mm - obs.ball_doubt_mm
-    placed = math.hypot(own, state.config.line_uncertainty_mm)  # the band is its place's
+    placed = math.hypot(obs.ball_placed_mm, state.config.line_uncertainty_mm)  # the band's
     return _watch(state, obs, line, margins[line], state.line_uncertainty(obs), placed)
 
 

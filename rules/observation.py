@@ -212,5 +212,10 @@ class Observation:
         return cls(t_s, frame, None, ball_radius_mm)
 
     @property
+    def ball_placed_mm(self) -> float:
+        """The bound on the ball's position error without its identity doubt, in mm."""
+        return self.ball_uncertainty_mm - self.ball_doubt_mm
+
+    @property
     def ball_seen(self) -> bool:
         return self.ball_xy_mm is not None

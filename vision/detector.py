@@ -146,8 +146,7 @@ class Detector:
         self._keepers = KeeperFinder(model, self._t_ch, cfg.coarse_refit_frames)
         self._keepers_mm = np.zeros((0, 2))  # the keepers of the last base search
         self._coarse: _Coarse | None = None
-        # (rough px (k, 2), fits, frame of each fit) of the last coarse ball fits
-        self._last_balls = None
+        self._fitted: _Coarse | None = None  # the last whole-cloth pass whose balls were fitted
         self._scale_key, self._scale = b"", 1.0  # ``_scale_at``'s last point and answer
         # (rough px when fitted, xy px, r px, mm, team) of the bases of the last coarse pass.
         self._last_bases = None
@@ -515,7 +514,7 @@ class Detector:
         self._colour_prior = np.ones(len(bgr))
         self._t_ch = self._colour.threshold_ch
         self._cloth = self._new_cloth()
-        self._coarse, self._last_bases, self._last_balls = None, None, None
+        self._coarse, self._last_bases, self._fitted = None, None, None
         self._ball_gate.clear()
 
     def _face_colours(self, image, xy_px, r_px: float) -> tuple[NDArray[np.bool_], NDArray | None]:
@@ -586,7 +585,7 @@ class Detector:
         self._colour_prior = np.concatenate([self._colour_prior, [1.0]])
         self._t_ch = self._colour.threshold_ch
         self._cloth = self._new_cloth()
-        self._coarse, self._last_bases, self._last_balls = None, None, None
+        self._coarse, self._last_bases, self._fitted = None, None, None
         self._ball_gate.clear()
 
     def _renew_background(self, image) -> None:
@@ -605,10 +604,11 @@ class Detector:
         key = self._ball_gate.key
         if key is None or _touches(taken, key[0]):
             self._ball_gate.clear()
-        if self._last_balls is not None:
-            self._last_balls = (*self._last_balls[:3], _untouched(self._last_balls[3], taken))
-        if self._coarse is not None and self._coarse.fits is not None:
-            self._coarse.fits.looks = _untouched(self._coarse.fits.looks, taken)
+        if self._fitted is not None:
+            looks = self._fitted.fits.looks
+            self._fitted.fits.looks = [
+                None if a is None or _touches(taken, a[0]) else a for a in looks
+            ]
 
     def _window_ball(self, image, hint, travel_px, rolling: bool, step_px: float = 0.0):
         """Fitted ball candidates in the window around ``hint``, or None when it shows none.
@@ -758,14 +758,7 @@ class Detector:
                 fits.looks[i] = self._look(image, rough[i], fits.arrays[0][i], fits.arrays[1][i])
             fits.done[todo] = True
             fits.fitted_at[todo] = self._frames
-        done = fits.done
-        kept = [fits.looks[i] for i in np.flatnonzero(done)]
-        self._last_balls = (
-            rough[done],
-            tuple(f[done] for f in fits.arrays),
-            fits.fitted_at[done],
-            kept,
-        )
+        self._fitted = coarse
         balls = [np.array(f, copy=True) for f in fits.arrays]
         if fits.stale.any():  # the kept fit stays as it was made
             r_mm = self.model.pitch.profile.ball_radius_mm
@@ -775,35 +768,37 @@ class Detector:
         return coarse.balls
 
     def _kept_fits(self, image, rough) -> _RoughFits:
-        """The fits of the last passes that still stand for the rough centres of a new pass
-        (``_coarse_balls``); the others are still to be made."""
+        """The fits of the last fitted pass that still stand for the rough centres of a new
+        pass (``_coarse_balls``); the others are still to be made."""
         n = len(rough)
-        reuse, j = np.zeros(n, bool), np.zeros(n, int)
-        last = self._last_balls
+        reuse, k = np.zeros(n, bool), np.zeros(n, int)
         cfg = self.config
-        if last is not None and n and len(last[0]):
-            d = np.linalg.norm(rough[:, None, :] - last[0][None], axis=2)
-            j = np.argmin(d, axis=1)
+        last = None if self._fitted is None else self._fitted.fits
+        made = np.zeros(0, int) if last is None else np.flatnonzero(last.done)
+        if n and len(made):
+            d = np.linalg.norm(rough[:, None, :] - self._fitted.rough_balls_px[made][None], axis=2)
+            nearest = np.argmin(d, axis=1)
+            k = made[nearest]  # each rough centre's nearest fit of the last pass
             # A failed fit is tried again sooner: it may have started from a blob that was
             # cut by something passing. Where nothing changed since, nothing passed.
-            age = self._frames - last[2][j]
-            ok_before = last[1][4][j]
+            age = self._frames - last.fitted_at[k]
+            ok_before = last.arrays[4][k]
             fresh_fit = age < np.where(ok_before, cfg.coarse_refit_frames, cfg.rest_refit_frames)
-            same = d[np.arange(n), j] < SAME_STEPS * self._step
+            same = d[np.arange(n), nearest] < SAME_STEPS * self._step
             for i in np.flatnonzero(same & ~fresh_fit & (age < cfg.coarse_refit_frames)):
-                fresh_fit[i] = self._unchanged(image, last[3][j[i]])
+                fresh_fit[i] = self._unchanged(image, last.looks[k[i]])
             reuse = same & fresh_fit
         arrays = [np.zeros((n, 2)), np.zeros(n), np.zeros((n, 2)), np.zeros(n)]
         arrays += [np.zeros(n, bool), np.zeros(n, np.int64), np.zeros(n), np.zeros(n, bool)]
         fitted_at, looks = np.full(n, self._frames), [None] * n
         fits = _RoughFits(arrays, fitted_at, looks, reuse.copy(), np.zeros(n, bool))
         if reuse.any():
-            for f, old in zip(arrays, last[1], strict=True):
-                f[reuse] = old[j[reuse]]
-            fits.fitted_at[reuse] = last[2][j[reuse]]
+            for f, old in zip(arrays, last.arrays, strict=True):
+                f[reuse] = old[k[reuse]]
+            fits.fitted_at[reuse] = last.fitted_at[k[reuse]]
             for i in np.flatnonzero(reuse):
-                fits.looks[i] = last[3][j[i]]
-                fits.stale[i] = bool(arrays[4][i]) and not self._unchanged(image, last[3][j[i]])
+                fits.looks[i] = last.looks[k[i]]
+                fits.stale[i] = bool(arrays[4][i]) and not self._unchanged(image, fits.looks[i])
         return fits
 
     def _look(self, image, rough_px, fit_px, r_px):
@@ -1044,11 +1039,6 @@ class Detector:
         if not centres:
             return np.zeros((0, 2)), np.zeros(0, np.int8)
         return np.array(centres), np.array(teams, np.int8)
-
-
-def _untouched(looks: list, taken: NDArray[np.bool_]) -> list:
-    """``looks`` (``Detector._look``) without those where the background was renewed."""
-    return [None if a is None or _touches(taken, a[0]) else a for a in looks]
 
 
 def _touches(mask: NDArray[np.bool_], box: tuple) -> bool:
