@@ -1019,6 +1019,8 @@ class Detector:
         for hint in hints:  # a handful of moving figures at most
             half = 3.0 * r * float(self.model.px_per_mm(hint)[0])
             x0, y0, x1, y1 = self._window(hint, half)
+            if x1 - x0 < 3 or y1 - y0 < 3:  # a figure followed out of the frame
+                continue
             blobs = self._colour.find(
                 image[y0:y1, x0:x1],
                 self.model.background[y0:y1, x0:x1],

@@ -178,6 +178,19 @@ def test_window_search_follows_the_hint(model):
     assert np.linalg.norm(out.ball_xy_mm[0] - (104.0, 2.0)) < 1.0
 
 
+def test_a_figure_followed_out_of_the_frame_is_not_searched_for(model):
+    """A moving figure's predicted place may lie off the frame (a compressed clip's ghost
+    followed off the edge): its window is empty and is skipped, the others still searched."""
+    w, h = CAMERA.size_px
+    inside = CAMERA.project(np.array([[*AWAY_XY[2], 0.0]]))[0]
+    hints = np.array([[w + 500.0, h / 2], [-300.0, -300.0], inside])
+    det = Detector(model)
+    det.detect(draw(seed=4), search_bases=True)
+    out = det.detect(draw(seed=5), base_hints_px=hints, search_bases=False)
+    assert out.n_bases == 1
+    assert np.linalg.norm(out.base_xy_mm[0] - AWAY_XY[2]) < 2.0
+
+
 def test_empty_cloth_gives_no_ball(model):
     out = Detector(model).detect(draw(None, seed=3), search_bases=True)
     assert out.n_balls == 0
