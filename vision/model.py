@@ -53,6 +53,10 @@ from vision.hiders import fill_box, hiders_mask
 
 EDGE_SLACK_PX = 0.4  # how far a line's seen edge may be from its measured one
 MAX_BALL_BLOBS = 4  # learnt ball hypotheses kept (a ball, a goalkeeper or two, a stray)
+# The pixels each side of an outline that blend an object with the cloth whatever its size: a
+# codec's colour at half resolution and the lens's blur (at 960x720 a ball's radius is some
+# 6 px, and a pixel in leaves a third of a plain ball's inside blended).
+CLEAR_PX = 2
 BALL_UNIFORMITY = 0.85  # least share of a ball blob's inside in one colour under shading
 KEEPER_REACH_MM = 15.0  # a goalkeeper may stand on its goal line, in front of the net
 LIT_RING_SHARE = 0.25  # least lit share of a blob's ring for its colour to be read there
@@ -382,6 +386,7 @@ class _Blobs:
     uniformity: NDArray  # (n,) share of inside pixels near their mean colour (under shading)
     labels: NDArray  # (h, w) int32
     top_bgr: NDArray | None = None  # (n, 3) median colour of the inside (None: not measured)
+    clear_uniformity: NDArray | None = None  # (n,) the same clear of the outline's blend
 
 
 def _blobs(
@@ -417,11 +422,18 @@ def _blobs(
     # The inside: a blob's outline blends it with the cloth over a pixel or two, which for a
     # small ball is a third of it, and a colour blended with green is no shade of it.
     k_in = max(3, int(0.5 * ball_px) | 1)
-    inside = cv2.erode(objects, kernel=cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k_in, k_in)))
-    inside_labels = np.where(inside > 0, labels, 0)
+    inside_labels = np.where(_eroded(objects, k_in), labels, 0)
     uniform = _uniformity(image, inside_labels, n)
     top_bgr = _inside_colours(image, inside_labels, n)
-    return _Blobs(area, centroids[1:], ring_bgr, roundness, uniform, labels, top_bgr)
+    # The same, clear of the blend whatever the ball's size (``CLEAR_PX``).
+    k_clear = max(2 * CLEAR_PX + 1, k_in)
+    clear = _uniformity(image, np.where(_eroded(objects, k_clear), labels, 0), n)
+    return _Blobs(area, centroids[1:], ring_bgr, roundness, uniform, labels, top_bgr, clear)
+
+
+def _eroded(mask: NDArray[np.uint8], k: int) -> NDArray[np.bool_]:
+    """``mask`` eroded by a disc ``k`` px across."""
+    return cv2.erode(mask, kernel=cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
 
 
 def _inside_colours(image: NDArray[np.uint8], labels: NDArray, n: int) -> NDArray[np.float64]:
@@ -494,6 +506,11 @@ def _split_blobs(
     kit_r = np.array([np.median(r_eq[a]) if a.any() else 0.0 for a in alike])
     kit &= r_eq >= kit_r - 0.5 * (r_base_px - r_ball_px)
     even = (blobs.uniformity >= BALL_UNIFORMITY) | on_spot
+    if blobs.clear_uniformity is not None:
+        # A small ball's blended outline reads as a second colour; clear of it, a blob like no
+        # other (no kit's) that is one colour is a ball or a plain goalkeeper. Not a figure
+        # like others: clear of its base's rim, a plain shirt is one colour too.
+        even |= (blobs.clear_uniformity >= BALL_UNIFORMITY) & ~alike.any(axis=1)
     size = np.clip(1.0 - np.abs(r_eq - r_ball_px - excess) / (r_base_px - r_ball_px + 0.5), 0, 1)
     # The centre spot ranks first (a kick-off is common; on a pale cloth a ball there reads
     # small and in pieces), but it is only a rank: motion still decides.

@@ -17,7 +17,15 @@ from calibration.tables import load_pitch
 from vision.colour import USUAL_BALLS_BGR
 from vision.config import VisionConfig
 from vision.detector import Detector, FrameSizeError
-from vision.model import LearningError, _Blobs, _cloth_roi, _scale_grid, _split_blobs, learn_model
+from vision.model import (
+    LearningError,
+    _Blobs,
+    _blobs,
+    _cloth_roi,
+    _scale_grid,
+    _split_blobs,
+    learn_model,
+)
 
 PITCH = load_pitch("fistf")
 CAMERA = CameraModel.overhead((640, 420), 1300.0, 1450.0)
@@ -304,6 +312,54 @@ def test_learning_tells_the_ball_from_a_plain_kit(ball_r_eq, ball_uniformity, on
     balls, figures = _split_blobs(blobs, np.full(n, 5.4), np.full(n, 5.9), spot)
     assert balls.tolist() == [n - 1]  # the kits' figures are no hypotheses
     assert figures[:-1].all() and not figures[-1]
+
+
+def small_ball_among_a_kit(clear: bool):
+    """Blobs of a 960x720 frame: four red figures whose plain shirts are one colour once clear
+    of their bases' rims, and a small marked orange ball whose blended outline reads as a
+    second colour (the last blob); ``clear``: with the uniformity clear of the outlines."""
+    rng = np.random.default_rng(5)
+    noise = rng.normal(0.0, 3.0, (2, 5, 3))
+    # The ball's top is alike to the kit's shirts, its rim (blended with the cloth) is not.
+    top = np.array([(58.0, 77.0, 190.0)] * 4 + [(24.0, 91.0, 168.0)]) + noise[0]
+    ring = np.array([(52.0, 69.0, 158.0)] * 4 + [(20.0, 84.0, 126.0)]) + noise[1]
+    r_eq = np.array([8.1, 8.0, 7.8, 7.9, 7.4])
+    return _Blobs(
+        area=np.pi * r_eq**2,
+        centre_px=np.zeros((5, 2)),
+        ring_bgr=ring,
+        roundness=np.array([1.0, 0.95, 1.05, 0.9, 0.98]),
+        uniformity=np.array([0.63, 0.67, 0.68, 0.6, 0.81]),
+        labels=np.zeros((1, 1), np.int32),
+        top_bgr=top,
+        clear_uniformity=np.array([0.9, 0.92, 0.95, 0.88, 0.97]) if clear else None,
+    )
+
+
+@pytest.mark.parametrize("clear", [False, True])
+def test_a_small_ball_is_even_clear_of_its_blended_outline(clear):
+    """A ball some 6 px across its radius blends with the cloth over a third of its inside:
+    read there it is no more even than a figure. Clear of the blend it is one colour, and so
+    are the plain shirts of a kit, but a kit is on many figures: only the blob like no other
+    is a hypothesis."""
+    blobs = small_ball_among_a_kit(clear)
+    balls, _ = _split_blobs(blobs, np.full(5, 5.7), np.full(5, 6.5), np.zeros(5, bool))
+    assert balls.tolist() == ([4] if clear else [])
+
+
+def test_a_blobs_uniformity_clear_of_its_outline_ignores_the_blend():
+    """A plain orange disc of a 7 px radius whose outer two pixels a codec blended with the
+    green cloth: read one pixel in, a third of it is the blend; two pixels in, one colour."""
+    cloth, orange = np.array([40.0, 120.0, 35.0]), np.array([24.0, 91.0, 168.0])
+    yy, xx = np.mgrid[:40, :40]
+    r = np.hypot(xx - 20, yy - 20)
+    img = np.where((r <= 7.0)[..., None], orange, cloth)
+    img = np.where(((r > 5.0) & (r <= 7.0))[..., None], 0.3 * orange + 0.7 * cloth, img)
+    img = img.astype(np.uint8)
+    objects = (r <= 7.0).astype(np.uint8)
+    blobs = _blobs(img, objects, 6.0, np.full(img.shape, cloth, np.float32), 18.0)
+    assert len(blobs.area) == 1
+    assert blobs.uniformity[0] < 0.85 <= blobs.clear_uniformity[0]
 
 
 @pytest.mark.parametrize("ball_hint", [False, True])
