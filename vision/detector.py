@@ -622,9 +622,9 @@ class Detector:
         """
         r_px = self.model.pitch.profile.ball_radius_mm * self._scale_at(hint)
         box = self._window(hint, self.config.window_radii * r_px + travel_px)
-        x0, y0, x1, y1 = box
-        if x1 - x0 < 3 or y1 - y0 < 3:
+        if _too_small(box):
             return None
+        x0, y0, x1, y1 = box
         region = image[y0:y1, x0:x1]
         # The window's fits of a rolling ball (its edges alone) are kept apart from those of
         # a ball at rest (its whole patch).
@@ -1018,9 +1018,10 @@ class Detector:
         centres, teams = [], []
         for hint in hints:  # a handful of moving figures at most
             half = 3.0 * r * float(self.model.px_per_mm(hint)[0])
-            x0, y0, x1, y1 = self._window(hint, half)
-            if x1 - x0 < 3 or y1 - y0 < 3:  # a figure followed out of the frame
+            box = self._window(hint, half)
+            if _too_small(box):  # a figure followed out of the frame
                 continue
+            x0, y0, x1, y1 = box
             blobs = self._colour.find(
                 image[y0:y1, x0:x1],
                 self.model.background[y0:y1, x0:x1],
@@ -1041,6 +1042,12 @@ class Detector:
         if not centres:
             return np.zeros((0, 2)), np.zeros(0, np.int8)
         return np.array(centres), np.array(teams, np.int8)
+
+
+def _too_small(box: tuple) -> bool:
+    """Whether the window ``box`` (x0, y0, x1, y1) is too small to search (cut off by the
+    frame's edge, or wholly beyond it)."""
+    return box[2] - box[0] < 3 or box[3] - box[1] < 3
 
 
 def _touches(mask: NDArray[np.bool_], box: tuple) -> bool:

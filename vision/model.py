@@ -403,8 +403,7 @@ def _blobs(
     # The rim: inside the anti-aliased edge, outside the body standing on the base.
     k = max(7, int(0.9 * ball_px) | 1)
     outer = cv2.erode(objects, kernel=np.ones((3, 3), np.uint8))
-    inner = cv2.erode(objects, kernel=cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    ring = (outer > 0) & (inner == 0)
+    ring = (outer > 0) & ~_eroded(objects, k)
     # A figure's shadow joins its blob under a low light; its colour is the cloth's, darker.
     # The ring is read where it is lit, unless hardly any of it is (a kit of a darker shade
     # of the cloth's colour is all "shadow").
@@ -763,9 +762,7 @@ def _rolling_blob_colour(image, centre_px, r_px: float, model: SceneModel):
         blob = labels == labels[ys[near], xs[near]]
     # The inside, clear of the outline's blend with the cloth.
     k = max(3, int(0.5 * r_px) | 1)
-    inside = cv2.erode(
-        blob.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    ).astype(bool)
+    inside = _eroded(blob.astype(np.uint8), k)
     if inside.sum() < 6:
         return None
     px = pix[inside]
