@@ -442,7 +442,9 @@ def _watch(
 
     The watch starts only while the ball rolls (a ball lying still near a line is no news, and a
     resting ball must not repeat its notice every frame), or on the frame a ball last seen
-    rolling is seen at rest (its last metres unseen: lost by the camera, or under a hand). It
+    rolling is seen at rest (its last metres unseen: lost by the camera, or under a hand), or
+    on the ball's first sighting in a play picked up before the first frame (a clip of the
+    disputed moment may begin with the ball's roll unseen, or with it already at rest). It
     keeps the deepest reading. When the ball comes to rest in the band the notice waits
     ``close_call_settle_s`` (or until the ball moves again), dated at the stop, with the latest
     rest reading (the ball's final place, the one the referee looks at, as it firms up). A
@@ -464,7 +466,8 @@ def _watch(
             return replace(state, watch=w), []
         return replace(state, watch=None), [_close_call(state, w)]
     if w is None:
-        if not (inside and (obs.ball_moving or state.ball.moving)):
+        first_sighting = state.unseen_play and state.ball.xy_mm is None
+        if not (inside and (obs.ball_moving or state.ball.moving or first_sighting)):
             return state, []
         w = here
     elif inside and (w.line != line or margin > w.margin_mm or not obs.ball_moving):

@@ -537,3 +537,41 @@ def test_a_ball_in_doubt_lying_still_at_the_touchline_is_no_news(run):
     figure's part of the ball's colour) gives no notice, however near a line it lies."""
     _, calls = run(seq(*settled("285,385.7 rest unc=0.5", f"285,385.7 rest {DOUBT}")))
     assert not [c for c in calls if c.kind == "close_call"]
+
+
+@pytest.mark.parametrize(
+    ("first_seen", "notices"),
+    [
+        pytest.param("285,385.9 rest unc=1.2", 1, id="first seen resting 0.4 mm over"),
+        pytest.param("hidden", 1, id="first seen there after frames without it"),
+        pytest.param("285,355 rest unc=1.2", 0, id="first seen resting 30 mm inside"),
+    ],
+)
+def test_a_clip_picked_up_in_play_whose_ball_is_first_seen_resting_at_a_line(
+    run, first_seen, notices
+):
+    """FISTF 14.1 / DESIGN 4 ("a clip may start anywhere"): a clip of the disputed moment
+    begins with the ball's roll unseen and finds it at rest 0.4 mm over the touchline, placed
+    to 1.2 mm. Whether it came to rest there is not seen, but silence would read as a
+    confident "in": a notice, too close to call. Found well inside, it is no news."""
+    rest = "285,385.9 rest unc=1.2"
+    steps = (first_seen, rest) if first_seen == "hidden" else (first_seen,)
+    _, calls = run(seq(*settled(*steps)), in_play=False)
+    close = [c for c in calls if c.kind == "close_call"]
+    assert len(close) == notices, calls
+    for c in close:
+        assert (c.line, c.law, c.too_close_to_call, c.fully_crossed) == (
+            "touchline",
+            "FISTF 14.1",
+            True,
+            True,
+        )
+        assert c.margin_mm == pytest.approx(0.4, abs=1e-9)
+
+
+def test_a_ball_lying_at_a_line_when_the_kick_off_was_seen_is_no_news(run):
+    """FISTF 14.1: once the rules have seen the ball (here in a play they watched begin), a
+    ball lying still at a line is no news; only its own roll, or a roll unseen, starts the
+    watch."""
+    _, calls = run(seq(*settled("285,385.9 rest unc=1.2")))
+    assert not [c for c in calls if c.kind == "close_call"]
