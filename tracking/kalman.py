@@ -8,6 +8,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 V_SIGMA_MM_S = 500.0  # a new roll's velocity, known from a sighting or two
+# A measurement whose normalised squared innovation exceeds this (chi-squared, 2 degrees of
+# freedom, 1 in 1000) is not within the filter's covariance: see ``Kalman.update``.
+OUTLIER_NIS = 13.8
 
 
 class Kalman:
@@ -53,10 +56,19 @@ class Kalman:
     def update(self, z: NDArray, sigma_mm: float = 0.0) -> None:
         """Take the measured position ``z (2,)``; ``sigma_mm``, when larger than the
         configured noise, is that measurement's own (a doubtful fit weighs less)."""
-        s = self.p[:2, :2] + max(self._r, sigma_mm * sigma_mm) * np.eye(2)
-        k = self.p[:, :2] @ np.linalg.inv(s)
-        self.x = self.x + k @ (z - self.x[:2])
+        s_inv = np.linalg.inv(self.p[:2, :2] + max(self._r, sigma_mm * sigma_mm) * np.eye(2))
+        k = self.p[:, :2] @ s_inv
+        innovation = z - self.x[:2]
+        step = k @ innovation
+        self.x = self.x + step
         self.p = (np.eye(4) - k[:, :2] @ np.eye(2, 4)) @ self.p
+        if innovation @ s_inv @ innovation > OUTLIER_NIS:
+            # The fit and the roll disagree beyond both their doubts: either the fit stood
+            # off the ball (a mark or a shadow taken for its outline) or the ball was
+            # deflected. Which is not known, so the state may be off by the whole step it
+            # just took, in place and in speed; the covariance says so until measurements
+            # on one course settle it again.
+            self.p = self.p + np.outer(step, step)
         self.v_sigma_mm_s = math.sqrt(largest_eigenvalue(self.p[2:, 2:]))
 
 
