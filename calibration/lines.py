@@ -23,6 +23,7 @@ from scipy.ndimage import gaussian_filter1d
 from scipy.special import erf
 
 from calibration.calibration_file import CalibrationError
+from calibration.kmeans import kmeans
 
 # Profiles are sampled every half pixel across a line.
 PROFILE_STEP_PX = 0.5
@@ -82,7 +83,7 @@ def find_cloth(image_bgr: NDArray[np.uint8]) -> Cloth:
         )
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
     chroma = lab[:, 1:]
-    centres, labels = chroma_clusters(chroma)
+    centres, labels = kmeans(chroma, 4, step=8)
     # A cloth is dyed: any hue (green, olive, teal, blue), but not the grey of a floor, a
     # wall or white paper. Its hue is not assumed: cameras and lights shift it far.
     coloured = np.hypot(*(centres - 128.0).T) >= MIN_CLOTH_CHROMA
@@ -118,34 +119,6 @@ def find_cloth(image_bgr: NDArray[np.uint8]) -> Cloth:
     mask = cv2.resize(mask_small.astype(np.uint8), dsize=(w, h), interpolation=cv2.INTER_NEAREST)
     colour = np.median(small.reshape(-1, 3)[(labels == best)], axis=0).astype(np.float64)
     return Cloth(mask.astype(bool), colour, paint_weights(colour))
-
-
-def chroma_clusters(chroma: NDArray[np.float32], k: int = 4) -> tuple[NDArray, NDArray]:
-    """k-means of chroma points (n, 2): centres (k, 2) and labels (n,), the same every call.
-
-    OpenCV's own seeding draws on the process-wide random generator, which moves on with
-    every call: the same picture gave a slightly different cloth (and outline) each time. So
-    the k-means++ seeds are drawn here, from a generator of our own on every eighth point, and
-    OpenCV only refines them (one attempt from those labels draws nothing).
-    """
-    rng = np.random.default_rng(0)
-    some = chroma[::8].astype(np.float64)
-    centres = [some[rng.integers(len(some))]]
-    d2 = np.sum(np.square(some - centres[0]), axis=1)
-    for _ in range(k - 1):
-        centres.append(some[rng.choice(len(some), p=d2 / d2.sum())] if d2.sum() > 0 else some[0])
-        d2 = np.minimum(d2, np.sum(np.square(some - centres[-1]), axis=1))
-    seeds = np.asarray(centres, np.float32)
-    labels = np.argmin(np.sum(np.square(chroma[:, None, :] - seeds[None]), axis=2), axis=1)
-    _, labels, centres_out = cv2.kmeans(
-        data=np.ascontiguousarray(chroma, np.float32),
-        K=k,
-        bestLabels=labels.astype(np.int32).reshape(-1, 1),
-        criteria=(cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.5),
-        attempts=1,
-        flags=cv2.KMEANS_USE_INITIAL_LABELS,
-    )
-    return centres_out, labels.ravel()
 
 
 def paint_weights(cloth_bgr: NDArray) -> NDArray[np.float64]:

@@ -59,6 +59,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.kmeans import kmeans
 from vision.colour import shaded_distance
 from vision.geometry import FastCamera
 
@@ -141,10 +142,7 @@ def _tones(patch_bgr, px, py, c_px, r_px: float, rim) -> NDArray[np.float64] | N
     pix = patch_bgr[inside].astype(np.float32)
     if len(pix) < 20:
         return None
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
-    _, labels, centres = cv2.kmeans(
-        pix, K=2, bestLabels=None, criteria=criteria, attempts=2, flags=cv2.KMEANS_PP_CENTERS
-    )
+    centres, labels = kmeans(pix, 2, iterations=20)
     share = float(labels.mean())
     if min(share, 1.0 - share) < TONE_MIN_SHARE:
         return None
