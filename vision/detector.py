@@ -684,8 +684,6 @@ class Detector:
         found, placings = self._fit_balls(
             image, balls, whole_patch=not rolling, patch_near=near_hint, smear_px=step_px
         )
-        if fallback is not None:
-            found = _doubted_by(found, fallback[0])
         # A later fit from the first ball found takes its placing along (see above).
         first = np.flatnonzero(found[4])
         kept = (found, placings[first[0]] if len(first) else None)
@@ -1044,18 +1042,6 @@ class Detector:
         if not centres:
             return np.zeros((0, 2)), np.zeros(0, np.int8)
         return np.array(centres), np.array(teams, np.int8)
-
-
-def _doubted_by(found: tuple, other: tuple) -> tuple:
-    """``found`` (``_fit_balls``' fields) with the doubt of each good fit that overlaps the
-    single fit ``other`` grown to half the gap between their places: two balls cannot
-    overlap, so both fitted one object from two starts, and where they part (the lit part of
-    a half-lit ball fitted as if it were whole, beside a fit of all of it) the object's
-    outline does not say which is right; twice the doubt spans the gap."""
-    xy_px, r_px, xy_mm, ok, sigma = found[0], found[1], found[2], found[4], found[6]
-    same = ok & (np.hypot(*(xy_px - other[0][0]).T) < 2.0 * r_px)
-    gap_mm = np.hypot(*(xy_mm - other[2][0]).T)
-    return (*found[:6], np.where(same, np.hypot(sigma, 0.5 * gap_mm), sigma), *found[7:])
 
 
 def _too_small(box: tuple) -> bool:

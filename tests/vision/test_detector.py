@@ -16,7 +16,7 @@ from calibration.camera import CameraModel
 from calibration.tables import load_pitch
 from vision.colour import USUAL_BALLS_BGR
 from vision.config import VisionConfig
-from vision.detector import Detector, FrameSizeError, _doubted_by
+from vision.detector import Detector, FrameSizeError
 from vision.model import (
     LearningError,
     _Blobs,
@@ -483,32 +483,3 @@ def test_every_ball_like_blob_of_a_still_table_is_fitted_within_a_few_frames(mod
     # Every one of them, the ball among them (the flat discs read as a ball's centre, a
     # ball's radius up: a few millimetres of parallax off).
     assert (d.min(axis=0) < PITCH.profile.ball_radius_mm).all()
-
-
-def _fits(xy_px, xy_mm, ok, sigma_mm):
-    """``_fit_balls``' fields for balls of radius 10 px at ``xy_px`` (k, 2) / ``xy_mm``."""
-    k = len(xy_px)
-    return (
-        np.asarray(xy_px, float),
-        np.full(k, 10.0),
-        np.asarray(xy_mm, float),
-        np.full(k, 0.3),
-        np.asarray(ok, bool),
-        np.zeros(k, np.int64),
-        np.asarray(sigma_mm, float),
-        np.zeros(k, bool),
-    )
-
-
-def test_two_fits_of_one_ball_that_part_are_in_doubt_by_half_their_gap():
-    """Two balls cannot overlap: a fit of the window's blob 8 mm from the fit at the
-    prediction placed the same object (the lit part of a half-lit ball, fitted as whole),
-    and which is right its outline does not say: its doubt spans the gap. A fit of another
-    ball (three diameters off) and a failed fit keep theirs."""
-    found = _fits([[108, 100], [160, 100], [104, 100]], [[8, 0], [60, 0], [4, 0]], [1, 1, 0], 0.5)
-    at_prediction = _fits([[100, 100]], [[0, 0]], [1], [0.4])
-    sigma = _doubted_by(found, at_prediction)[6]
-    assert 2.0 * sigma[0] >= 8.0
-    assert sigma[1] == 0.5 and sigma[2] == 0.5
-    unchanged = _doubted_by(found, _fits([[300, 100]], [[200, 0]], [1], [0.4]))
-    assert unchanged[6][0] == 0.5
