@@ -19,7 +19,8 @@ class VisionConfig:
     Attributes:
         ball_bgr, home_bgr, away_bgr: colour overrides; None = learn from the first frames.
         foreground_sigmas: a pixel is foreground when its colour is this many noise sigmas
-            (measured on the cloth at start-up) away from the background.
+            (measured on the cloth at start-up, followed after: ``vision/noise.py``) away
+            from the background.
         min_contrast: ... but never less than this many grey levels (a noiseless sensor).
         search_step: pixel step of the coarse whole-pitch search (every ``search_step``-th
             pixel in x and y), used when the ball is lost and to refresh bases.

@@ -39,6 +39,7 @@ from vision.model import (
     pitch_area,
     same_colour_as,
 )
+from vision.noise import NoiseWatch
 from vision.refine import (
     PATCH_MIN_SUPPORT,
     edge_passes,
@@ -152,6 +153,8 @@ class Detector:
         self._last_bases = None
         self._probe_before = None  # the last probe's frame, on every ``_step``-th pixel
         self._renewal = BackgroundRenewal(model, self._step)
+        self._noise = NoiseWatch(model.roi, model.threshold, self.config.foreground_sigmas)
+        self._learnt_noise = model.threshold, model.noise_sigma
         self._in_play = pitch_area(model.camera, model.pitch) & model.roi
         self._learnt_colours = 0
         # The window fit whose face was read last: one the window reuses shows the same pixels.
@@ -210,6 +213,9 @@ class Detector:
             self._probe_colours(image)
         if self._frames % RENEW_FRAMES == 0:
             self._renew_background(image)
+            threshold = self._noise.look(image, self.model.background, self.model.threshold)
+            if threshold is not None:
+                self._retune(threshold)
         due = self._frames % self.config.base_refresh_frames == 0  # the whole cloth's turn
         if search_bases is None:
             search_bases = due
@@ -506,12 +512,13 @@ class Detector:
         self._set_ball_colours(colours)
         self.ball_colour_settled = True
 
-    def _set_ball_colours(self, bgr: NDArray) -> None:
-        """Search for ball colours ``bgr (k, 3)`` (all alike ranked) from now on."""
+    def _set_ball_colours(self, bgr: NDArray, prior: NDArray | None = None) -> None:
+        """Search for ball colours ``bgr (k, 3)`` from now on, ranked by ``prior (k,)`` (all
+        alike when None)."""
         self._colour = ColourBlobs(
             bgr, self.model.team_bgr, self.model.threshold, self.config.shading_range
         )
-        self._colour_prior = np.ones(len(bgr))
+        self._colour_prior = np.ones(len(bgr)) if prior is None else prior
         self._t_ch = self._colour.threshold_ch
         self._cloth = self._new_cloth()
         self._coarse, self._last_bases, self._fitted = None, None, None
@@ -577,16 +584,22 @@ class Detector:
             return
         self._learnt_colours += 1
         self.ball_colour_settled = False
-        bgr = np.concatenate([self._colour.ball_bgr, colour[None]])
-        self._colour = ColourBlobs(
-            bgr, self.model.team_bgr, self.model.threshold, self.config.shading_range
-        )
         # Seen rolling: ranked with the best of the learnt colours.
-        self._colour_prior = np.concatenate([self._colour_prior, [1.0]])
-        self._t_ch = self._colour.threshold_ch
-        self._cloth = self._new_cloth()
-        self._coarse, self._last_bases, self._fitted = None, None, None
-        self._ball_gate.clear()
+        self._set_ball_colours(
+            np.concatenate([self._colour.ball_bgr, colour[None]]),
+            np.concatenate([self._colour_prior, [1.0]]),
+        )
+
+    def _retune(self, threshold: float) -> None:
+        """Tell the foreground by ``threshold`` from now on (``vision/noise.py``): the noise
+        it stands for is the fits' pixel noise too, and every pass starts again."""
+        learnt_threshold, noise = self._learnt_noise
+        if threshold > learnt_threshold:
+            noise = threshold / self.config.foreground_sigmas
+        self.model = replace(self.model, threshold=threshold, noise_sigma=noise)
+        self._set_ball_colours(self._colour.ball_bgr, self._colour_prior)
+        self._ball_gate = ChangeGate(self._t_ch, max_age=self.config.rest_refit_frames)
+        self._keepers = KeeperFinder(self.model, self._t_ch, self.config.coarse_refit_frames)
 
     def _renew_background(self, image) -> None:
         """Take in what changed on the table itself (``vision/renewal.py``)."""

@@ -17,7 +17,8 @@
   in it: the background keeps that texture where the frame is kept, but not where it is
   synthesised under the objects of the first frame, and those places must not turn into
   objects once the objects leave. The price: on a strongly textured cloth in dim light a dull
-  ball or kit close to the cloth's colour stays below the threshold.
+  ball or kit close to the cloth's colour stays below the threshold. The detector keeps the
+  threshold true to later frames (``vision/noise.py``): an encoder's smooth first frames.
 - **Colours.** Foreground blobs of about a base's size are figures: their rim colours, read
   where the rim is lit (a low light's shadow joins a figure's blob and is the cloth's colour,
   darker), split the tightest way in two (``_two_means``): the two teams. The team whose bases
@@ -50,6 +51,7 @@ from vision.colour import USUAL_BALLS_BGR, ball_coloured, darkened, shaded_dista
 from vision.config import VisionConfig
 from vision.geometry import FastCamera
 from vision.hiders import fill_box, hiders_mask
+from vision.noise import robust_sigma
 
 EDGE_SLACK_PX = 0.4  # how far a line's seen edge may be from its measured one
 MAX_BALL_BLOBS = 4  # learnt ball hypotheses kept (a ball, a goalkeeper or two, a stray)
@@ -158,7 +160,7 @@ def learn_model(
     r_px = pitch.profile.ball_radius_mm * float(np.median(scale))  # a typical ball radius
     cloth = smooth_cloth(image, r_px)
     diff = image.astype(np.float32) - cloth
-    noise = _robust_sigma(diff[roi])
+    noise = robust_sigma(diff[roi])
     thr = max(config.min_contrast, config.foreground_sigmas * noise)
     # Objects stand on the pitch at start; the cloth's edge and corners are not objects.
     in_play = pitch_area(camera, pitch) & ~goals_mask(camera, pitch)
@@ -279,11 +281,6 @@ def cloth_median(image: NDArray[np.uint8], ball_px: float) -> NDArray[np.uint8]:
 def cloth_median_size(ball_px: float) -> int:
     """``cloth_median``'s filter size at 1/4 scale: ~3 base diameters."""
     return min(int(max(5, round(7 * ball_px / 4))) | 1, 255)
-
-
-def _robust_sigma(values: NDArray[np.float32]) -> float:
-    med = np.median(values, axis=0)
-    return float(1.4826 * np.median(np.abs(values - med)))
 
 
 def cloth_residual(image, cloth_at, ys, xs, camera, pitch, line_bgr=None):
