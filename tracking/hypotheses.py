@@ -63,6 +63,9 @@ TRAIL_RUNS = 4096
 # How far a standing ball's fits stray from its first one at most (a compressed clip's: up to a
 # millimetre).
 JITTER_MM = 1.0
+# A rolling candidate's pace is taken over this long of its last sightings (a few frames at
+# any rate: one frame's step is as much the fits' jitter as the roll).
+PACE_S = 0.08
 
 
 @dataclass(frozen=True, slots=True)
@@ -457,6 +460,11 @@ class BallHypotheses:
         # A slow ball's velocity is mostly the jitter of two sightings a frame apart (a
         # millimetre a frame is 60 mm/s at 60 fps): its direction says little, so it may be
         # anywhere within its travel of where it was last seen.
+        # Its last velocity is of its last two sightings, and a fit repeated (the detector
+        # gives its last one again while the ball's part of the frame barely changed) makes it
+        # nought: a ball slowing to rest unseen may have gone on at the pace of its last moments.
+        pace = np.array([_pace_mm_s(c.trail) for c in self._cands])
+        gone = np.maximum(gone, np.where(since <= cfg.coast_s, pace * since, 0.0))
         near_last = np.linalg.norm(xy_mm[:, None, :] - last[None], axis=2)
         on_way = (
             (d <= cfg.reach_mm + 0.5 * gone[None])
@@ -607,6 +615,20 @@ class BallHypotheses:
 
     def _find(self, key: int | None) -> _Candidate | None:
         return next((c for c in self._cands if c.key == key), None)
+
+
+def _pace_mm_s(trail: deque[BallRun]) -> float:
+    """How fast a candidate went over its last ``PACE_S`` of sightings, on average (0 when it
+    was seen for less)."""
+    if not trail:
+        return 0.0
+    last = trail[-1]
+    for run in reversed(trail):
+        if last.last_s - run.last_s >= PACE_S:
+            return math.hypot(last.x_mm - run.x_mm, last.y_mm - run.y_mm) / (
+                last.last_s - run.last_s
+            )
+    return 0.0
 
 
 def _to_paths(xy_mm: NDArray, start_mm: NDArray, travel_mm: NDArray) -> NDArray[np.float64]:

@@ -591,3 +591,32 @@ def test_a_clip_picked_up_in_a_roll_s_last_millimetres_places_its_first_frames_o
     assert taken.rolled_mm is not None and taken.rolled_mm[0, 0] == 0
     first = BALL  # where it was seen first, not where it had got to
     assert np.hypot(*(taken.rolled_mm[0, 1:3] - first)) < 0.5
+
+
+def test_a_ball_slowing_to_rest_unseen_is_found_again_where_its_pace_took_it():
+    """A ball first seen rolling mid-clip slows down; the detector gives its last fit again
+    for a frame (its part of the frame barely changed), so its last velocity is nought. It
+    goes unseen for 0.3 s as it creeps on, and is next seen at rest 10 mm on: the ball that
+    rolled, at the pace of its last moments, not a new candidate that never moved. At rest
+    it is the choice over the still keeper (before, the rolled one was left behind where it
+    was last seen and the keeper stayed the choice)."""
+    hyp = BallHypotheses()
+    step = np.array([1.0, 0.0])  # mm along its way
+    way = [BALL + 5.0 * k * step for k in range(30)]
+    end = way[-1] + 2.0 * step
+    way += [end, end + 1.5 * step, end + 1.5 * step]  # slowing; the last fit given twice
+    rest = way[-1] + 10.0 * step
+    picked = []
+    for k in range(140):
+        xy, score = [KEEPER], [0.8]
+        j = k - 30
+        if 0 <= j < len(way):
+            xy.append(way[j])
+            score.append(0.9)
+        elif k >= 30 + len(way) + 18:  # unseen for 18 frames, then at rest
+            xy.append(rest)
+            score.append(0.9)
+        picked.append(hyp.update(np.array(xy), np.array(score), k / FPS))
+    assert picked[-1] == 1
+    assert np.hypot(*(hyp.chosen_xy_mm - rest)) < 0.5
+    assert len(hyp) == 2  # the keeper and the ball: no candidate left where it was lost
