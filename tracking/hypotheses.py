@@ -10,8 +10,9 @@ from frame to frame and
   keeps it until another, in view, ranks clearly better for ``switch_s`` or it has not been
   seen for ``forget_s``;
 - settles on the first candidate that rolls ``roll_mm`` from where it stood, seen as a ball
-  along the way (not only where it ended: a patch of kit that vanishes and another one that
-  appears a flick's travel away make no roll): from then on it is the ball (``confirmed``),
+  along the way and going on away from its place (not only where it ended: a patch of kit
+  that vanishes and another one that appears a flick's travel away make no roll, nor does a
+  flicked figure's part that stops): from then on it is the ball (``confirmed``),
   and the caller hands every candidate to the ball tracker again. One first seen a moment
   after the chosen one stood unseen (the striking figure over it) and going straight away
   from its place is it struck while hidden, and takes over its history;
@@ -515,8 +516,14 @@ class BallHypotheses:
         """Seen on its way, not only at its end: two sightings away from its place that stand
         ``reach_mm`` apart. A candidate that stood, vanished and is next seen standing a
         flick's travel away (a kit's patch that a figure hid, another uncovered) has made no
-        roll, however far it seems to have gone."""
-        return c.along_mm >= self.config.reach_mm
+        roll, however far it seems to have gone. Nor has one seen nearer its place again than
+        at its first sighting away: a ball struck away goes on away, and what comes back at
+        once was something else taken up a flick's travel off (a part of a figure flicked
+        past, that stops)."""
+        if c.left_mm is None or c.along_mm < self.config.reach_mm:
+            return False
+        away = np.hypot(*(c.left_mm - c.start_mm))
+        return bool(np.hypot(*(c.xy_mm - c.start_mm)) >= away - self.config.reach_mm)
 
     def _from_opening(self, c: _Candidate) -> bool:
         """First seen among the clip's first updates (``opening_s``)."""

@@ -620,3 +620,22 @@ def test_a_ball_slowing_to_rest_unseen_is_found_again_where_its_pace_took_it():
     assert picked[-1] == 1
     assert np.hypot(*(hyp.chosen_xy_mm - rest)) < 0.5
     assert len(hyp) == 2  # the keeper and the ball: no candidate left where it was lost
+
+
+@pytest.mark.parametrize(("next_mm", "rolled"), [(115.0, True), (75.0, False)])
+def test_what_comes_back_toward_the_place_at_once_was_not_struck_from_it(next_mm, rolled):
+    """A candidate standing for a second, at 30 fps, is next seen 95 mm away (a flick's
+    travel in a frame: struck between two frames, or a figure's part flicked past taken up
+    for it). Going on away (115 mm from its place a frame later), it was struck and rolled:
+    the ball. Seen 20 mm back toward its place and standing there, it was the flicked
+    figure's part, which stops: no roll settles anything (before, its two sightings away were
+    a roll, and the ball's colour was narrowed to that kit's)."""
+    hyp = BallHypotheses()
+    dt = 1.0 / 30.0
+    for k in range(30):
+        hyp.update(np.array([KEEPER, BALL]), np.array([0.9, 0.7]), k * dt)
+    way = [95.0] + [next_mm] * 10
+    for j, x in enumerate(way):
+        ball = BALL + np.array([x, 0.0])
+        hyp.update(np.array([KEEPER, ball]), np.array([0.9, 0.7]), (30 + j) * dt)
+    assert hyp.confirmed == rolled
