@@ -453,7 +453,13 @@ class BallHypotheses:
         since = np.array([t_s - c.seen_s for c in self._cands])
         travel = np.array([c.v_mm_s for c in self._cands]) * since[:, None]
         d = np.linalg.norm(xy_mm[:, None, :] - (last + travel)[None], axis=2)  # (m, n)
-        gone = np.hypot(travel[:, 0], travel[:, 1])
+        # How far each may have gone since: its travel, or while it coasts the pace of its last
+        # moments if more (its velocity is of its last two sightings, and a fit given twice,
+        # the ball's part of the frame barely changed, makes it nought while it creeps on).
+        pace = np.array([_pace_mm_s(c.trail) for c in self._cands])
+        gone = np.maximum(
+            np.hypot(travel[:, 0], travel[:, 1]), np.where(since <= cfg.coast_s, pace * since, 0.0)
+        )
         # A moving candidate's prediction is as good as its speed is steady: it may stop short
         # of it anywhere on its way (a rolling ball slows, and may go unseen for frames,
         # blurred). The nearest to the prediction is still taken first: the detector may
@@ -461,11 +467,6 @@ class BallHypotheses:
         # A slow ball's velocity is mostly the jitter of two sightings a frame apart (a
         # millimetre a frame is 60 mm/s at 60 fps): its direction says little, so it may be
         # anywhere within its travel of where it was last seen.
-        # Its last velocity is of its last two sightings, and a fit repeated (the detector
-        # gives its last one again while the ball's part of the frame barely changed) makes it
-        # nought: a ball slowing to rest unseen may have gone on at the pace of its last moments.
-        pace = np.array([_pace_mm_s(c.trail) for c in self._cands])
-        gone = np.maximum(gone, np.where(since <= cfg.coast_s, pace * since, 0.0))
         near_last = np.linalg.norm(xy_mm[:, None, :] - last[None], axis=2)
         on_way = (
             (d <= cfg.reach_mm + 0.5 * gone[None])
