@@ -12,11 +12,23 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from rules.geometry import is_goal_over
 from rules.pitch import Pitch
 
 KEEPER_REACH_MM = 15.0  # a goalkeeper may stand on its goal line, in front of the net
 
-__all__ = ["KEEPER_REACH_MM", "rod_goalkeepers"]
+__all__ = ["KEEPER_REACH_MM", "in_a_goal", "rod_goalkeepers"]
+
+
+def in_a_goal(pitch: Pitch, xy_mm: ArrayLike) -> NDArray[np.bool_]:
+    """Which figures standing at ``xy_mm (n, 2)`` are centred in a goal, between its posts
+    and farther behind its line than a keeper reaches: under its roof net, where no figure
+    stands ``(n,)``."""
+    xy = np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2)
+    inside = np.zeros(len(xy), bool)
+    for goal in pitch.goals:
+        inside |= is_goal_over(pitch, goal.end, xy, KEEPER_REACH_MM)
+    return inside
 
 
 def rod_goalkeepers(pitch: Pitch, xy_mm: ArrayLike) -> NDArray[np.bool_]:

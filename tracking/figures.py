@@ -32,6 +32,11 @@ No figure stands on a goal post: a base fit centred within a base radius of a po
 would overlap the solid post by more than its width) is the post's top or its shadow read as a
 base, and is no base at all. Left in, it stood for seconds as a figure where there was none
 (two such ghosts on the demo recording, 370 frames, each also giving a false placement call).
+Nor in a goal, farther behind its line than a keeper reaches (the detector drops such bases,
+``vision.detector``): a track carried there, by its velocity while unseen or by a fit of the
+ball taken for its base, is dropped (a keeper's track once followed a ball read as a red base
+into the goal and stood there as a field figure, and the ball running in "touched" it: an own
+goal instead of a shot from outside the zone).
 """
 
 from __future__ import annotations
@@ -42,9 +47,9 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
 
+from rules.keepers import KEEPER_REACH_MM, in_a_goal
 from rules.pitch import Pitch
 from vision.detections import Detections
-from vision.model import KEEPER_REACH_MM
 
 _END_OF_TEAM = ("left", "right")  # home defends the left goal (DESIGN.md section 3)
 
@@ -242,6 +247,8 @@ class FigureTracker:
         keep = self._missing_s <= np.where(
             self._was_moving, cfg.max_missing_moving_s, cfg.max_missing_s
         )
+        if self._pitch is not None:
+            keep &= ~in_a_goal(self._pitch, self._xy)
         if detections.bases_searched:
             keep &= self._seen | (self._hits >= cfg.confirm_hits)  # an unconfirmed miss: a ghost
         self._drop(~keep)

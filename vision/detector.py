@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from rules.geometry import is_goal_over
+from rules.keepers import in_a_goal
 from vision.blobs import AWAY, BALL, HOME, ColourBlobs
 from vision.changes import ChangeGate, shows_nothing_new
 from vision.cloth import BlobTable, ClothBlobs
@@ -32,7 +32,6 @@ from vision.detections import Detections
 from vision.keepers import KeeperFinder
 from vision.model import (
     BALL_UNIFORMITY,
-    KEEPER_REACH_MM,
     SceneModel,
     every_step,
     moving_ball_colour,
@@ -368,16 +367,12 @@ class Detector:
         return ~on
 
     def _in_a_goal(self, bases_mm: NDArray) -> NDArray[np.bool_]:
-        """Which bases and keepers ``(n,)`` are centred in a goal, between its posts and
-        farther behind its line than a keeper reaches (``KEEPER_REACH_MM``): under its roof
-        net, where no figure stands. What shows there is the net and the bars, which a
-        low-bitrate codec garbles into figure-sized blobs (such a phantom taken for a
-        keeper, counted as a defender, made an attacker onside). A keeper read a few
+        """Which bases and keepers ``(n,)`` are centred in a goal, under its roof net, where
+        no figure stands (``rules.keepers.in_a_goal``). What shows there is the net and the
+        bars, which a low-bitrate codec garbles into figure-sized blobs (such a phantom taken
+        for a keeper, counted as a defender, made an attacker onside). A keeper read a few
         millimetres behind its line stays. A ball there is seen through the net and stays."""
-        inside = np.zeros(len(bases_mm), bool)
-        for goal in self.model.pitch.goals:
-            inside |= is_goal_over(self.model.pitch, goal.end, bases_mm, KEEPER_REACH_MM)
-        return inside
+        return in_a_goal(self.model.pitch, bases_mm)
 
     def _not_the_ball(
         self, bases_px, balls_px, balls_r_px, teams, ringed=None

@@ -36,9 +36,10 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from rules.keepers import KEEPER_REACH_MM
 from rules.profile import TableProfile
 from vision.changes import ChangeGate
-from vision.model import KEEPER_REACH_MM, SceneModel
+from vision.model import SceneModel
 
 KEEPER_HEIGHT_MM = 39.0  # FISTF circular 14-2014 rule 5: at most 39 mm high
 KEEPER_THICKNESS_MM = 6.0  # ... and 6 mm thick

@@ -46,6 +46,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import CameraModel
+from rules.keepers import KEEPER_REACH_MM
 from rules.pitch import Pitch
 from vision.colour import USUAL_BALLS_BGR, ball_coloured, darkened, shaded_distance
 from vision.config import VisionConfig
@@ -60,7 +61,6 @@ MAX_BALL_BLOBS = 4  # learnt ball hypotheses kept (a ball, a goalkeeper or two, 
 # 6 px, and a pixel in leaves a third of a plain ball's inside blended).
 CLEAR_PX = 2
 BALL_UNIFORMITY = 0.85  # least share of a ball blob's inside in one colour under shading
-KEEPER_REACH_MM = 15.0  # a goalkeeper may stand on its goal line, in front of the net
 LIT_RING_SHARE = 0.25  # least lit share of a blob's ring for its colour to be read there
 
 
