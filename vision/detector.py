@@ -35,6 +35,7 @@ from vision.model import (
     SceneModel,
     every_step,
     moving_ball_colour,
+    of_colour,
     pitch_area,
     same_colour_as,
 )
@@ -69,6 +70,10 @@ MAX_LEARNT_COLOURS = 2  # colours learnt so at most (a stray is followed, not ke
 # Least share of the ball's face a colour covers to be one of the ball's colours when it has
 # shown itself (a two-tone ball's other half, a broad band; not a few spots or a glint).
 SHOWN_SHARE = 0.2
+# ... and none whose colour covers this share of a ring round it, these radii out (past the
+# blur of its outline): it is something over or beside the ball.
+BEYOND_RADII = np.array([1.3, 1.7])
+BEYOND_SHARE = 0.1
 # A ball's place where less than this share of its disc differs from the background shows the
 # bare cloth (``_bare``): a ball differs on nearly all of it, even half under a finger, and a
 # low bitrate leaves a stale block where it stood for a while.
@@ -295,12 +300,15 @@ class Detector:
         differs = (np.abs(pix - bg) > self._t_ch).any(axis=1)
         return len(pix) > 0 and float(differs.mean()) < BARE_SHARE
 
-    def _disc_pixels(self, image, xy_px: NDArray, r_px: float) -> tuple[NDArray, NDArray]:
+    def _disc_pixels(
+        self, image, xy_px: NDArray, r_px: float, inner_px: float = -1.0
+    ) -> tuple[NDArray, NDArray]:
         """The pixels ``(n, 3)`` float32 of the frame and of the background within ``r_px``
-        of ``xy_px``."""
+        of ``xy_px`` (and farther than ``inner_px``)."""
         x0, y0, x1, y1 = self._window(xy_px, r_px)
         ys, xs = np.mgrid[y0:y1, x0:x1]
-        disc = np.hypot(xs - xy_px[0], ys - xy_px[1]) <= r_px
+        d = np.hypot(xs - xy_px[0], ys - xy_px[1])
+        disc = (d <= r_px) & (d > inner_px)
         pix = image[y0:y1, x0:x1][disc].astype(np.float32)
         return pix, self.model.background[y0:y1, x0:x1][disc].astype(np.float32)
 
@@ -541,6 +549,14 @@ class Detector:
         shown, other = self._colour.face(pix, SHOWN_SHARE, BALL_UNIFORMITY)
         if other is not None and same_colour_as(other, [np.median(bg, axis=0)]):
             other = None
+        if other is not None:
+            # A ball's face ends at its outline; a finger over the ball, or a figure's part
+            # beside it, goes on past it (a hand's colour, learnt as a ball's, made every
+            # arm reaching over the table a ball).
+            ring, ring_bg = self._disc_pixels(image, xy_px, *(BEYOND_RADII[::-1] * r_px))
+            differs = (np.abs(ring - ring_bg) > self._t_ch).any(axis=1)
+            if np.mean(differs & of_colour(ring, other)) >= BEYOND_SHARE:
+                other = None
         return shown, other
 
     def _learn_face(self, image, fits) -> None:

@@ -658,12 +658,21 @@ def _searched(bgr: NDArray, colours: list[NDArray], config: VisionConfig) -> boo
     return bool(ball_coloured(d.min(), float(np.linalg.norm(bgr)), share=0.5))
 
 
+MILD_SHADING = (0.8, 1.25)  # how much darker or brighter one colour may show in one light
+
+
 def same_colour_as(bgr: NDArray, colours: list[NDArray]) -> bool:
     """``bgr (3,)`` is the same colour as one of ``colours`` under mild shading."""
     if not colours:
         return False
     known = np.array(colours, np.float32).reshape(-1, 3)
-    return bool(_same_colour(shaded_distance(bgr[None], known, (0.8, 1.25))[0], known).any())
+    return bool(_same_colour(shaded_distance(bgr[None], known, MILD_SHADING)[0], known).any())
+
+
+def of_colour(pixels: NDArray, bgr: NDArray) -> NDArray[np.bool_]:
+    """Which pixels ``(n, 3)`` are the colour ``bgr (3,)`` under mild shading."""
+    ref = np.asarray(bgr, np.float32).reshape(1, 3)
+    return _same_colour(shaded_distance(pixels, ref, MILD_SHADING)[:, 0], ref[0])
 
 
 def _near_team(bgr: NDArray, team_bgr: NDArray, config: VisionConfig) -> bool:

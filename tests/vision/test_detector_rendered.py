@@ -681,3 +681,21 @@ def test_a_patch_fit_far_from_the_balls_whole_outline_is_not_taken(
     out = det.detect(renderer.render(frame(xy)), ball_hint_px=hint, ball_travel_px=4.0)
     assert out.n_balls == 1 and bool(out.ball_whole_patch[0]) == taken
     assert np.hypot(*(out.ball_xy_mm[0] - xy)) < (shift_mm + 0.3 if taken else 0.5)
+
+
+def test_a_finger_over_the_ball_is_no_colour_of_the_ball():
+    """A fingertip over half of a white ball at rest that has shown its colour (its track
+    settled it), fitted convincingly frame after frame: the part of its disc no ball colour
+    explains is the finger's skin, which goes on past the ball's outline, where a ball's
+    other half ends at it: no colour of the ball's. Learnt as one, the fingertip alone, the
+    ball taken away, was a ball."""
+    renderer = Renderer(CAMERA, PITCH, Look(), seed=5, exposure_s=1 / 120)
+    det = Detector(learn_model([renderer.render(frame((0.0, 0.0)))], CAMERA, PITCH))
+    det.settle_ball_colour(0)
+    xy = np.array([-150.0, -60.0])
+    finger = Finger(tip_mm=(-146.0, -66.0, 27.0), root_mm=(-150.0, -300.0, 90.0), radius_mm=8.0)
+    hint = CAMERA.project(np.array([[*xy, R]]))[0]
+    for _ in range(4):
+        det.detect(renderer.render(frame(xy, fingers=[finger])), ball_hint_px=hint)
+    alone = SceneFrame(0.0, None, np.zeros(2), figures(), (finger,))
+    assert det.detect(renderer.render(alone), all_balls=True).n_balls == 0
