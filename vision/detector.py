@@ -72,7 +72,7 @@ MAX_LEARNT_COLOURS = 2  # colours learnt so at most (a stray is followed, not ke
 SHOWN_SHARE = 0.2
 # ... and none whose colour covers this share of a ring round it, these radii out (past the
 # blur of its outline): it is something over or beside the ball.
-BEYOND_RADII = np.array([1.3, 1.7])
+BEYOND_RADII = (1.3, 1.7)
 BEYOND_SHARE = 0.1
 # A ball's place where less than this share of its disc differs from the background shows the
 # bare cloth (``_bare``): a ball differs on nearly all of it, even half under a finger, and a
@@ -270,7 +270,11 @@ class Detector:
             teams, _, ringed = self._ring_teams(image, fmm, fok, teams)
             fok &= self._not_the_ball(fxy, bxy[ok], br[ok], teams, ringed)
         ok = ok & self._not_a_keeper(bxy, bmm, followed[0])
-        fok = fok & ~self._in_a_goal(fmm)
+        # No base stands under a goal's roof net: what shows there is the net and the bars,
+        # which a low-bitrate codec garbles into figure-sized blobs (such a phantom taken for a
+        # keeper, counted as a defender, made an attacker onside). A keeper read a few
+        # millimetres behind its line stays; a ball there is seen through the net and stays.
+        fok = fok & ~in_a_goal(self.model.pitch, fmm)
         self.last_ball_colours = colour[ok]
         return Detections(
             ball_xy_px=bxy[ok],
@@ -296,21 +300,22 @@ class Detector:
         if not (0 <= x < w and 0 <= y < h and self._in_play[y, x]):
             return False
         r_px = self.model.pitch.profile.ball_radius_mm * self._scale_at(xy_px)
-        pix, bg = self._disc_pixels(image, xy_px, r_px)
-        differs = (np.abs(pix - bg) > self._t_ch).any(axis=1)
+        pix, _, differs = self._disc_pixels(image, xy_px, r_px)
         return len(pix) > 0 and float(differs.mean()) < BARE_SHARE
 
     def _disc_pixels(
         self, image, xy_px: NDArray, r_px: float, inner_px: float = -1.0
-    ) -> tuple[NDArray, NDArray]:
+    ) -> tuple[NDArray, NDArray, NDArray[np.bool_]]:
         """The pixels ``(n, 3)`` float32 of the frame and of the background within ``r_px``
-        of ``xy_px`` (and farther than ``inner_px``)."""
+        of ``xy_px`` (and farther than ``inner_px``), and which of them differ from the
+        background (by the foreground threshold in a channel)."""
         x0, y0, x1, y1 = self._window(xy_px, r_px)
         ys, xs = np.mgrid[y0:y1, x0:x1]
         d = np.hypot(xs - xy_px[0], ys - xy_px[1])
         disc = (d <= r_px) & (d > inner_px)
         pix = image[y0:y1, x0:x1][disc].astype(np.float32)
-        return pix, self.model.background[y0:y1, x0:x1][disc].astype(np.float32)
+        bg = self.model.background[y0:y1, x0:x1][disc].astype(np.float32)
+        return pix, bg, (np.abs(pix - bg) > self._t_ch).any(axis=1)
 
     def _coarse_bases(self, image, coarse: _Coarse, balls_px, balls_r_px):
         """Fitted bases of a coarse pass: (xy px, r px, mm, ok, team).
@@ -373,14 +378,6 @@ class Detector:
             d = np.linalg.norm(balls_px[:, None] - followed_px[None], axis=2)
             on &= ~(d < 0.5).any(axis=1)
         return ~on
-
-    def _in_a_goal(self, bases_mm: NDArray) -> NDArray[np.bool_]:
-        """Which bases and keepers ``(n,)`` are centred in a goal, under its roof net, where
-        no figure stands (``rules.keepers.in_a_goal``). What shows there is the net and the
-        bars, which a low-bitrate codec garbles into figure-sized blobs (such a phantom taken
-        for a keeper, counted as a defender, made an attacker onside). A keeper read a few
-        millimetres behind its line stays. A ball there is seen through the net and stays."""
-        return in_a_goal(self.model.pitch, bases_mm)
 
     def _not_the_ball(
         self, bases_px, balls_px, balls_r_px, teams, ringed=None
@@ -541,8 +538,7 @@ class Detector:
         """
         k = len(self._colour.ball_bgr)
         none = np.zeros(k, bool), None
-        pix, bg = self._disc_pixels(image, xy_px, 0.7 * r_px)
-        differs = (np.abs(pix - bg) > self._t_ch).any(axis=1)
+        pix, bg, differs = self._disc_pixels(image, xy_px, 0.7 * r_px)
         pix = pix[differs & ~darkened(pix, bg, self.model.threshold)]
         if len(pix) < 6:
             return none
@@ -553,8 +549,8 @@ class Detector:
             # A ball's face ends at its outline; a finger over the ball, or a figure's part
             # beside it, goes on past it (a hand's colour, learnt as a ball's, made every
             # arm reaching over the table a ball).
-            ring, ring_bg = self._disc_pixels(image, xy_px, *(BEYOND_RADII[::-1] * r_px))
-            differs = (np.abs(ring - ring_bg) > self._t_ch).any(axis=1)
+            inner, outer = BEYOND_RADII
+            ring, _, differs = self._disc_pixels(image, xy_px, outer * r_px, inner * r_px)
             if np.mean(differs & of_colour(ring, other)) >= BEYOND_SHARE:
                 other = None
         return shown, other
