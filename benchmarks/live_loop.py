@@ -60,6 +60,7 @@ import cProfile  # noqa: E402
 import gc  # noqa: E402
 import json  # noqa: E402
 import pstats  # noqa: E402
+import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
@@ -266,6 +267,7 @@ def run_segment(buffers, fmt, size, fps, pool, cal, ref_every, every_frame, prof
     stop(server, app)
     client.terminate()
     lines = client.communicate(timeout=10)[0].splitlines()
+    shutil.rmtree(out, ignore_errors=True)  # the match log and evidence are not looked at
     calls = [json.loads(line) for line in lines if line.startswith("[")]
     if runner.error is not None:
         raise SystemExit(f"the live loop failed: {runner.error}")
