@@ -52,6 +52,11 @@ from vision.renewal import BackgroundRenewal
 # A ball is fitted again from its last fit until the centre moves less than this (or stops
 # settling: ``vision.refine.edge_passes``).
 REFIT_PX = 0.05
+# A fit that fails on its outline alone starts again this many radii off where it settled,
+# in this many directions (``Detector._restarted``).
+RESTART_RADII = 0.5
+RESTARTS = 6
+RESTART_SUPPORT = 0.8  # ... and stands only where its outline shows on this share of its rays
 # A window's fit that ended more than this many radii from its start left for something else.
 WANDER_RADII = 0.5
 # A ball fit reads the pixels within this many radii of its centres (rays reach 2.2).
@@ -439,6 +444,9 @@ class Detector:
             reach=reach,
             smear_px=smear_px,
         )
+        fit, placings = self._restarted(
+            image, rough_px, fit, if_whole, placings, whole_patch, smear_px
+        )
         ok, patched = fit[4], fit[7]
         if whole_patch or ok.all():
             return tuple(fit), placings
@@ -459,12 +467,66 @@ class Detector:
             placings[retry[j]] = again_placings[j]
         return tuple(out), tuple(placings)
 
+    def _restarted(self, image, rough_px, fit, if_whole, placings, whole_patch, smear_px):
+        """``fit`` (``_fit_balls``' fields) and ``placings`` with each candidate that fails on
+        its outline alone fitted again from around where its edges settled.
+
+        Under a low hard light a ball's dim half is darker than the cloth, and a fit started
+        on its lit half (the centre of its ball-coloured blob) reads the line where the light
+        ends as its outline on that side: the edges settle on the lit half, a ball-sized
+        circle of which only a third shows on the outline (a white ball on the centre spot
+        was never found at a kick-off so lit). Fits started ``RESTART_RADII`` off it, in
+        ``RESTARTS`` directions, meet the dim half's outline against the cloth; the best
+        that passes as a ball with its outline showing nearly whole stands (more tries are
+        more chances for a piece of a line to pass: what they look for is the whole ball),
+        its doubt grown to half the way to the farthest other that passes (which is right
+        is not known). They are placed by their edges (a patch fit of every start costs tens
+        of milliseconds): a ball at rest found so is placed by its whole patch when its
+        window is fitted from there, on the next frame.
+        """
+        again = np.flatnonzero(if_whole & ~fit[4])
+        if len(again) == 0:
+            return fit, placings
+        fit = [np.array(a, copy=True) for a in fit]
+        xy, r = fit[0], fit[1]
+        ang = np.arange(RESTARTS) * (2.0 * np.pi / RESTARTS)
+        ring = np.stack([np.cos(ang), np.sin(ang)], 1)  # (RESTARTS, 2)
+        starts = xy[again, None, :] + RESTART_RADII * r[again, None, None] * ring[None]
+        starts = starts.reshape(-1, 2)
+        edges = edge_passes(image, self.model, starts, self.config, REFIT_PX)
+        *tried, _, tried_placings = self._fit_and_check(
+            image, starts, edges, False, smear_px=smear_px, whole_outline=True
+        )
+        placings = list(placings)
+        score = np.where(tried[4], tried[3], -1.0).reshape(len(again), RESTARTS)
+        for row, i in enumerate(again):
+            passed = row * RESTARTS + np.flatnonzero(score[row] >= 0)
+            if len(passed) == 0:
+                continue
+            j = row * RESTARTS + int(np.argmax(score[row]))
+            for a, b in zip(fit, tried, strict=True):
+                a[i] = b[j]
+            apart = np.hypot(*(tried[2][passed] - tried[2][j]).T).max()
+            fit[6][i] = np.hypot(fit[6][i], 0.5 * apart)
+            placings[i] = tried_placings[j]
+        return fit, tuple(placings)
+
     def _fit_and_check(
-        self, image, rough_px, edges, whole_patch: bool, *, rest=None, reach=None, smear_px=0.0
+        self,
+        image,
+        rough_px,
+        edges,
+        whole_patch: bool,
+        *,
+        rest=None,
+        reach=None,
+        smear_px=0.0,
+        whole_outline=False,
     ):
         """``_fit_balls``' fields from the balls' ``edges`` (``vision.refine.edge_passes``),
         then which fits would be balls were their outline whole (``_ball_quality``) and their
-        ``RestPlacing``s."""
+        ``RestPlacing``s. With ``whole_outline`` only a fit whose outline shows nearly all
+        round (``RESTART_SUPPORT`` of its rays) is a ball."""
         bxy, br, bmm, ok, outline, size_err, doubt, patched, placings = refine_balls(
             image,
             self.model,
@@ -479,6 +541,8 @@ class Detector:
         )
         sized = ok & self._ball_sized(size_err)
         scores, ok, colour, if_whole = self._ball_quality(image, bxy, br, sized, outline, patched)
+        if whole_outline:
+            ok = ok & (outline.mean(axis=1) >= RESTART_SUPPORT)
         # What every fit shares (noise, the codec) and what this fit's own edges show.
         r_mm = self.model.pitch.profile.ball_radius_mm
         sigma = np.hypot(self.config.fit_sigma_px * r_mm / np.maximum(br, 1e-9), doubt)
@@ -695,8 +759,9 @@ class Detector:
             return fit
         balls, _ = self._ball_in_window(image, box)
         # The fit at the prediction passed every check of a ball, though not convincingly:
-        # it stands where the window's blobs give none (a marked ball's blob of its main
-        # colour may be a sliver of it).
+        # it stands where the window's blobs give none, or none that scores better (a marked
+        # ball's blob of its main colour may be a sliver of it; a half-lit ball's blob is its
+        # lit half, which its edges take whole).
         fallback = (fit, placings[0]) if near and fit[4].all() else None
         if len(balls) == 0:
             self._ball_gate.clear()
