@@ -444,9 +444,7 @@ class Detector:
             reach=reach,
             smear_px=smear_px,
         )
-        fit, placings = self._restarted(
-            image, rough_px, fit, if_whole, placings, whole_patch, smear_px
-        )
+        fit, placings = self._restarted(image, fit, if_whole, placings, smear_px)
         ok, patched = fit[4], fit[7]
         if whole_patch or ok.all():
             return tuple(fit), placings
@@ -467,7 +465,7 @@ class Detector:
             placings[retry[j]] = again_placings[j]
         return tuple(out), tuple(placings)
 
-    def _restarted(self, image, rough_px, fit, if_whole, placings, whole_patch, smear_px):
+    def _restarted(self, image, fit, if_whole, placings, smear_px):
         """``fit`` (``_fit_balls``' fields) and ``placings`` with each candidate that fails on
         its outline alone fitted again from around where its edges settled.
 
@@ -759,9 +757,8 @@ class Detector:
             return fit
         balls, _ = self._ball_in_window(image, box)
         # The fit at the prediction passed every check of a ball, though not convincingly:
-        # it stands where the window's blobs give none, or none that scores better (a marked
-        # ball's blob of its main colour may be a sliver of it; a half-lit ball's blob is its
-        # lit half, which its edges take whole).
+        # it stands where the window's blobs give none (a marked ball's blob of its main
+        # colour may be a sliver of it).
         fallback = (fit, placings[0]) if near and fit[4].all() else None
         if len(balls) == 0:
             self._ball_gate.clear()
