@@ -22,8 +22,10 @@ import numpy as np
 
 from rules.observation import Contact, Figures
 from rules.pitch import Pitch
+from tablevar.rules_stage import BALL_UNCERTAINTY_MM, COVERAGE
 from tablevar.tracked import TrackedBall, TrackedFrame
 from tracking.hypotheses import BallRun
+from tracking.roll_end import roll_end_sigmas
 from tracking.shutter import RollingShutter
 from tracking.tracker import Tracker, TrackerConfig, Tracks
 from vision.colour import parse_colour
@@ -110,6 +112,7 @@ class Pipeline:
         self.detector = Detector(model, self.config.vision)
         self.tracker = Tracker(self._tracker_config(fps), self.pitch)
         self.revise_frames = max(1, math.ceil(self.config.revise_s * fps))
+        self._frame_s = 1.0 / fps
         self._pending: deque[_Pending] = deque()
         self._last: Tracks | None = None
         self._last_t: float | None = None
@@ -316,6 +319,8 @@ class Pipeline:
             self._moving_since = None
         if ball.rolled_mm is not None:
             self._place_roll(ball.rolled_mm)
+        if rest is not None and not moving and ball.sigma_mm is not None:
+            self._doubt_roll_end(rest, ball.sigma_mm, since, ball.state_since_s)
         for p in self._pending:
             if p.frame < since:
                 continue
@@ -331,6 +336,34 @@ class Pipeline:
                 # Placed at this rest point, it is in the same doubt as the ball placed now.
                 p.ball_doubt_mm = max(p.ball_doubt_mm, tracks.ball_doubt_mm)
             p.moving = moving
+
+    def _doubt_roll_end(
+        self, rest_mm: np.ndarray, rest_sigma_mm: float, since: int, stop_s: float | None
+    ) -> None:
+        """Held records of the roll that ended at ``rest_mm``, in the doubt its rest point
+        casts on them (``tracking.roll_end``). An undated stop was at the latest on the
+        first frame at rest."""
+        if stop_s is None:
+            stop_s = next((p.t_s for p in self._pending if p.frame == since), None)
+        roll = [p for p in self._pending if p.frame < since and p.moving and p.ball_xy]
+        if stop_s is None or not roll:
+            return
+        default = BALL_UNCERTAINTY_MM / COVERAGE  # what the rules take for a record without
+        sigma = roll_end_sigmas(
+            np.array([p.t_s for p in roll]),
+            np.array([p.ball_xy for p in roll]),
+            np.array([default if p.ball_sigma_mm is None else p.ball_sigma_mm for p in roll]),
+            rest_mm,
+            rest_sigma_mm,
+            stop_s,
+            self._frame_s,
+            COVERAGE,
+            self.pitch,
+            roll[-1].figures.xy_mm,
+        )
+        for p, s in zip(roll, sigma.tolist(), strict=True):
+            if p.ball_sigma_mm is not None or s > default:
+                p.ball_sigma_mm = s
 
     def _place_roll(self, rolled_mm: np.ndarray) -> None:
         """Held records of a roll's first frames where it was measured (between two
