@@ -3,8 +3,9 @@
 ``Pipeline(model, ...)`` is fed one frame at a time (``process``) and hands back the tracked
 frames that are final. A frame is held back for ``revise_frames`` frames because the ball
 tracker dates its moving / at-rest switches back in time (``BallTrack.state_since_frame``) and
-a ball at rest is best placed by the mean of its whole rest: held frames are corrected before
-they leave. The rules see them afterwards, in order (``tablevar.driver``).
+a ball at rest is best placed by the mean of its whole rest, which also says which placings of
+the roll's last moments cannot be right (``tracking.roll_end``): held frames are corrected
+before they leave. The rules see them afterwards, in order (``tablevar.driver``).
 
 Wall-clock time is read here, and only to report ``ms_per_frame``; tracking and rules see
 frame timestamps only.
