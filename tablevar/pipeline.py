@@ -344,11 +344,13 @@ class Pipeline:
         """Held records of the roll that ended at ``rest_mm``, in the doubt its rest point
         casts on them (``tracking.roll_end``). An undated stop was at the latest on the
         first frame at rest."""
+        roll = [p for p in self._pending if p.frame < since and p.moving and p.ball_xy]
+        if not roll:  # the usual case at rest: the roll's frames have left
+            return
         if stop_s is None:
             stop_s = next((p.t_s for p in self._pending if p.frame == since), None)
-        roll = [p for p in self._pending if p.frame < since and p.moving and p.ball_xy]
-        if stop_s is None or not roll:
-            return
+            if stop_s is None:
+                return
         default = BALL_UNCERTAINTY_MM / COVERAGE  # what the rules take for a record without
         sigma = roll_end_sigmas(
             np.array([p.t_s for p in roll]),
