@@ -20,6 +20,12 @@ half-periods under flickering light) and the first frame handed out is one taken
 ``controls`` are the locked settings, saved with the calibration; a camera given them (a saved
 calibration, the camera opened again after a drop-out) starts locked. The frame duration is
 fixed too, for a steady rate.
+
+The camera's tone curve is made straight (``linear_tuning``): detection takes a pixel's level
+as proportional to the light it got (a shaded ball's side, a shadow on the cloth, the blend of
+a ball's outline with the cloth), as a sensor gives it. The image signal processor's default
+curve (a gamma with a contrast boost) bends that: it lifts the dark levels, draws colours
+together (an orange ball toward a yellow kit) and moves a shaded ball's edges.
 """
 
 from __future__ import annotations
@@ -60,6 +66,8 @@ AE_FLICKER_MANUAL = 1
 # Frames to wait for locked controls to show in the metadata (libcamera applies them a few
 # frames late); the camera's own figures may differ from the asked ones by a line's time.
 APPLY_FRAMES = 12
+# The identity tone curve, as (input, output) pairs on libcamera's 16-bit scale.
+LINEAR_GAMMA_CURVE = (0, 0, 65535, 65535)
 EXPOSURE_TOLERANCE = 0.02
 GAIN_TOLERANCE = 0.05
 
@@ -74,6 +82,35 @@ def import_picamera2() -> ModuleType:
             "(sudo apt install python3-picamera2) and create the venv with "
             "--system-site-packages; elsewhere use a video file or opencv:N"
         ) from exc
+
+
+def linear_tuning(picamera2: ModuleType, camera_num: int) -> dict[str, Any] | None:
+    """The tuning of camera ``camera_num`` (its sensor's own file, as libcamera would load it)
+    with its tone curve straight: ``rpi.contrast``'s adaptive contrast off and its gamma curve
+    the identity, as picamera2's own example for processing raw levels does. None (the default
+    tuning, with a warning) when the sensor's file is not found.
+
+    Raises:
+        IndexError: there is no camera ``camera_num``.
+    """
+    model = str(picamera2.Picamera2.global_camera_info()[camera_num]["Model"])
+    try:
+        tuning = picamera2.Picamera2.load_tuning_file(f"{model}.json")
+    except RuntimeError:
+        _log.warning(
+            "no tuning file %s.json for the %s sensor: the camera keeps its default tone "
+            "curve, which bends levels detection takes as linear (calls less exact)",
+            model,
+            model,
+        )
+        return None
+    try:
+        contrast = picamera2.Picamera2.find_tuning_algo(tuning, "rpi.contrast")
+    except (KeyError, StopIteration):
+        return tuning  # no tone curve to straighten
+    contrast["ce_enable"] = 0
+    contrast["gamma_curve"] = list(LINEAR_GAMMA_CURVE)
+    return tuning
 
 
 def sensor_timestamp_ns(metadata: Mapping[str, Any]) -> int:
@@ -176,7 +213,8 @@ class PiCameraSource(SourceBase):
         self._fmt, self.lossy, self._mains_hz = fmt, fmt == "YUV420", mains_hz
         self._settle_s, self.controls = settle_s, controls
         try:
-            self._camera = picamera2.Picamera2(camera_num)
+            tuning = linear_tuning(picamera2, camera_num)
+            self._camera = picamera2.Picamera2(camera_num, tuning=tuning)
         except (RuntimeError, IndexError) as exc:
             raise SourceError(
                 f"cannot open Pi camera {camera_num}: {exc}; check the ribbon cable and that "
@@ -354,4 +392,11 @@ def _modes(camera: Any) -> list[SensorMode]:
     ]
 
 
-__all__ = ["FORMATS", "PiCameraSource", "picamera2_controls", "sensor_timestamp_ns", "to_bgr"]
+__all__ = [
+    "FORMATS",
+    "PiCameraSource",
+    "linear_tuning",
+    "picamera2_controls",
+    "sensor_timestamp_ns",
+    "to_bgr",
+]

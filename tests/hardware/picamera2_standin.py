@@ -3,11 +3,14 @@
 It keeps the controls in force, applies those set while streaming ``latency`` frames late (as
 libcamera does), meters like an automatic exposure (``metered``: exposure us and gain while
 ``AeEnable``) and reports it all in each request's metadata. Each frame's first pixel is 255
-when the frame was taken with the automatics off, 0 otherwise.
+when the frame was taken with the automatics off, 0 otherwise. Tuning files are found for the
+sensors in ``TUNINGS`` (their algorithms as in libcamera's files, abridged); the tuning a camera
+was opened with is kept (``tuning``).
 """
 
 from __future__ import annotations
 
+import copy
 import types
 from contextlib import contextmanager
 from typing import Any
@@ -21,6 +24,21 @@ MODES = {
     ],
     "imx477": [((2028, 1520), 40.01, (0, 0, 4056, 3040))],
     "imx219": [((1640, 1232), 41.85, (0, 0, 3280, 2464))],
+}
+# A gamma with a contrast boost, as the sensors' own files have it.
+_GAMMA = [0, 0, 1024, 5040, 4096, 15264, 16384, 40392, 65535, 65535]
+TUNINGS = {
+    "imx708": {
+        "version": 2.0,
+        "target": "pisp",
+        "algorithms": [
+            {"rpi.black_level": {"black_level": 4096}},
+            {"rpi.agc": {"exposure_modes": {"normal": {"shutter": [100, 66666]}}}},
+            {"rpi.contrast": {"ce_enable": 1, "gamma_curve": list(_GAMMA)}},
+        ],
+    },
+    # An old (version 1) file: algorithms by name at the top level, no contrast stage.
+    "imx477": {"rpi.black_level": {"black_level": 4096}, "rpi.agc": {}},
 }
 
 
@@ -59,7 +77,8 @@ class Picamera2:
     lens = 1.25
     latency = 2
 
-    def __init__(self, camera_num: int = 0):
+    def __init__(self, camera_num: int = 0, tuning: dict[str, Any] | None = None):
+        self.tuning = tuning
         self.camera_properties = {"Model": self.model}
         self.camera_controls: dict[str, tuple] = {
             "AnalogueGain": (1.0, 16.0, None),
@@ -77,6 +96,23 @@ class Picamera2:
         self._pending: list[tuple[int, dict[str, Any]]] = []
         self.frame = 0
         self.started = self.closed = False
+
+    @classmethod
+    def global_camera_info(cls) -> list[dict[str, Any]]:
+        return [{"Model": cls.model, "Num": 0, "Id": "/base/axi/i2c@80000/imx@1a"}]
+
+    @staticmethod
+    def load_tuning_file(tuning_file: str, dir: str | None = None) -> dict[str, Any]:
+        name = tuning_file.removesuffix(".json")
+        if name not in TUNINGS:
+            raise RuntimeError("Tuning file not found")
+        return copy.deepcopy(TUNINGS[name])
+
+    @staticmethod
+    def find_tuning_algo(tuning: dict[str, Any], name: str) -> dict[str, Any]:
+        if tuning.get("version", 1) == 1:
+            return tuning[name]
+        return next(algo for algo in tuning["algorithms"] if name in algo)[name]
 
     def create_video_configuration(self, main, sensor=None, controls=None) -> dict[str, Any]:
         return {"main": dict(main), "sensor": sensor, "controls": dict(controls or {})}

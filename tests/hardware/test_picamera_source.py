@@ -201,6 +201,30 @@ def test_a_camera_without_a_preset_uses_its_own_sensor_modes(monkeypatch):
         _open(monkeypatch, model="imx219")
 
 
+def test_the_camera_opens_with_its_own_tuning_and_a_straight_tone_curve(monkeypatch):
+    _, camera, _ = _open(monkeypatch)
+    find = picamera2_standin.Picamera2.find_tuning_algo
+    contrast = find(camera.tuning, "rpi.contrast")
+    assert contrast == {"ce_enable": 0, "gamma_curve": [0, 0, 65535, 65535]}
+    # Nothing else of the sensor's tuning changes, nor the file it came from.
+    own = picamera2_standin.TUNINGS["imx708"]
+    assert find(own, "rpi.contrast")["gamma_curve"] != contrast["gamma_curve"]
+    assert [a for a in camera.tuning["algorithms"] if "rpi.contrast" not in a] == [
+        a for a in own["algorithms"] if "rpi.contrast" not in a
+    ]
+
+
+def test_a_tuning_without_a_tone_curve_is_used_as_it_is(monkeypatch):
+    _, camera, _ = _open(monkeypatch, model="imx477", camera="hq", fps=30)
+    assert camera.tuning == picamera2_standin.TUNINGS["imx477"]
+
+
+def test_a_sensor_without_a_tuning_file_keeps_the_default_and_says_so(monkeypatch, caplog):
+    _, camera, _ = _open(monkeypatch, model="imx219", size_px=(1640, 1232))
+    assert camera.tuning is None
+    assert "no tuning file imx219.json" in caplog.text and "default tone curve" in caplog.text
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
