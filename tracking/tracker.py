@@ -21,6 +21,9 @@ from vision.detections import Detections
 # A figure track whose base the searches have not found for this long no longer hides ball
 # candidates once the ball is settled (``_off_bases``).
 GHOST_S = 0.25
+# A ball candidate chosen before motion settles it that has stood this long with no figure on
+# it is no figure's part: a base found on it later is the ball taken for a base.
+ALONE_S = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +85,10 @@ class Tracker:
         self._seen: tuple[np.ndarray, float] | None = None  # the settled ball's last sighting
         self._vanished_mm: np.ndarray | None = None  # where it was before its identity reopened
         self._base_r_mm = config.contacts.base_radius_mm
+        self._ball_r_mm = config.contacts.ball_radius_mm
         self._resting_mm: np.ndarray | None = None  # the settled ball, when last at rest
+        # The chosen ball before it is settled, standing with no figure on it: (mm, since s).
+        self._alone: tuple[np.ndarray, float] | None = None
 
     @property
     def ball_confirmed(self) -> bool:
@@ -93,6 +99,10 @@ class Tracker:
     def update(self, detections: Detections, t_s: float) -> Tracks:
         if self._resting_mm is not None:
             detections = _not_the_ball(detections, self._resting_mm, self._base_r_mm)
+        elif self._alone is not None and t_s - self._alone[1] >= ALONE_S:
+            # Only a base centred on it (its parallax and the fits' errors apart): until motion
+            # settles the ball, a figure come to touch it must not be taken for it.
+            detections = _not_the_ball(detections, self._alone[0], 0.5 * self._ball_r_mm)
         figures = self.figures.update(detections, t_s)
         det = _off_bases(detections, figures, self._base_r_mm, self._settled)
         if not self._settled:
@@ -120,6 +130,7 @@ class Tracker:
             self._check_reach(ball, t_s)
         still = self._settled and ball.xy_mm is not None and not ball.moving
         self._resting_mm = ball.xy_mm.copy() if still else None
+        self._watch_alone(ball, figures, t_s)
         doubt = 0.0
         if not self._settled and ball.xy_mm is not None:
             doubt = self.hypotheses.rival_mm(ball.xy_mm)
@@ -129,6 +140,25 @@ class Tracker:
         if self.strikes is not None:
             contacts += self.strikes.update(ball, figures)
         return Tracks(ball, figures, contacts, doubt)
+
+    def _watch_alone(self, ball: BallTrack, figures: FigureTracks, t_s: float) -> None:
+        """Keep ``_alone``: where and since when the chosen ball, not yet settled, has stood
+        with no figure's base within a base radius of it.
+
+        Until motion settles it the chosen candidate may be a part of a figure (a white shirt
+        on a blue base), and a base found there is that figure. But a candidate that has stood
+        alone for ``ALONE_S`` is no figure's part, and no figure comes to stand on a ball
+        without moving it: a base found there afterwards is the ball itself, read as a base
+        (an orange ball beside a yellow kit whose colours a codec drew together), and as a
+        figure's track it would hide the ball from its own track, flick and all."""
+        if self._settled or ball.xy_mm is None or ball.moving or not ball.measured:
+            self._alone = None
+            return
+        on = np.hypot(*(figures.xy_mm - ball.xy_mm).T) <= self._base_r_mm
+        if on.any():
+            self._alone = None
+        elif self._alone is None or np.hypot(*(self._alone[0] - ball.xy_mm)) > self._base_r_mm:
+            self._alone = (ball.xy_mm.copy(), t_s)
 
     def _check_reach(self, ball: BallTrack, t_s: float) -> None:
         """A settled ball seen where it could not have got to since its last sighting (farther
@@ -148,17 +178,19 @@ class Tracker:
         self._seen = (ball.xy_mm.copy(), t_s)
 
 
-def _not_the_ball(det: Detections, ball_mm: np.ndarray, base_r_mm: float) -> Detections:
-    """The detections without bases standing on the settled ball at rest (``ball_mm``).
+def _not_the_ball(det: Detections, ball_mm: np.ndarray, within_mm: float) -> Detections:
+    """The detections without bases standing on the ball at rest (``ball_mm``: settled, or
+    chosen and alone, ``Tracker._watch_alone``).
 
-    No figure stands nearer the ball than a base and a ball radius, so a base found within a
-    base radius of it is the ball taken for a base: a ball of a kit's colour whose window
-    fit failed (a codec's key frame redrawing a ball its predicted frames had left behind,
-    millimetres off), which as a figure's track would hide the ball from its own track.
+    No figure stands nearer the ball than a base and a ball radius, so a base found within
+    ``within_mm`` of it (the settled ball: a base radius) is the ball taken for a base: a ball
+    of a kit's colour whose window fit failed (a codec's key frame redrawing a ball its
+    predicted frames had left behind, millimetres off), which as a figure's track would hide
+    the ball from its own track.
     """
     if det.n_bases == 0:
         return det
-    keep = np.hypot(*(det.base_xy_mm - ball_mm).T) > base_r_mm
+    keep = np.hypot(*(det.base_xy_mm - ball_mm).T) > within_mm
     return det if keep.all() else det.with_bases(keep)
 
 

@@ -125,6 +125,43 @@ def test_a_base_found_on_the_settled_ball_at_rest_is_the_ball(base_off_mm, born)
         assert np.hypot(*(tracks.ball.xy_mm - truth)) < 0.5
 
 
+@pytest.mark.parametrize(
+    ("base_from_frame", "base_off_mm", "figure_there"),
+    [
+        (25, 1.0, False),  # the ball, alone for 0.4 s, then read as a base too
+        (25, 23.0, True),  # a figure come to stand touching it
+        (25, 9.0, True),  # ... read 14 mm closer (a coarse view): not centred on it
+        (0, 1.0, True),  # a figure there from the start: the candidate is its part
+    ],
+)
+def test_a_base_found_on_the_chosen_ball_standing_alone_is_the_ball(
+    base_from_frame, base_off_mm, figure_there
+):
+    """A clip picked up in play: the ball lies still, chosen but not yet settled by motion.
+    An orange ball beside a yellow kit whose colours a codec drew together is read as a base
+    too after a while: no figure came to stand on it, so that base, centred on it, is the
+    ball, and the ball stays tracked (before, the figure born there hid it, and the flick that
+    followed went unseen). A base that touches it is a figure, also one read closer than a
+    base radius but not centred on it; one there from the start may be the figure the
+    candidate is a part of (a white shirt on a blue base), and stays."""
+    tracker = Tracker(pitch=PITCH)
+    ball = np.array([385.0, -108.0])
+    base = ball + np.array([0.0, base_off_mm])
+    for k in range(60):
+        bases = [base] if k >= base_from_frame else []
+        det = Detections.build(
+            ball_xy_mm=[ball],
+            ball_score=[1.0],
+            base_xy_mm=np.reshape(bases, (-1, 2)),
+            base_team=[0] * len(bases),
+        )
+        tracks = tracker.update(det, k / FPS)
+    assert not tracker.ball_confirmed
+    assert (len(tracks.figures) == 1) == figure_there
+    if not figure_there:
+        assert tracks.ball.measured and np.hypot(*(tracks.ball.xy_mm - ball)) < 0.5
+
+
 def test_a_ghost_figure_of_the_ball_does_not_hide_it_at_rest():
     """A settled ball of a kit's colour slows down where its track lost it, and for a few
     frames the detector reads it as a base: a figure track is born on it. Then the ball is
