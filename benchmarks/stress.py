@@ -27,6 +27,9 @@ on the clip's video file alone (its shutter's readout not known). Factors (what 
 - ``codec``: H.264 at 800-6000 kbit/s or MPEG-4 part 2 at 1500-12000 kbit/s;
 - ``rolling_shutter``: rows exposed one after another over 5-30 ms;
 - ``mid_play``: the clip starts inside a roll: the ball already moving, no kick-off seen;
+- ``tone``: the camera's tone curve, levels ``v`` recorded as ``255 (v / 255) ** (1 / gamma)``
+  with gamma 1.0-2.4 (about 2.2: an sRGB camera, a phone; 1: the Pi camera as tablevar opens
+  it), so that colours come closer together and a ball's shading bends;
 - ``random``: all of the above at once.
 
 Every clip is one of ``simulator.scene_margins``' ``line`` scenes: a kick-off, then a ball

@@ -78,6 +78,10 @@ class Look:
         light_tint: (b, g, r) gain of the light's colour (colour temperature): (1, 1, 1)
             neutral, e.g. (0.8, 0.95, 1.15) a warm tungsten lamp the camera did not balance.
         shadow_softness: width of the contact shadows' fade (1 = the default, < 1 harder).
+        tone_gamma: the camera's tone curve: a level ``v`` (0-255, proportional to the light)
+            comes out as ``255 (v / 255) ** (1 / tone_gamma)``, after the sensor's noise. 1: the
+            levels as the sensor gives them (the Pi camera as tablevar opens it); about 2.2: an
+            sRGB camera, a phone. Colours here are levels before the curve.
     """
 
     cloth_bgr: BGR = (48, 128, 38)
@@ -119,6 +123,7 @@ class Look:
     lights: tuple[tuple[float, float, float], ...] | None = None
     light_tint: tuple[float, float, float] = (1.0, 1.0, 1.0)
     shadow_softness: float = 1.0
+    tone_gamma: float = 1.0
 
     def __post_init__(self) -> None:
         if self.stripe_count < 1:
@@ -157,6 +162,8 @@ class Look:
             )
         if len(self.light_tint) != 3 or min(self.light_tint) <= 0 or self.shadow_softness <= 0:
             raise ValueError("Look.light_tint needs three gains > 0, shadow_softness > 0")
+        if not self.tone_gamma > 0:
+            raise ValueError(f"Look.tone_gamma must be > 0, got {self.tone_gamma}")
 
     def base_bgr(self, team: int) -> BGR:
         return self.home_base_bgr if team == 0 else self.away_base_bgr

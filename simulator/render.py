@@ -5,7 +5,8 @@ are rendered once by inverse mapping of every pixel's ray. Figures at rest are r
 cached copy of that background and re-drawn only when one of them moves. Per frame, every
 moving thing (the ball, moving figures, fingers) is ray cast in a small window around it,
 supersampled for anti-aliasing, depth-tested against the other objects and the goals in that
-window, and motion-blurred by averaging renders over the exposure; then sensor noise is added.
+window, and motion-blurred by averaging renders over the exposure; then sensor noise is added,
+and last the camera's tone curve (``Look.tone_gamma``) maps the levels.
 Ground truth is the ``SceneFrame`` itself: pixels are drawn from it and nothing else.
 
 Rolling shutter (``readout_s`` > 0): the rows of a frame are exposed one after another, top to
@@ -83,7 +84,8 @@ class Renderer:
             tint=tint,
             line_s=readout_s / camera.size_px[1],
         )
-        self._static = self.background()
+        self._tone = _tone_curve(look.tone_gamma)
+        self._static = self._linear_background()
         self._resting: dict[tuple, tuple[Solid, Window]] = {}
         w, h = camera.size_px
         self._n_values = w * h * 3
@@ -113,10 +115,14 @@ class Renderer:
                 colour += up[y0:y1, x0:x1]
                 colour -= down[y0:y1, x0:x1]
             frame[y0:y1, x0:x1] = _to_u8(colour)
-        return frame
+        return frame if self._tone is None else cv2.LUT(frame, self._tone)
 
     def background(self) -> NDArray[np.uint8]:
         """The empty table (no figures, no ball, no noise): ``(h, w, 3)`` uint8 BGR."""
+        bg = self._linear_background()
+        return bg if self._tone is None else cv2.LUT(bg, self._tone)
+
+    def _linear_background(self) -> NDArray[np.uint8]:
         goals = self._layers.goals
         return _to_u8(goals.premul + (1.0 - goals.alpha[..., None]) * self._layers.cloth)
 
@@ -259,6 +265,15 @@ def _union(a: Window | None, b: Window | None) -> Window | None:
     if a is None or b is None:
         return a if b is None else b
     return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+
+def _tone_curve(gamma: float) -> NDArray[np.uint8] | None:
+    """The lookup table ``(256,)`` of a camera's tone curve ``255 (v / 255) ** (1 / gamma)``,
+    or None for the identity."""
+    if gamma == 1.0:
+        return None
+    levels = 255.0 * (np.arange(256) / 255.0) ** (1.0 / gamma)
+    return np.clip(np.rint(levels), 0, 255).astype(np.uint8)
 
 
 def _to_u8(img: NDArray[np.float32]) -> NDArray[np.uint8]:

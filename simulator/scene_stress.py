@@ -44,7 +44,9 @@ FACTORS: dict[str, str] = {
     "codec": "H.264 at 800-6000 kbit/s or MPEG-4 part 2 at 1500-12000 kbit/s",
     "rolling_shutter": "rolling shutter: rows exposed one after another over 5-30 ms",
     "mid_play": "the clip starts in mid-play: the ball already rolling, no kick-off seen",
-    "random": "all of the above at once",
+    "random": "every other factor at once",
+    # Listed after ``random`` so that each earlier factor keeps its seeds (``benchmarks/stress``).
+    "tone": "the camera's tone curve: levels raised to 1/gamma, gamma 1.0-2.4 (2.2: sRGB, a phone)",
 }
 # Sizes and rates other than the base's, so that varying one of them always changes it.
 SIZES_PX = ((960, 720), (1280, 720), (1640, 1232), (1920, 1080), (2304, 1296))
@@ -123,6 +125,7 @@ class Conditions:
             "ambient": round(self.look.ambient, 3),
             "lights": self.look.lights,
             "light_tint": self.look.light_tint,
+            "tone_gamma": round(self.look.tone_gamma, 2),
             "cloth_bgr": list(self.look.cloth_bgr),
             "kits_bgr": [list(self.look.home_base_bgr), list(self.look.away_base_bgr)],
             "principal_offset_px": [
@@ -190,6 +193,8 @@ def draw(
     readout = 0.0
     if on("rolling_shutter"):
         readout = float(min(rng.uniform(0.005, 0.030), 0.9 / fps))  # within a frame period
+    if on("tone"):  # drawn last: every other draw of a seed stays what it was
+        look = replace(look, tone_gamma=float(rng.uniform(1.0, 2.4)))
     return Conditions(factor, look, camera, fps, codec, bitrate, readout, on("mid_play"))
 
 

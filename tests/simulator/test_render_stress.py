@@ -120,6 +120,31 @@ def test_light_tint_scales_each_channel():
     np.testing.assert_allclose(ratio, tint, atol=0.02)
 
 
+def test_a_tone_curve_lifts_the_levels_and_draws_the_ball_toward_white():
+    """An sRGB-like camera (``tone_gamma`` 2.2): every level ``v`` comes out as
+    ``255 (v / 255) ** (1 / 2.2)``, the empty cloth and the ball's top alike, so an orange
+    ball's channels come closer together."""
+    linear = Renderer(camera(), PITCH, FLAT)
+    curved = Renderer(camera(), PITCH, replace(FLAT, tone_gamma=2.2))
+    cloth = (slice(300, 400), slice(400, 500))
+    v = linear.background()[cloth].astype(float)
+    np.testing.assert_allclose(
+        curved.background()[cloth].astype(float), 255.0 * (v / 255.0) ** (1 / 2.2), atol=0.6
+    )
+    look = replace(FLAT, ball_bgr=ORANGE)
+    top_linear = ball_pixels(Renderer(camera(), PITCH, look).render(frame()), (0, 0)).mean(0)
+    top_curved = ball_pixels(
+        Renderer(camera(), PITCH, replace(look, tone_gamma=2.2)).render(frame()), (0, 0)
+    ).mean(0)
+    np.testing.assert_allclose(top_curved, 255.0 * (top_linear / 255.0) ** (1 / 2.2), atol=1.0)
+    assert np.ptp(top_curved) < 0.8 * np.ptp(top_linear)
+
+
+def test_the_tone_curve_must_be_positive():
+    with pytest.raises(ValueError, match="tone_gamma must be > 0"):
+        Look(tone_gamma=0.0)
+
+
 def _centroid_x(img: np.ndarray, background: np.ndarray) -> tuple[float, float]:
     diff = np.abs(img.astype(float) - background.astype(float)).sum(axis=2)
     ys, xs = np.nonzero(diff > 60)
@@ -216,7 +241,7 @@ def test_each_factor_draws_a_valid_reproducible_camera_and_look(factor):
     base = draw("base", np.random.default_rng(5), PITCH)
     looks_differ = a.look != base.look
     assert looks_differ == (
-        factor in ("ball_colour", "ball_material", "lights", "kits", "cloth", "random")
+        factor in ("ball_colour", "ball_material", "lights", "kits", "cloth", "random", "tone")
     )
     assert (a.camera != base.camera) == (
         factor in ("camera_turn", "tilt_height", "principal_point", "lens", "resolution", "random")
