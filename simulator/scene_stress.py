@@ -10,6 +10,7 @@ conditions change only pixels and timing, never the scene or its truth.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass, replace
 
@@ -193,9 +194,17 @@ def draw(
     readout = 0.0
     if on("rolling_shutter"):
         readout = float(min(rng.uniform(0.005, 0.030), 0.9 / fps))  # within a frame period
-    if on("tone"):  # drawn last: every other draw of a seed stays what it was
-        look = replace(look, tone_gamma=float(rng.uniform(1.0, 2.4)))
+    if on("tone"):
+        look = replace(look, tone_gamma=float(_own_stream(rng).uniform(1.0, 2.4)))
     return Conditions(factor, look, camera, fps, codec, bitrate, readout, on("mid_play"))
+
+
+def _own_stream(rng: np.random.Generator) -> np.random.Generator:
+    """A generator seeded by ``rng``'s state, which reading does not advance: what it draws
+    takes nothing from ``rng``, so a factor added later leaves every draw of a seed that
+    follows (here and the caller's: a clip's start in mid-play) what it was."""
+    digest = hashlib.sha256(repr(rng.bit_generator.state).encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "little"))
 
 
 def wide_camera(
