@@ -3,7 +3,9 @@
 A rod goalkeeper has no base (FISTF 8.1: it is held by a rod from behind its goal). It is a
 flat figure standing on the cloth, at most ``KEEPER_HEIGHT_MM`` high and ``KEEPER_THICKNESS_MM``
 thick (FISTF circular 14-2014, rule 5), in any kit: its shirt may be neither team's base colour,
-so it is looked for as whatever differs from the background in a goal area, whatever its colour.
+so it is looked for as whatever differs from the background in a goal area, whatever its colour
+(beyond what the background shows within a pixel and any blend of it: a line's or the net's
+edge drawn a pixel off by a codec is no silhouette).
 
 Seen from above, the keeper's silhouette is its footprint swept along the image ray from its
 foot to its head: for an upright prism the centroid of that silhouette is the image of the
@@ -46,6 +48,10 @@ KEEPER_THICKNESS_MM = 6.0  # ... and 6 mm thick
 KEEPER_MIN_WIDTH_MM = 13.0  # ... its narrow side at most 13 mm
 KEEPER_MAX_WIDTH_MM = 21.0  # ... its wide side at most 21 mm
 ROD_WIDTH_MM = 4.5  # ... on a rod at most 4.5 mm wide
+# A pixel within the colours the background shows within a pixel of it lies this many
+# foreground thresholds from a blend of them at most to be background (``_in_box``).
+BLEND_THRESHOLDS = 3.0
+BLEND_TOL = 6.0
 ENDS = ("left", "right")  # home defends the left goal (DESIGN.md section 3)
 
 
@@ -145,6 +151,7 @@ class KeeperFinder:
         open_mm = 0.5 * (ROD_WIDTH_MM + min(shape.depth_mm, KEEPER_THICKNESS_MM))
         k = max(3, int(np.rint(open_mm * scale)) | 1)
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        self._band = np.ones((3, 3), np.uint8)  # within a pixel (``_in_box``)
         # A keeper's silhouette covers at least its top face; a hand covers far more.
         self._min_area_mm2 = 0.5 * shape.min_width_mm * shape.depth_mm
         self._max_area_mm2 = 8.0 * shape.height_mm * max(shape.min_width_mm, KEEPER_MIN_WIDTH_MM)
@@ -221,8 +228,21 @@ class KeeperFinder:
         x0, y0, x1, y1 = self._boxes[i]
         model = self.model
         t = self._t
-        diff = cv2.absdiff(region, model.background[y0:y1, x0:x1])
-        quiet = cv2.inRange(diff, lowerb=(0, 0, 0), upperb=(t, t, t))
+        # A pixel differs from the background when it lies outside what the background shows
+        # within a pixel of it, channel by channel, by more than the threshold, or far from
+        # any blend of those colours: a codec that draws a line's edge or the net a pixel off
+        # or softer than the learnt background (a key frame after predicted ones) makes no
+        # silhouette there (those had merged with the keeper into one that ran out of the
+        # box, and a speck on the goal line was taken for it), while a finger over a line
+        # is no blend of the line and the cloth and stays whole.
+        bg = model.background[y0:y1, x0:x1]
+        lo, hi = cv2.erode(bg, self._band), cv2.dilate(bg, self._band)
+        quiet = cv2.inRange(cv2.subtract(lo, region), (0, 0, 0), (t, t, t))
+        quiet &= cv2.inRange(cv2.subtract(region, hi), (0, 0, 0), (t, t, t))
+        span = hi.astype(np.float32) - lo
+        rel = region.astype(np.float32) - lo
+        share = np.clip((rel * span).sum(axis=2) / np.maximum((span * span).sum(axis=2), 1.0), 0, 1)
+        quiet[np.abs(rel - share[..., None] * span).max(axis=2) > BLEND_THRESHOLDS * t] = 0
         fg = cv2.bitwise_and(cv2.bitwise_not(quiet), model.roi[y0:y1, x0:x1].astype(np.uint8))
         # The ball is not the keeper, even touching it (a save): its disc is left out, and
         # what it hides of the keeper is not taken for the keeper's outline.

@@ -148,6 +148,26 @@ def test_a_blob_showing_up_nearer_the_goals_middle_does_not_displace_the_keeper(
     assert (d.min(axis=1) < 25.0).sum() == 2  # and nothing else by the goals
 
 
+@pytest.mark.parametrize("quality", [10, 20, 30])
+def test_keepers_stand_where_they_are_in_a_frame_a_codec_drew_coarser(overhead, quality):
+    """A key frame of a low-bitrate recording draws the goal area's lines and the net a pixel
+    off or softer than the background was learnt, all along their edges (a JPEG encoding of
+    the frame here): neither keeper is lost in that, nor is a speck on the goal line taken
+    for one (on re-encoded footage both keepers went to their goal lines for 20 frames, and
+    an offside was called onside)."""
+    camera, renderer = overhead
+    keepers = np.array([[-585.0, 20.0], [583.0, -25.0]])
+    xy, keeper, image = _scene(keepers, camera, Look(), renderer=renderer)
+    detector = Detector(learn_model([image], camera, PITCH))
+    detector.detect(image, search_bases=True)
+    _, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    out = detector.detect(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), search_bases=True)
+    d = np.linalg.norm(xy[:, None] - out.base_xy_mm[None], axis=2)
+    mm_px = float(np.max(camera.mm_per_px(xy[keeper])))
+    assert d.min(axis=1)[keeper].max() < 2.0 * mm_px
+    assert (d.min(axis=0) < 5.0).all(), out.base_xy_mm  # every base is a figure's
+
+
 BUTTON_PITCH = load_pitch("button-football")
 
 
