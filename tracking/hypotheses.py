@@ -159,8 +159,8 @@ class _Candidate:
     rest_frames: int = 0  # sightings in a row slower than ``rest_speed_mm_s``
     wake: bool = False  # first seen standing where the chosen one had just been (``_in_wake``)
     # One that stood, unseen since, where it may have been struck from: (it, when it was last
-    # seen then, how far along the way from its place this one was last seen).
-    origin: tuple[_Candidate, float, float] | None = None
+    # seen then, how far along the way from its place this one was last seen, and first).
+    origin: tuple[_Candidate, float, float, float | None] | None = None
     key: int = field(default=0)
     trail: deque[BallRun] = field(default_factory=lambda: deque(maxlen=TRAIL_RUNS))
 
@@ -388,16 +388,18 @@ class BallHypotheses:
             return None
         if not (cfg.reach_mm < d <= cfg.reach_mm + cfg.max_speed_mm_s * cfg.flick_gap_s):
             return None
-        return c, c.seen_s, 0.0
+        return c, c.seen_s, 0.0, None
 
     def _struck_unseen(self, c: _Candidate) -> None:
         """``c`` first appeared near where ``c.origin`` stood before it went unseen. If it has
-        gone straight away from there in ``settle_frames`` sightings, each farther, while
-        ``c.origin`` stayed unseen, it is that one struck while hidden, and takes over its
-        place and history (as ``_struck_from``). A patch of kit uncovered near a ball under a
-        hand stands still, and a figure's part that ran up to the ball came towards it."""
+        gone straight away from there, in ``settle_frames`` sightings or more, never back and
+        on by more than ``reach_mm`` since its first, while ``c.origin`` stayed unseen, it is
+        that one struck while hidden, and takes over its place and history (as
+        ``_struck_from``). A patch of kit uncovered near a ball under a hand stands still, and
+        a figure's part that ran up to the ball came towards it. The same place twice in a row
+        is no step back: a codec short of bits repeats a frame's picture of a rolling ball."""
         cfg = self.config
-        (parent, seen_s, before), c.origin = c.origin, None
+        (parent, seen_s, before, first), c.origin = c.origin, None
         taken = parent.still_frames < cfg.settle_frames  # by another struck from there
         if parent not in self._cands or parent.seen_s != seen_s or taken:
             return  # forgotten, seen again, or taken up by another: it was not struck
@@ -409,10 +411,11 @@ class BallHypotheses:
         across = abs(float(way[0] * off[1] - way[1] * off[0])) / length
         # Its first sighting may be a few millimetres off (the striker still covering part
         # of it), which tilts the way: a cone of a quarter of the distance, not a lane.
-        if across > cfg.reach_mm + 0.25 * along or along <= before:
-            return  # not on its way from there, or not going away
-        if c.sightings < cfg.settle_frames:
-            c.origin = (parent, seen_s, along)
+        if across > cfg.reach_mm + 0.25 * along or along < before - JITTER_MM:
+            return  # not on its way from there, or coming back
+        first = along if first is None else first
+        if c.sightings < cfg.settle_frames or along <= first + cfg.reach_mm:
+            c.origin = (parent, seen_s, max(along, before), first)
             return
         # Every one of its own sightings was away from the place, the first where it left.
         c.moved_frames, c.left_mm = c.sightings, c.start_mm.copy()

@@ -218,6 +218,17 @@ def test_a_ball_struck_while_hidden_keeps_its_identity_and_settles():
     assert hyp.rival_mm(hyp.chosen_xy_mm) == 0.0
 
 
+def test_a_ball_struck_while_hidden_and_seen_twice_in_one_place_still_settles():
+    """A codec short of bits repeats its picture of the rolling ball for a frame: the ball is
+    seen twice at its first place away from its own, then rolls on. Twice in one place is no
+    step back toward where it stood: it is the chosen ball struck away, and its roll settles
+    it (a step required of every sighting left the ball where it stood, and a pass unseen)."""
+    way = np.array([0.6, 0.8])
+    hyp, picked = _hidden_then(lambda j: BALL + way * (20.0 + 9.0 * max(j - 1, 0)))
+    assert hyp.confirmed
+    assert all(i == 1 for i in picked[-5:])
+
+
 @pytest.mark.parametrize(
     "second",
     [
