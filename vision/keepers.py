@@ -51,7 +51,6 @@ ROD_WIDTH_MM = 4.5  # ... on a rod at most 4.5 mm wide
 # A pixel within the colours the background shows within a pixel of it lies this many
 # foreground thresholds from a blend of them at most to be background (``_in_box``).
 BLEND_THRESHOLDS = 3.0
-BLEND_TOL = 6.0
 ENDS = ("left", "right")  # home defends the left goal (DESIGN.md section 3)
 
 
