@@ -150,23 +150,15 @@ class Tracker:
         alone for ``ALONE_S`` is no figure's part, and no figure comes to stand on a ball
         without moving it: a base found there afterwards is the ball itself, read as a base
         (an orange ball beside a yellow kit whose colours a codec drew together), and as a
-        figure's track it would hide the ball from its own track, flick and all. So neither
-        that base nor the ball's going unseen where it stands (held there, its place not bare:
-        the key frame that draws it in the kit's colours may also end its sightings as a ball)
-        undoes it; only the ball's moving does."""
-        if self._settled or ball.xy_mm is None or ball.moving:
+        figure's track it would hide the ball from its own track, flick and all."""
+        if self._settled or ball.xy_mm is None or ball.moving or not ball.measured:
             self._alone = None
             return
-        if not ball.measured:
-            return  # held where it stood (not seen, its place not bare): as it was
         on = np.hypot(*(figures.xy_mm - ball.xy_mm).T) <= self._base_r_mm
-        alone = self._alone
-        if alone is not None and np.hypot(*(alone[0] - ball.xy_mm)) > self._base_r_mm:
-            alone = None  # it moved
-        if alone is None:
-            self._alone = None if on.any() else (ball.xy_mm.copy(), t_s)
-        elif on.any() and t_s - alone[1] < ALONE_S:
-            self._alone = None  # a figure on it before it stood alone long: its part
+        if on.any():
+            self._alone = None
+        elif self._alone is None or np.hypot(*(self._alone[0] - ball.xy_mm)) > self._base_r_mm:
+            self._alone = (ball.xy_mm.copy(), t_s)
 
     def _check_reach(self, ball: BallTrack, t_s: float) -> None:
         """A settled ball seen where it could not have got to since its last sighting (farther

@@ -162,26 +162,6 @@ def test_a_base_found_on_the_chosen_ball_standing_alone_is_the_ball(
         assert tracks.ball.measured and np.hypot(*(tracks.ball.xy_mm - ball)) < 0.5
 
 
-def test_a_base_found_where_the_chosen_ball_stood_alone_while_it_went_unseen_is_the_ball():
-    """The same, but the key frame that draws the orange ball in the yellow kit's colours
-    also ends its sightings as a ball: it is held where it stood, unseen (its place is not
-    bare), and the base read there is still the ball, not a figure that would hide it from
-    its own track when it is struck (before, the flick and the offside it made went unseen)."""
-    tracker = Tracker(pitch=PITCH)
-    ball = np.array([385.0, -108.0])
-    for k in range(60):
-        seen = k < 25
-        det = Detections.build(
-            ball_xy_mm=np.reshape([ball] if seen else [], (-1, 2)),
-            ball_score=[1.0] if seen else [],
-            base_xy_mm=np.reshape([] if seen else [ball + np.array([1.0, -2.0])], (-1, 2)),
-            base_team=[] if seen else [0],
-        )
-        tracks = tracker.update(det, k / FPS)
-    assert len(tracks.figures) == 0
-    assert np.hypot(*(tracks.ball.xy_mm - ball)) < 0.5
-
-
 def test_a_ghost_figure_of_the_ball_does_not_hide_it_at_rest():
     """A settled ball of a kit's colour slows down where its track lost it, and for a few
     frames the detector reads it as a base: a figure track is born on it. Then the ball is
