@@ -75,7 +75,6 @@ class ColourBlobs:
         near = (d < 0.25 * np.linalg.norm(ball_bgr, axis=1)[:, None] + 10.0).any(axis=0)
         self.ball_classes = [BALL] + [HOME + i for i in np.flatnonzero(near)]
         self._is_ball_class = np.isin(np.arange(3), self.ball_classes)  # by class
-        self._ranges = _split_shading(ball_bgr, team_bgr, shading_range)
 
     def narrowed(self, i: int) -> ColourBlobs:
         """The same classes with only ball colour ``i`` (the ball has shown its colour)."""
@@ -138,7 +137,7 @@ class ColourBlobs:
 
     def _classes(self, pixels: NDArray):
         """``classes`` and the shaded distances ``(n, k + 2)`` it read them from."""
-        d = shaded_distance(pixels, self._colours, self._ranges)
+        d = shaded_distance(pixels, self._colours, self._shading)
         k = self._k
         cls = self._class_of[np.argmin(d, axis=1)]
         size = np.linalg.norm(np.asarray(pixels, np.float32), axis=1)
@@ -246,27 +245,3 @@ class ColourBlobs:
         scale = scale_px_per_mm(centre)
         area_mm2 = area * step * step / scale**2
         return centre, np.concatenate(kinds), area_mm2, elong, np.concatenate(touches)
-
-
-def _split_shading(ball_bgr: NDArray, team_bgr: NDArray, shading_range: tuple[float, float]):
-    """The shading range ``(lo (k + 2,), hi (k + 2,))`` each colour (the balls', then the
-    teams') is read under.
-
-    Two kits whose colours differ only in brightness, within the range (a white kit and a
-    navy one whose blue a codec or a blur mixed with the cloth: both the cloth's tint, one
-    a third as bright), are told apart by brightness alone: under the whole range a navy rim
-    is a white one in the shade, and half a team read as the other. Each then takes the part
-    of the range on its side of their geometric mean.
-    """
-    lo, hi = shading_range
-    n = len(ball_bgr) + 2
-    lows, highs = np.full(n, lo, np.float32), np.full(n, hi, np.float32)
-    size = np.linalg.norm(team_bgr, axis=1)
-    dark, light = (0, 1) if size[0] <= size[1] else (1, 0)
-    ratio = float(size[dark] / max(size[light], 1.0))
-    d = float(shaded_distance(team_bgr[dark][None], team_bgr[light][None], shading_range)[0, 0])
-    if ratio > lo and d < 0.25 * float(size[dark]) + 10.0:
-        split = float(np.sqrt(ratio))
-        lows[n - 2 + light] = max(lo, split)
-        highs[n - 2 + dark] = min(hi, 1.0 / split)
-    return lows, highs

@@ -13,8 +13,7 @@ def shaded_distance(
 
     The colour may appear scaled by a factor in ``shading_range`` (the shaded side of the
     ball, a highlight); the distance is to the best-scaled colour, so a grey pixel on the dark
-    side of a white ball is near white, not near a dark team colour. The range may also be
-    given per colour (``lo (k,)``, ``hi (k,)``).
+    side of a white ball is near white, not near a dark team colour.
     """
     p = np.asarray(pixels, np.float32).reshape(-1, 3)
     c = np.asarray(colours, np.float32).reshape(-1, 3)

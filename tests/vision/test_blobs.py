@@ -31,22 +31,6 @@ def test_a_team_of_the_balls_colour_gets_its_pixels():
     assert cls.tolist() == [HOME] and ball.tolist() == [True]
 
 
-def test_two_kits_that_differ_only_in_brightness_are_told_apart_by_it():
-    """A white kit and a navy one whose blue a blur or a codec mixed with the cloth: the navy
-    is the white's tint a third as bright, a white rim in the shade under the whole shading
-    range. Each kit's pixels, as bright as it or a little brighter or darker, read as that kit
-    (half the navy team read as the white one, and an offside was called where none was);
-    kits of their own hues keep the whole range."""
-    white, navy = np.array([112, 141, 106]), np.array([42, 46, 26])
-    kits = blobs(ball=(20, 110, 240), home=white, away=navy)
-    # White in the shade; a navy rim at the white's very tint, about as bright as navy.
-    pixels = np.concatenate([white * [[1.0], [0.75], [0.65]], white * [[0.4], [0.3]], [navy]])
-    cls, _ = kits.classes(pixels)
-    assert cls.tolist() == [HOME] * 3 + [AWAY] * 3
-    shade = np.array([[60.0, 60.0, 150.0]])  # the red kit half as bright
-    assert blobs().classes(shade)[0].tolist() == [HOME]
-
-
 def test_blobs_of_each_colour_with_their_areas():
     image = np.full((60, 80, 3), CLOTH, np.uint8)
     background = image.copy()
