@@ -371,7 +371,9 @@ class BallHypotheses:
         self._vacated = None
         return True
 
-    def _hidden_near(self, new: _Candidate, t_s: float) -> tuple[_Candidate, float, float] | None:
+    def _hidden_near(
+        self, new: _Candidate, t_s: float
+    ) -> tuple[_Candidate, float, float, float | None] | None:
         """The chosen candidate if it stood within a flick's travel of ``new``, unseen for
         longer than a flick takes but less than ``coast_s``, or None: the striking hand or
         figure may hide the ball for a few frames as it is struck. Unlike a flick seen, this
@@ -380,7 +382,7 @@ class BallHypotheses:
         the hand hid as it flicked it leaves the same way."""
         cfg = self.config
         c = self._find(self._chosen)
-        if c is None or c.moved_frames or c.still_frames < cfg.settle_frames:
+        if c is None or not self._stands(c):
             return None
         d = float(np.hypot(*(new.xy_mm - c.xy_mm)))
         unseen_s = t_s - c.seen_s
@@ -389,6 +391,12 @@ class BallHypotheses:
         if not (cfg.reach_mm < d <= cfg.reach_mm + cfg.max_speed_mm_s * cfg.flick_gap_s):
             return None
         return c, c.seen_s, 0.0, None
+
+    def _stands(self, c: _Candidate) -> bool:
+        """``c`` was seen standing in ``settle_frames`` sightings: at its first place, or
+        where it came to rest after a roll (struck again, it leaves from there)."""
+        settle = self.config.settle_frames
+        return (c.moved_frames == 0 and c.still_frames >= settle) or c.rest_frames >= settle
 
     def _struck_unseen(self, c: _Candidate) -> None:
         """``c`` first appeared near where ``c.origin`` stood before it went unseen. If it has
@@ -400,7 +408,7 @@ class BallHypotheses:
         is no step back: a codec short of bits repeats a frame's picture of a rolling ball."""
         cfg = self.config
         (parent, seen_s, before, first), c.origin = c.origin, None
-        taken = parent.still_frames < cfg.settle_frames  # by another struck from there
+        taken = parent.sightings == 0  # by another struck from there (``_inherit``)
         if parent not in self._cands or parent.seen_s != seen_s or taken:
             return  # forgotten, seen again, or taken up by another: it was not struck
         place = parent.xy_mm

@@ -650,3 +650,29 @@ def test_what_comes_back_toward_the_place_at_once_was_not_struck_from_it(next_mm
         ball = BALL + np.array([x, 0.0])
         hyp.update(np.array([KEEPER, ball]), np.array([0.9, 0.7]), (30 + j) * dt)
     assert hyp.confirmed == rolled
+
+
+def test_a_ball_that_came_to_rest_after_a_roll_and_is_struck_while_hidden_is_followed():
+    """A clip picked up as the ball rolls: it is chosen, comes to rest, is hidden under the
+    striking figure for a few frames and is first seen again going straight away from where
+    it rested. It is the chosen ball struck away wherever it first stood (before, only a ball
+    seen at its first place was: the ball stood for two seconds where it had rested while
+    it rolled on in view)."""
+    hyp = BallHypotheses()
+    rest = BALL + np.array([100.0, 0.0])
+    picked = []
+    for k in range(70):
+        t = k / FPS
+        if k <= 10:  # rolling when the clip begins, 100 mm
+            xy = [KEEPER, BALL + np.array([10.0 * k, 0.0])]
+        elif k < 40:  # at rest
+            xy = [KEEPER, rest]
+        elif k < 48:  # hidden under the striking figure
+            xy = [KEEPER]
+        else:  # struck: first seen 20 mm away, then rolling on
+            xy = [KEEPER, rest + np.array([0.0, 20.0 + 9.0 * (k - 48)])]
+        score = np.array([0.9, 0.7][: len(xy)])
+        i = hyp.update(np.array(xy), score, t)
+        picked.append(i)
+    assert all(i == 1 for i in picked[-10:])
+    assert hyp.chosen_xy_mm[1] > rest[1] + 150.0
