@@ -150,7 +150,6 @@ class KeeperFinder:
         open_mm = 0.5 * (ROD_WIDTH_MM + min(shape.depth_mm, KEEPER_THICKNESS_MM))
         k = max(3, int(np.rint(open_mm * scale)) | 1)
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-        self._band = np.ones((3, 3), np.uint8)  # within a pixel (``_in_box``)
         # A keeper's silhouette covers at least its top face; a hand covers far more.
         self._min_area_mm2 = 0.5 * shape.min_width_mm * shape.depth_mm
         self._max_area_mm2 = 8.0 * shape.height_mm * max(shape.min_width_mm, KEEPER_MIN_WIDTH_MM)
@@ -158,6 +157,9 @@ class KeeperFinder:
         self._gates = [ChangeGate(threshold_ch, max_age=max_age) for _ in ENDS]
         self._frame = 0
         self._last: list[NDArray | None] = [None for _ in ENDS]  # each goal's keeper, mm
+        # Each box's background within a pixel (``_near_background``), kept with the
+        # background it was read from: it changes only when the background is renewed.
+        self._near: list[tuple | None] = [None for _ in ENDS]
 
     def _box(self, end: str) -> tuple[int, int, int, int] | None:
         """The pixel box ``(x0, y0, x1, y1)`` where a keeper of goal ``end`` can show."""
@@ -234,13 +236,11 @@ class KeeperFinder:
         # silhouette there (those had merged with the keeper into one that ran out of the
         # box, and a speck on the goal line was taken for it), while a finger over a line
         # is no blend of the line and the cloth and stays whole.
-        bg = model.background[y0:y1, x0:x1]
-        lo, hi = cv2.erode(bg, self._band), cv2.dilate(bg, self._band)
+        lo, hi, span, span2 = self._near_background(i)
         quiet = cv2.inRange(cv2.subtract(lo, region), (0, 0, 0), (t, t, t))
         quiet &= cv2.inRange(cv2.subtract(region, hi), (0, 0, 0), (t, t, t))
-        span = hi.astype(np.float32) - lo
         rel = region.astype(np.float32) - lo
-        share = np.clip((rel * span).sum(axis=2) / np.maximum((span * span).sum(axis=2), 1.0), 0, 1)
+        share = np.clip((rel * span).sum(axis=2) / span2, 0, 1)
         quiet[np.abs(rel - share[..., None] * span).max(axis=2) > BLEND_THRESHOLDS * t] = 0
         fg = cv2.bitwise_and(cv2.bitwise_not(quiet), model.roi[y0:y1, x0:x1].astype(np.uint8))
         # The ball is not the keeper, even touching it (a save): its disc is left out, and
@@ -283,6 +283,22 @@ class KeeperFinder:
         pixels = np.stack([xs + x0, ys + y0], 1).astype(np.float64)
         foot = self._footprint(pixels, hidden[ys, xs] > 0, ground[j])
         return (None, None) if foot is None else (foot, c[j])
+
+    def _near_background(self, i: int) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+        """Box ``i``'s background within a pixel of each pixel: its least and greatest levels
+        ``(h, w, 3)`` uint8, their difference ``(h, w, 3)`` float32 and its squared length
+        ``(h, w)`` (at least 1), read once for each background the model is given."""
+        background = self.model.background
+        kept = self._near[i]
+        if kept is None or kept[0] is not background:
+            x0, y0, x1, y1 = self._boxes[i]
+            bg = background[y0:y1, x0:x1]
+            ring = np.ones((3, 3), np.uint8)
+            lo, hi = cv2.erode(bg, ring), cv2.dilate(bg, ring)
+            span = hi.astype(np.float32) - lo
+            kept = (background, lo, hi, span, np.maximum((span * span).sum(axis=2), 1.0))
+            self._near[i] = kept
+        return kept[1:]
 
     def _runs_out(self, i: int, stats: NDArray) -> NDArray[np.bool_]:
         """Which silhouettes (``stats``: connected components' stats without the background)
