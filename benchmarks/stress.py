@@ -203,6 +203,10 @@ def tapped_analyze(clip: str, out: str, table: str) -> int:
     log: list[tuple[int, float]] = []
 
     class LoggingRules(FistfRules):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            log.clear()  # analysed again (a ball colour learnt from its roll): the last counts
+
         def judge(self, frame):
             u = self.ball_uncertainty(frame)
             log.append((frame.frame, DEFAULT_UNCERTAINTY_MM if u is None else u))

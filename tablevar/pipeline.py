@@ -35,6 +35,10 @@ from vision.detector import Detector
 from vision.model import SceneModel
 
 SETTLED_TRAILS = 4  # ``Pipeline.settled_trails`` kept (memory stays flat over a match)
+# Frames the tracked ball is seen rolling in a colour learnt from a roll before that colour is
+# taken for the ball's: the probe saw a blob of it arrive, and the tracker, following it as the
+# ball, saw it roll on (a stray learnt from a hand or a figure's part is seldom followed so).
+ROLL_SIGHTINGS = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +138,10 @@ class Pipeline:
         # The trail of each candidate motion settled, from before it did (``BallInHindsight``);
         # a few: the ball is settled again only after it was lost to another candidate.
         self.settled_trails: deque[tuple[BallRun, ...]] = deque(maxlen=SETTLED_TRAILS)
+        # Frames the tracked ball was seen rolling in each colour learnt from a roll, and the
+        # first such colour seen ``ROLL_SIGHTINGS`` times (``_note_roll_colour``).
+        self._roll_sightings: dict[bytes, int] = {}
+        self.ball_colour_from_roll: np.ndarray | None = None
 
     def _tracker_config(self, fps: float) -> TrackerConfig:
         """The tracker's settings, with this camera's shutter unless they name one."""
@@ -155,6 +163,7 @@ class Pipeline:
         # be struck while the chosen one is a goalkeeper).
         det = self.detector.detect(image, all_balls=not settled, **self._hints(t))
         tracks = self.tracker.update(det, t)
+        self._note_roll_colour(tracks.ball, det)  # by this frame's colours, before settling
         if not settled and self.tracker.ball_confirmed:
             self.settled_trails.append(self.tracker.hypotheses.chosen_trail())
             self._settle_colour(image, det)
@@ -195,6 +204,26 @@ class Pipeline:
         self.detector.settle_ball_colour(
             int(colours[i]), image, det.ball_xy_px[i], float(det.ball_r_px[i])
         )
+
+    def _note_roll_colour(self, ball, det) -> None:
+        """Count the frames the tracked ball is seen rolling in a colour learning did not list
+        (``Detector.learnt_from_roll``: a ball of a kit's colour, learnt from a blob that
+        arrived); on ``ROLL_SIGHTINGS`` of them it is ``ball_colour_from_roll``. Learnt late,
+        the frames before the roll had no ball: a recording can be analysed again with it."""
+        if self.ball_colour_from_roll is not None or not (ball.moving and ball.measured):
+            return
+        colours = self.detector.last_ball_colours
+        if ball.xy_mm is None or det.n_balls == 0 or len(colours) != det.n_balls:
+            return
+        d = np.linalg.norm(det.ball_xy_mm - ball.xy_mm, axis=1)
+        i = int(np.argmin(d))
+        colour = self.detector.learnt_from_roll(int(colours[i]))
+        if colour is None or d[i] > self.pitch.profile.ball_radius_mm:
+            return
+        key = colour.tobytes()
+        self._roll_sightings[key] = self._roll_sightings.get(key, 0) + 1
+        if self._roll_sightings[key] >= ROLL_SIGHTINGS:
+            self.ball_colour_from_roll = colour
 
     def _no_doubt_since(self, frame: int) -> None:
         """The candidate chosen since ``frame`` has rolled: it was the ball all along, so

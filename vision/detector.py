@@ -166,6 +166,7 @@ class Detector:
         self._learnt_noise = model.threshold, model.noise_sigma
         self._in_play = pitch_area(model.camera, model.pitch) & model.roi
         self._learnt_colours = 0
+        self._roll_colours: list[NDArray] = []  # colours learnt from a roll (``_probe_colours``)
         # The window fit whose face was read last: one the window reuses shows the same pixels.
         self._face_read = None
 
@@ -574,6 +575,12 @@ class Detector:
         self._set_ball_colours(colours)
         self.ball_colour_settled = True
 
+    def learnt_from_roll(self, i: int) -> NDArray[np.float32] | None:
+        """Ball colour ``i`` (as ``last_ball_colours`` counts) ``(3,)`` when it was learnt
+        from a roll (``_probe_colours``: no colour learning listed), else None."""
+        colour = self._colour.ball_bgr[int(i)]
+        return next((c for c in self._roll_colours if np.array_equal(c, colour)), None)
+
     def _set_ball_colours(self, bgr: NDArray, prior: NDArray | None = None) -> None:
         """Search for ball colours ``bgr (k, 3)`` from now on, ranked by ``prior (k,)`` (all
         alike when None)."""
@@ -652,6 +659,7 @@ class Detector:
         if colour is None:
             return
         self._learnt_colours += 1
+        self._roll_colours.append(colour)
         self.ball_colour_settled = False
         # Seen rolling: ranked with the best of the learnt colours.
         self._set_ball_colours(

@@ -20,7 +20,10 @@ otherwise the camera is calibrated automatically from the empty-table view of th
 
 Ball colour: found by itself (``vision/model.py``); ``--ball-colour NAME|#rrggbb`` names it
 instead. The choice is saved in the written ``calibration.json`` and used again when that file
-is given as ``--calibration``.
+is given as ``--calibration``. A ball whose colour showed only once it rolled
+(``Pipeline.ball_colour_from_roll``) had no place, and the play that struck it no call, before
+that: the video is analysed once more from its first frame with that colour named, and that
+analysis is the one written (the first stands if the second fails).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import dataclasses
 import json
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, TextIO
@@ -56,6 +60,7 @@ from tablevar.tracked import TrackedFrame, TracksEncoder
 from vision.colour import USUAL_BALLS_BGR, parse_colour
 from vision.config import VisionConfig
 from vision.model import LearningError, learn_model
+from vision.pick import hex_colour
 from web.recordings import VIEW_NAME
 
 CALIBRATION_FRAMES = 25
@@ -167,12 +172,44 @@ def run(args: argparse.Namespace) -> int:
         # complete analysis (a partial one still lands where there was none).
         staging = Path(tempfile.mkdtemp(prefix=".analyze-", dir=args.out))
         try:
-            write_calibration(staging / "calibration.json", cal)
-            return analyze(
-                video, cal, pitch, staging, progress=not args.no_progress, shot_calls=shot_calls
-            )
+            learnt = _analyze_into(staging, video, cal, pitch, args, shot_calls)
+            if learnt is not None:
+                staging = _again_with_colour(staging, video, cal, pitch, args, shot_calls, learnt)
+            return 0
         finally:
             publish(staging, args.out)
+
+
+def _analyze_into(staging: Path, video, cal: Calibration, pitch, args, shot_calls) -> str | None:
+    """``analyze`` into ``staging``, the calibration it uses written there first; returns
+    what ``analyze`` returns."""
+    write_calibration(staging / "calibration.json", cal)
+    return analyze(video, cal, pitch, staging, progress=not args.no_progress, shot_calls=shot_calls)
+
+
+def _again_with_colour(done: Path, video, cal, pitch, args, shot_calls, colour: str) -> Path:
+    """Analyse ``video`` again from its first frame with the ball's ``colour`` named, as
+    ``--ball-colour`` would: it was learnt from the ball's roll, so the frames before had no
+    ball, and the play that struck it no call. Returns the folder of the outputs to publish:
+    the new ones, or ``done`` (the first analysis, complete) when this one fails."""
+    print(
+        f"analyze: the ball's colour ({colour}) showed only once it rolled; analysing again "
+        "from the first frame with it named",
+        file=sys.stderr,
+    )
+    staging = Path(tempfile.mkdtemp(prefix=".analyze-", dir=args.out))
+    try:
+        cal = dataclasses.replace(cal, ball_colour=colour)
+        _analyze_into(staging, video, cal, pitch, args, shot_calls)
+    except (ValueError, OSError) as exc:
+        print(f"analyze: the second analysis failed ({exc}); the first stands", file=sys.stderr)
+        shutil.rmtree(staging, ignore_errors=True)
+        return done
+    except BaseException:  # interrupted: the first analysis is published, this one dropped
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    shutil.rmtree(done, ignore_errors=True)
+    return staging
 
 
 def is_complete(folder: Path) -> bool:
@@ -228,8 +265,13 @@ def analyze(
     *,
     progress: bool,
     shot_calls: tuple[tuple[int, float], ...] = (),
-) -> int:
-    """Run the driver over ``video`` and write the outputs; returns the exit status."""
+) -> str | None:
+    """Run the driver over ``video`` and write the outputs.
+
+    Returns:
+        the ball's colour (``#rrggbb``) when none was named and the ball showed it only by
+        rolling (``Pipeline.ball_colour_from_roll``: a ball of a kit's colour), else None.
+    """
     pitch = cal.measured_pitch(pitch)
     rules = rules_for(pitch, cal, shot_calls)
     summary: dict[str, Any] = {
@@ -270,7 +312,8 @@ def analyze(
     ball = BallInHindsight(driver.pipeline.settled_trails if driver is not None else ())
     if rules.names_changed or ball:
         _in_hindsight(out / "tracks.jsonl", rules, ball)
-    return 0
+    learnt = driver.pipeline.ball_colour_from_roll if driver is not None else None
+    return None if learnt is None or cal.ball_colour is not None else hex_colour(learnt)
 
 
 def rules_for(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -14,8 +15,12 @@ from hardware.recording import RecordingWriter
 from simulator.look import Look
 from simulator.render import Renderer
 from simulator.scene_library import build_scene
-from simulator.truth import frame_truth
+from simulator.scene_margins import build_margin_scene
+from simulator.truth import contact_frame, frame_truth
 from tablevar.cli import main
+from tablevar.commands import analyze as analyze_cmd
+from vision.colour import parse_colour
+from vision.model import same_colour_as
 
 SIZE = (800, 600)
 FPS = 30.0
@@ -168,3 +173,58 @@ def test_a_named_ball_colour_is_saved_and_used_again(analyzed, clip, tmp_path, c
     assert sum(b is not None for b in balls) >= 0.9 * FRAMES
     assert main([*args, "--ball-colour", "pink"]) == 2
     assert "pink" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def pass_clip(tmp_path_factory) -> Path:
+    """A white ball at rest for 20 frames, then passed forward (the margin scene ``offside``):
+    a clip picked up just before the play, at 800 x 600, 30 fps."""
+    pitch = load_pitch("fistf")
+    scene = build_margin_scene("offside", 35, offside=True)
+    camera = CameraModel.overhead(SIZE, 1300.0, 1450.0)
+    renderer = Renderer(camera, pitch, Look(), seed=3)
+    truth = frame_truth(scene, FPS)
+    first = contact_frame(scene.strikes[-1], FPS) - 20
+    folder = tmp_path_factory.mktemp("clips") / "pass"
+    with RecordingWriter(
+        folder, fps=FPS, size_px=SIZE, table="fistf", source="sim", camera=camera
+    ) as writer:
+        for i in range(60):
+            t_s = (first + i) / FPS
+            writer.write(renderer.render(scene.frame(t_s)), round(i * 1e9 / FPS), truth[first + i])
+    return folder
+
+
+@pytest.mark.parametrize("missed", [True, False])
+def test_a_ball_colour_learnt_only_from_the_roll_is_named_for_a_second_analysis(
+    pass_clip, tmp_path, monkeypatch, capsys, missed
+):
+    """When the ball's colour shows only once it rolls (learning took it for a kit's, say),
+    the recording is analysed again from its first frame with that colour named: the ball
+    is then placed where it stood before it was struck, and the colour is saved in
+    calibration.json. When learning listed it, one analysis is all there is."""
+    white = np.array(Look().ball_bgr, np.float32)
+    learn = analyze_cmd.learn_model
+
+    def learning_that_misses_the_ball(frames, camera, pitch, config=None):
+        model = learn(frames, camera, pitch, config)
+        if not missed or model.ball_named:
+            return model
+        kept = np.array([c for c in model.ball_colours_bgr if not same_colour_as(c, [white])])
+        return dataclasses.replace(model, ball_bgr=kept[0], ball_colours_bgr=kept, ball_px=None)
+
+    monkeypatch.setattr(analyze_cmd, "learn_model", learning_that_misses_the_ball)
+    out = tmp_path / "out"
+    assert main(["analyze", str(pass_clip), "--out", str(out), "--no-progress"]) == 0
+    again = "analysing again" in capsys.readouterr().err
+    cal = json.loads((out / "calibration.json").read_text(encoding="utf-8"))
+    assert again == missed and ("ball_colour" in cal) == missed
+    if missed:
+        assert same_colour_as(np.array(parse_colour(cal["ball_colour"]), np.float32), [white])
+    truth = _lines(pass_clip / "truth.jsonl")
+    tracks = _lines(out / "tracks.jsonl")
+    still = [(t["ball"], r["ball"]) for t, r in zip(truth, tracks) if not t["ball"]["moving"]]
+    assert len(still) >= 20 and all(r is not None for _, r in still)
+    err = [np.hypot(t["x_mm"] - r["x_mm"], t["y_mm"] - r["y_mm"]) for t, r in still]
+    assert max(err) < 1.0
+    assert any(c["kind"] == "offside" for c in _lines(out / "calls.jsonl"))
