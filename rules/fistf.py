@@ -45,7 +45,7 @@ from rules import fistf_ends as ends
 from rules.calls import Call
 from rules.fistf_kickoff import see_kick_off
 from rules.fistf_lines import check_lines, close_watch, in_doubt, watch_in_doubt
-from rules.fistf_play import apply_contacts, resolve_pending_play
+from rules.fistf_play import apply_contacts, note_unseen_play, resolve_pending_play
 from rules.fistf_setpiece import placement_notices, take_restart, watch_goal_kick
 from rules.fistf_state import BallTrack, MatchConfig, MatchState, PendingPlay, Restart
 from rules.geometry import boundary_margins_mm, other_end
@@ -150,6 +150,8 @@ def _judge(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]
         state, new = apply_contacts(state, obs)
         calls += new
         if state.restart is None:
+            if doubtful is None:
+                state = note_unseen_play(state, obs)
             state, new = resolve_pending_play(state, obs)
             calls += new
         if state.restart is None:

@@ -157,7 +157,7 @@ def see_play(state: MatchState, d_mm: np.ndarray) -> MatchState:
     """Weigh the pending play, whose ball has moved by ``d_mm``, as evidence (3); flip the
     belief first when plays against it now outnumber plays for it."""
     play, ends = state.pending_play, state.ends
-    if play is None or ends.settled:
+    if play is None or play.team is None or ends.settled:
         return state
     end = attacker_on_goal(state, play, d_mm)
     if end is None:
@@ -219,6 +219,8 @@ def _touch(t: Touch | None) -> Touch | None:
 def _pending(play: PendingPlay | None) -> PendingPlay | None:
     if play is None:
         return None
+    if play.team is None:  # an unseen play: only its figures' kits are renamed
+        return replace(play, figures=_swap_outfield(play.figures))
     figs = _swap_outfield(play.figures)
     row = figs.index_of(play.figure_id)
     keeper = row is not None and bool(figs.goalkeeper[row])

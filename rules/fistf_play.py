@@ -16,9 +16,13 @@ from rules.calls import Call, FigureRef, is_too_close, margin_note
 from rules.fistf_ends import see_play
 from rules.fistf_state import SET_PIECES_NO_OFFSIDE, MatchState, PendingPlay, Restart, Touch, point
 from rules.geometry import crossed_margin_mm, is_goal_over, zone_overlap_margin_mm
-from rules.observation import Contact, Figures, Observation, other_team
+from rules.observation import AWAY, HOME, Contact, Figures, Observation, other_team
 from rules.offside import offside_geometry
 from rules.pitch import END_SIGN
+
+# A figure whose base stood within this of touching the ball when it began to roll unseen may
+# be the one that played it (a base tracked a frame late, a flick that pushed through).
+UNSEEN_STRIKER_MM = 10.0
 
 
 def apply_contacts(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
@@ -296,6 +300,32 @@ def shot_close_call(
     ]
 
 
+def note_unseen_play(state: MatchState, obs: Observation) -> MatchState:
+    """A ball seen at rest starts to roll in open play and no touch of it is seen (the
+    striker hidden by a hand, or never found): it was played all the same (13.1 judges the
+    moment it is played). The positions of this frame are kept as an unseen play
+    (``PendingPlay`` without a team), judged once the roll shows its direction."""
+    if state.pending_play is not None or state.restart is not None or state.ball.moving:
+        return state
+    if not obs.ball_moving or state.ball.xy_mm is None or obs.ball_xy_mm is None:
+        return state
+    if any(c.on_ball for c in obs.contacts):
+        return state
+    play = PendingPlay(
+        obs.frame,
+        obs.t_s,
+        None,
+        None,
+        state.ball.xy_mm,
+        obs.ball_radius_mm,
+        state.ball.uncertainty_mm,
+        obs.figure_uncertainty_mm,
+        obs.figures,
+        None,
+    )
+    return replace(state, pending_play=play)
+
+
 def resolve_pending_play(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
     """Judge a play once the ball shows its direction: kick-off (4.2.3) and offside (13.1)."""
     play = state.pending_play
@@ -303,10 +333,14 @@ def resolve_pending_play(state: MatchState, obs: Observation) -> tuple[MatchStat
         return state, []
     d = np.subtract(obs.ball_xy_mm, play.ball_xy_mm)
     if np.hypot(*d) < state.config.forward_min_mm:
+        if play.team is None and not obs.ball_moving:  # a nudge, not a play
+            return replace(state, pending_play=None), []
         return state, []
+    if play.team is None:
+        return _judge_unseen_play(replace(state, pending_play=None), play, d)
     state = see_play(state, d)  # a flick toward a goal from its zone may flip the ends first
     play = state.pending_play
-    assert play is not None
+    assert play is not None and play.team is not None
     state = replace(state, pending_play=None)
     end = state.attacked_end(play.team)
     forward = float(d[0]) * END_SIGN[end] > 0
@@ -325,7 +359,27 @@ def resolve_pending_play(state: MatchState, obs: Observation) -> tuple[MatchStat
         return state, [call]
     if not forward or play.set_piece in SET_PIECES_NO_OFFSIDE:
         return state, []
-    return _judge_offside(state, play, end)
+    return _judge_offside(play, end, state)
+
+
+def _judge_unseen_play(
+    state: MatchState, play: PendingPlay, d: np.ndarray
+) -> tuple[MatchState, list[Call]]:
+    """Offside (13.1) of an unseen play toward the end it rolled to: the figures of the team
+    attacking that end (of either team while the ends are not known) standing offside, but
+    for those that may have played it (their bases within reach of the ball), are left to the
+    referee, who saw who played it and when."""
+    if d[0] == 0.0:  # straight across: forward for neither
+        return state, []
+    end = next(e for e, sign in END_SIGN.items() if sign * float(d[0]) > 0)
+    teams = (HOME, AWAY) if not state.ends.settled else (other_team(state.defender_of(end)),)
+    reach = play.ball_radius_mm + state.pitch.profile.base_radius_mm + UNSEEN_STRIKER_MM
+    gap = np.hypot(*(play.figures.xy_mm - np.asarray(play.ball_xy_mm)).T)
+    calls: list[Call] = []
+    for team in teams:
+        strikers = play.figures.id[(play.figures.team == team) & (gap <= reach)]
+        calls += _judge_offside(replace(play, team=team), end, state, strikers)[1]
+    return state, calls
 
 
 def offside_margins_mm(
@@ -350,17 +404,28 @@ def _misplaced(state: MatchState, figs: Figures, end: str) -> np.ndarray:
     return (area | is_goal_over(pitch, end, figs.xy_mm, 0.0)) & ~figs.goalkeeper
 
 
-def _judge_offside(state: MatchState, play: PendingPlay, end: str) -> tuple[MatchState, list[Call]]:
+def _judge_offside(
+    play: PendingPlay, end: str, state: MatchState, strikers: np.ndarray | None = None
+) -> tuple[MatchState, list[Call]]:
+    """Offside calls of ``play`` toward ``end``; an unseen play names the ids of the figures
+    that may have played it (``strikers``), and leaves every call to the referee."""
     margins, judged = offside_margins_mm(state, play, end)
     f_unc = play.figure_uncertainty_mm
     unc = float(np.hypot(f_unc, max(f_unc, play.ball_uncertainty_mm)))
     # An attacker standing where the referee would have put it back before the pass (2.1.2)
     # is judged where it is not meant to stand, and often is not: vision took the keeper of
-    # that goal twice. Its call is left to the referee.
-    uncs = np.where(_misplaced(state, play.figures, end), np.hypot(unc, margins), unc)
+    # that goal twice. Its call is left to the referee, as is every call of an unseen play.
+    referee = _misplaced(state, play.figures, end)
+    note = ""
+    if strikers is not None:
+        judged &= ~np.isin(play.figures.id, strikers)
+        referee[:] = True
+        note = "the play was not seen: who played the ball is for the referee"
+    uncs = np.where(referee, np.hypot(unc, margins), unc)
+    assert play.team is not None
     defender = other_team(play.team)
     calls: list[Call] = []
-    for row in np.flatnonzero(judged & (margins > -uncs)):
+    for row in np.flatnonzero(judged & (margins > -unc)):
         m, u = float(margins[row]), float(uncs[row])
         fig = FigureRef.of(play.figures, int(row))
         calls.append(
@@ -376,6 +441,7 @@ def _judge_offside(state: MatchState, play: PendingPlay, end: str) -> tuple[Matc
                 restart="free_kick",
                 position=(fig.x_mm, fig.y_mm),
                 figure=fig,
+                note=note,
             )
         )
     sure = [c for c in calls if not c.too_close_to_call]

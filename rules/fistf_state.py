@@ -158,13 +158,16 @@ class PendingPlay:
     """A flick whose direction is not known yet: the position at the moment of the play.
 
     Offside (FISTF 13.1) and the kick-off (4.2.3) are judged once the ball has shown its
-    direction, on the positions of this frame.
+    direction, on the positions of this frame. A ball at rest that starts to roll with no
+    flick seen (the striker hidden by a hand, or not found) is an unseen play: ``team`` and
+    ``figure_id`` are None, and the team it went forward for is judged, for the referee
+    (``rules.fistf_play.note_unseen_play``).
     """
 
     frame: int
     t_s: float
-    team: int
-    figure_id: int
+    team: int | None
+    figure_id: int | None
     ball_xy_mm: tuple[float, float]
     ball_radius_mm: float
     ball_uncertainty_mm: float

@@ -290,3 +290,57 @@ def test_offside_of_an_attacker_in_the_goal_area_is_left_to_the_referee(run):
     )
     (call,) = [c for c in calls if c.kind == "offside"]
     assert not call.too_close_to_call and state.restart is not None
+
+
+@pytest.mark.parametrize(
+    ("figs", "steps", "flagged"),
+    [
+        pytest.param(
+            "home 7 397,0; home 8 520,100; away 2 gk 590,0; away 9 400,-150",
+            ("ball 420,0 rest", "ball 421,0 moving", "ball 430,0 moving"),
+            [8],
+            id="FISTF 13.1 an unseen play forward: the attacker offside is left to the referee",
+        ),
+        pytest.param(
+            "home 7 397,0; home 8 520,100; away 2 gk 590,0; away 9 560,-150",
+            ("ball 420,0 rest", "ball 421,0 moving", "ball 430,0 moving"),
+            [],
+            id="FISTF 13.1 an unseen play forward: two defenders nearer, nothing to say",
+        ),
+        pytest.param(
+            "home 7 443,0; home 8 520,100; away 2 gk 590,0; away 9 400,-150",
+            ("ball 420,0 rest", "ball 419,0 moving", "ball 410,0 moving"),
+            [],
+            id="FISTF 13.1.2 an unseen play backward: no offside",
+        ),
+        pytest.param(
+            "home 7 397,0; home 8 520,100; away 2 gk 590,0; away 9 400,-150",
+            ("ball 420,0 rest", "ball 421,0 moving | flick 7", "ball 430,0 moving"),
+            [8],
+            id="FISTF 13.1 the same play seen: given, not left to the referee",
+        ),
+    ],
+)
+def test_an_unseen_play_leaves_offside_to_the_referee(run, figs, steps, flagged):
+    """FISTF 13.1: offside is judged at the moment the ball is played. A ball at rest that
+    rolls with no touch seen (its striker hidden by a hand) was played all the same: a figure
+    then in an offside position is named, but the call is the referee's, who saw who played
+    it (a defender's play makes no offside, 13.1.3 b)."""
+    state, calls = run(lines(figs, *steps))
+    calls = [c for c in calls if c.kind == "offside"]
+    assert [c.figure.id for c in calls] == flagged
+    seen = any("flick" in s for s in steps)
+    for call in calls:
+        assert call.margin_mm > 0 and call.too_close_to_call != seen
+        assert call.too_close_to_call == (abs(call.margin_mm) <= call.uncertainty_mm)
+    assert (state.restart is not None) == (seen and bool(flagged))
+
+
+def test_an_unseen_play_names_no_figure_that_may_have_played_it(run):
+    """FISTF 13.1.4: the figure that played the ball is never offside for it. Unseen, any
+    figure whose base touched the ball as it began to roll may be that one: here an attacker
+    beside the ball, a little nearer the goal line than it; farther off, it is named."""
+    steps = ("ball 420,0 rest", "ball 421,0 moving", "ball 430,0 moving")
+    for xy, named in (("425,30", []), ("425,60", [8])):
+        _, calls = run(lines(f"home 8 {xy}; away 2 gk 590,0; away 9 400,-150", *steps))
+        assert [c.figure.id for c in calls if c.kind == "offside"] == named
