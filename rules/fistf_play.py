@@ -415,17 +415,17 @@ def _judge_offside(
     # An attacker standing where the referee would have put it back before the pass (2.1.2)
     # is judged where it is not meant to stand, and often is not: vision took the keeper of
     # that goal twice. Its call is left to the referee, as is every call of an unseen play.
-    referee = _misplaced(state, play.figures, end)
+    uncs = np.where(_misplaced(state, play.figures, end), np.hypot(unc, margins), unc)
+    listed = judged & (margins > -uncs)
     note = ""
     if strikers is not None:
-        judged &= ~np.isin(play.figures.id, strikers)
-        referee[:] = True
+        listed &= ~np.isin(play.figures.id, strikers)
+        uncs = np.hypot(uncs, margins)
         note = "the play was not seen: who played the ball is for the referee"
-    uncs = np.where(referee, np.hypot(unc, margins), unc)
     assert play.team is not None
     defender = other_team(play.team)
     calls: list[Call] = []
-    for row in np.flatnonzero(judged & (margins > -unc)):
+    for row in np.flatnonzero(listed):
         m, u = float(margins[row]), float(uncs[row])
         fig = FigureRef.of(play.figures, int(row))
         calls.append(
