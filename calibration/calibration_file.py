@@ -16,8 +16,8 @@ perspective), ``goals`` (the balance of the two goals' parallax) or ``none`` (ne
 mapping to the cloth is exact, the height is a guess); ``sigma_pct`` its 1-sigma uncertainty
 and ``centre_cov_mm2`` the covariance of the camera's centre (pitch x, y, height), mm^2.
 Files written before they were added lack ``focal`` or ``centre_cov_mm2``.
-``ball_colour`` is the ball's colour as the user named it (a name or ``#rrggbb``, see
-``tablevar analyze --ball-colour``); absent when it was not named.
+``ball_colour`` is the ball's colour as the user named it (a name or ``#rrggbb``, a two-tone
+ball's joined by ``+``; see ``tablevar analyze --ball-colour``); absent when it was not named.
 ``camera_controls`` are the camera's settings locked for the match (a Raspberry Pi camera:
 exposure, gain, white balance, lens position and frame duration), so that a camera opened again
 shows the colours and sharpness the detection learnt; absent for other cameras::

@@ -22,7 +22,7 @@ from calibration.calibration_file import Calibration, CameraControls, write_cali
 from calibration.report import draw_overlay
 from rules.pitch import Pitch
 from tablevar.live_options import LiveOptions
-from vision.colour import parse_colour
+from vision.colour import parse_colours
 from web.recordings import VIEW_NAME
 
 OVERLAY_NAME = "calibration_overlay.png"
@@ -89,7 +89,7 @@ class LiveCalibration:
         Raises:
             ValueError: the colour is not a name or ``#rrggbb``.
         """
-        parse_colour(colour)  # a bad colour fails here, not in the worker
+        parse_colours(colour)  # a bad colour fails here, not in the worker
         with self._lock:
             self._ball_colour = colour
 

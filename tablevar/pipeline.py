@@ -29,7 +29,7 @@ from tracking.hypotheses import BallRun
 from tracking.roll_end import roll_end_sigmas
 from tracking.shutter import RollingShutter
 from tracking.tracker import Tracker, TrackerConfig, Tracks
-from vision.colour import parse_colour
+from vision.colour import parse_colours
 from vision.config import VisionConfig
 from vision.detector import Detector
 from vision.model import SceneModel
@@ -60,13 +60,21 @@ class PipelineConfig:
 
     @classmethod
     def for_frames(
-        cls, lossy: bool, ball_colour: str | None = None, readout_s: float | None = None
+        cls,
+        lossy: bool,
+        ball_colour: str | None = None,
+        readout_s: float | None = None,
+        rolled_colour: str | None = None,
     ) -> PipelineConfig:
         """The defaults for frames that are lossy or exact (``FrameSource.lossy``) from a
         shutter of ``readout_s`` (``FrameSource.readout_s``), looking only for a ball of
-        ``ball_colour`` (a name or ``#rrggbb``) when one is named."""
-        ball_bgr = None if ball_colour is None else parse_colour(ball_colour)
-        vision = VisionConfig(ball_bgr=ball_bgr, lossy_frames=lossy)
+        ``ball_colour`` (a name or ``#rrggbb``, several joined by ``+``) when one is named,
+        else first for one of ``rolled_colour`` when an earlier look at the same video saw
+        the ball roll in it (``Pipeline.ball_colour_from_roll``)."""
+        named = ball_colour is not None
+        colour = ball_colour if named else rolled_colour
+        ball_bgr = None if colour is None else parse_colours(colour)
+        vision = VisionConfig(ball_bgr=ball_bgr, ball_named=named, lossy_frames=lossy)
         return cls(vision=vision, readout_s=readout_s)
 
 
@@ -138,9 +146,10 @@ class Pipeline:
         # The trail of each candidate motion settled, from before it did (``BallInHindsight``);
         # a few: the ball is settled again only after it was lost to another candidate.
         self.settled_trails: deque[tuple[BallRun, ...]] = deque(maxlen=SETTLED_TRAILS)
-        # Frames the tracked ball was seen rolling in each colour learnt from a roll, and the
-        # first such colour seen ``ROLL_SIGHTINGS`` times (``_note_roll_colour``).
-        self._roll_sightings: dict[bytes, int] = {}
+        # Frames the tracked ball was placed in a colour learning listed (``b"listed"``) and
+        # seen rolling in each colour learnt from a roll, and the first such colour seen
+        # ``ROLL_SIGHTINGS`` times (``_note_roll_colour``).
+        self._sightings: dict[bytes, int] = {}
         self.ball_colour_from_roll: np.ndarray | None = None
 
     def _tracker_config(self, fps: float) -> TrackerConfig:
@@ -208,22 +217,28 @@ class Pipeline:
     def _note_roll_colour(self, ball, det) -> None:
         """Count the frames the tracked ball is seen rolling in a colour learning did not list
         (``Detector.learnt_from_roll``: a ball of a kit's colour, learnt from a blob that
-        arrived); on ``ROLL_SIGHTINGS`` of them it is ``ball_colour_from_roll``. Learnt late,
-        the frames before the roll had no ball: a recording can be analysed again with it."""
-        if self.ball_colour_from_roll is not None or not (ball.moving and ball.measured):
+        arrived); on ``ROLL_SIGHTINGS`` of them it is ``ball_colour_from_roll``, unless the
+        ball was ever placed in a colour learning listed before: it had a place, and a
+        colour learnt from a roll since (a figure's part, a two-tone ball's other half) is
+        no reason to look again. Learnt late, the frames before the roll had no ball: a
+        recording can be analysed again with it named."""
+        if self.ball_colour_from_roll is not None or not ball.measured or ball.xy_mm is None:
             return
         colours = self.detector.last_ball_colours
-        if ball.xy_mm is None or det.n_balls == 0 or len(colours) != det.n_balls:
+        if det.n_balls == 0 or len(colours) != det.n_balls:
             return
         d = np.linalg.norm(det.ball_xy_mm - ball.xy_mm, axis=1)
         i = int(np.argmin(d))
-        colour = self.detector.learnt_from_roll(int(colours[i]))
-        if colour is None or d[i] > self.pitch.profile.ball_radius_mm:
+        if d[i] > self.pitch.profile.ball_radius_mm:
             return
-        key = colour.tobytes()
-        self._roll_sightings[key] = self._roll_sightings.get(key, 0) + 1
-        if self._roll_sightings[key] >= ROLL_SIGHTINGS:
-            self.ball_colour_from_roll = colour
+        colour = self.detector.learnt_from_roll(int(colours[i]))
+        key = b"listed" if colour is None else colour.tobytes()
+        if colour is not None and not ball.moving:
+            return
+        self._sightings[key] = self._sightings.get(key, 0) + 1
+        if colour is not None and b"listed" not in self._sightings:
+            if self._sightings[key] >= ROLL_SIGHTINGS:
+                self.ball_colour_from_roll = colour
 
     def _no_doubt_since(self, frame: int) -> None:
         """The candidate chosen since ``frame`` has rolled: it was the ball all along, so

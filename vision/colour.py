@@ -64,6 +64,16 @@ class ColourNameError(ValueError):
     """A ball colour that is neither a known name nor ``#rrggbb``."""
 
 
+def parse_colours(text: str) -> tuple[tuple[int, int, int], ...]:
+    """BGR of each colour of ``text``: one (``parse_colour``), or a ball's several joined by
+    ``+`` (a two-tone ball's ``white+#1030c0``).
+
+    Raises:
+        ColourNameError: naming what was given and what is accepted.
+    """
+    return tuple(parse_colour(part) for part in text.split("+"))
+
+
 def parse_colour(text: str) -> tuple[int, int, int]:
     """BGR of a colour name (``USUAL_BALLS_BGR``) or of ``#rrggbb``.
 
@@ -78,5 +88,6 @@ def parse_colour(text: str) -> tuple[int, int, int]:
         r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
         return (b, g, r)
     raise ColourNameError(
-        f"ball colour {text!r} is not one of {', '.join(USUAL_BALLS_BGR)} nor #rrggbb"
+        f"ball colour {text!r} is not one of {', '.join(USUAL_BALLS_BGR)} nor #rrggbb "
+        "(a ball of several colours: each, joined by +)"
     )

@@ -18,6 +18,11 @@ class VisionConfig:
 
     Attributes:
         ball_bgr, home_bgr, away_bgr: colour overrides; None = learn from the first frames.
+            ``ball_bgr`` may hold several colours (a two-tone ball's).
+        ball_named: ``ball_bgr`` was named by the user: searched for alone, never learnt
+            further. False: a colour an earlier look at the same video saw the ball roll in,
+            searched for from the first frame instead of those learning would list, the
+            ball's other colours (a two-tone ball's other half) still learnt as it shows them.
         foreground_sigmas: a pixel is foreground when its colour is this many noise sigmas
             (measured on the cloth at start-up, followed after: ``vision/noise.py``) away
             from the background.
@@ -73,7 +78,8 @@ class VisionConfig:
             cloth (``vision/shading.py``), not by its edges alone.
     """
 
-    ball_bgr: BGR | None = None
+    ball_bgr: BGR | tuple[BGR, ...] | None = None
+    ball_named: bool = True
     home_bgr: BGR | None = None
     away_bgr: BGR | None = None
     foreground_sigmas: float = 6.0

@@ -85,7 +85,7 @@ class SceneModel:
         grid_step: pixel spacing of ``scale_grid``.
         ball_px: (2,) the blob of ``ball_bgr`` in the learning frame, or None.
         ball_colours_bgr: (k, 3) float32 colour hypotheses of the ball, best first (k >= 1).
-        ball_named: the ball's colour was named by the user (one hypothesis, settled).
+        ball_named: the ball's colour was named by the user (its hypotheses, settled).
         hiders: (h, w) bool, pixels where a goal's bar may hide a ball (``vision/hiders.py``),
             or None (nothing hides it).
         line_bgr: (3,) float32 the paint's colour.
@@ -192,7 +192,7 @@ def learn_model(
         grid_step,
         ball_px,
         colours,
-        config.ball_bgr is not None,
+        config.ball_bgr is not None and config.ball_named,
         hiders_mask(image, camera, pitch),
         line_bgr.astype(np.float32),
     )
@@ -624,10 +624,11 @@ def _ball_colours(
     (``_searched``). The usual ball colours follow, those no candidate showed (the ball may be
     hidden in this frame), except one near a team's colour: searched for unseen, it would take
     that team's bases for balls (an orange ball beside a red team shows in its own blob, and is
-    learnt from it).
+    learnt from it). Colours given (named, or seen rolling by an earlier look at the same
+    video: ``VisionConfig.ball_named``) are the only hypotheses.
     """
-    if config.ball_bgr is not None:
-        return np.asarray(config.ball_bgr, np.float32).reshape(1, 3), None
+    if config.ball_bgr is not None:  # named, or seen rolling by an earlier look
+        return np.asarray(config.ball_bgr, np.float32).reshape(-1, 3), None
     colours: list[NDArray] = []
     first = int(balls[0]) if len(balls) else None
     for i in balls:

@@ -19,11 +19,13 @@ otherwise the camera is calibrated automatically from the empty-table view of th
 ``--seconds`` (the per-pixel median, in which moving figures vanish).
 
 Ball colour: found by itself (``vision/model.py``); ``--ball-colour NAME|#rrggbb`` names it
-instead. The choice is saved in the written ``calibration.json`` and used again when that file
-is given as ``--calibration``. A ball whose colour showed only once it rolled
-(``Pipeline.ball_colour_from_roll``) had no place, and the play that struck it no call, before
-that: the video is analysed once more from its first frame with that colour named, and that
-analysis is the one written (the first stands if the second fails).
+instead (a two-tone ball's colours joined by ``+``). The choice is saved in the written
+``calibration.json`` and used again when that file is given as ``--calibration``. A ball whose
+colour showed only once it rolled (``Pipeline.ball_colour_from_roll``) had no place, and the
+play that struck it no call, before that: the video is analysed once more from its first frame,
+looking for that colour from the start instead of the colours learning lists (the ball's other
+colours, a two-tone ball's other half, still learnt as it shows them), and that analysis is the
+one written (the first stands if the second fails). It is not saved as a named colour.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ from tablevar.hindsight import BallInHindsight
 from tablevar.pipeline import Pipeline, PipelineConfig
 from tablevar.rules_stage import FistfRules
 from tablevar.tracked import TrackedFrame, TracksEncoder
-from vision.colour import USUAL_BALLS_BGR, parse_colour
+from vision.colour import USUAL_BALLS_BGR, parse_colours
 from vision.config import VisionConfig
 from vision.model import LearningError, learn_model
 from vision.pick import hex_colour
@@ -106,8 +108,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--ball-colour",
         metavar="COLOUR",
-        help=f"the ball's colour: {', '.join(USUAL_BALLS_BGR)} or #rrggbb (default: found by "
-        "itself; saved in calibration.json)",
+        help=f"the ball's colour: {', '.join(USUAL_BALLS_BGR)} or #rrggbb, a two-tone ball's "
+        "two joined by + (default: found by itself; saved in calibration.json)",
     )
     parser.add_argument(
         "--readout-ms",
@@ -164,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
                 f"for {cal.image_size_px[0]}x{cal.image_size_px[1]}: calibrate this camera mode"
             )
         if args.ball_colour is not None:
-            parse_colour(args.ball_colour)  # a bad name fails before any work
+            parse_colours(args.ball_colour)  # a bad name fails before any work
             cal = dataclasses.replace(cal, ball_colour=args.ball_colour)
         native_path(args.out)
         args.out.mkdir(parents=True, exist_ok=True)
@@ -180,27 +182,31 @@ def run(args: argparse.Namespace) -> int:
             publish(staging, args.out)
 
 
-def _analyze_into(staging: Path, video, cal: Calibration, pitch, args, shot_calls) -> str | None:
+def _analyze_into(
+    staging: Path, video, cal: Calibration, pitch, args, shot_calls, rolled: str | None = None
+) -> str | None:
     """``analyze`` into ``staging``, the calibration it uses written there first; returns
     what ``analyze`` returns."""
     write_calibration(staging / "calibration.json", cal)
-    return analyze(video, cal, pitch, staging, progress=not args.no_progress, shot_calls=shot_calls)
+    progress = not args.no_progress
+    return analyze(
+        video, cal, pitch, staging, progress=progress, shot_calls=shot_calls, rolled=rolled
+    )
 
 
 def _again_with_colour(done: Path, video, cal, pitch, args, shot_calls, colour: str) -> Path:
-    """Analyse ``video`` again from its first frame with the ball's ``colour`` named, as
-    ``--ball-colour`` would: it was learnt from the ball's roll, so the frames before had no
-    ball, and the play that struck it no call. Returns the folder of the outputs to publish:
-    the new ones, or ``done`` (the first analysis, complete) when this one fails."""
+    """Analyse ``video`` again from its first frame looking for a ball of ``colour`` from
+    the start: it was learnt from the ball's roll, so the frames before had no ball, and the
+    play that struck it no call. Returns the folder of the outputs to publish: the new ones,
+    or ``done`` (the first analysis, complete) when this one fails."""
     print(
         f"analyze: the ball's colour ({colour}) showed only once it rolled; analysing again "
-        "from the first frame with it named",
+        "from the first frame with it",
         file=sys.stderr,
     )
     staging = Path(tempfile.mkdtemp(prefix=".analyze-", dir=args.out))
     try:
-        cal = dataclasses.replace(cal, ball_colour=colour)
-        _analyze_into(staging, video, cal, pitch, args, shot_calls)
+        _analyze_into(staging, video, cal, pitch, args, shot_calls, rolled=colour)
     except (ValueError, OSError) as exc:
         print(f"analyze: the second analysis failed ({exc}); the first stands", file=sys.stderr)
         shutil.rmtree(staging, ignore_errors=True)
@@ -265,8 +271,10 @@ def analyze(
     *,
     progress: bool,
     shot_calls: tuple[tuple[int, float], ...] = (),
+    rolled: str | None = None,
 ) -> str | None:
-    """Run the driver over ``video`` and write the outputs.
+    """Run the driver over ``video`` and write the outputs; ``rolled``: the colour an
+    earlier look saw the ball roll in, looked for from the first frame (``_again_with_colour``).
 
     Returns:
         the ball's colour (``#rrggbb``) when none was named and the ball showed it only by
@@ -289,7 +297,7 @@ def analyze(
         open(out / "calls.jsonl", "w", encoding="utf-8") as calls,
     ):
         outputs = _Outputs(tracks, calls, EvidenceWriter(out, cal.camera, pitch))
-        session = _Session(video, cal, pitch, rules, outputs, out)
+        session = _Session(video, cal, pitch, rules, outputs, out, rolled)
         bar = tqdm(total=video.expected_frames, unit="frame", desc="analyze", disable=not progress)
         try:
             play(video, lambda frame: (session.receive(frame), bar.update()))
@@ -313,7 +321,9 @@ def analyze(
     if rules.names_changed or ball:
         _in_hindsight(out / "tracks.jsonl", rules, ball)
     learnt = driver.pipeline.ball_colour_from_roll if driver is not None else None
-    return None if learnt is None or cal.ball_colour is not None else hex_colour(learnt)
+    if learnt is None or cal.ball_colour is not None or rolled is not None:
+        return None
+    return hex_colour(learnt)
 
 
 def rules_for(
@@ -341,10 +351,14 @@ def _in_hindsight(path: Path, rules: FistfRules | ButtonRules, ball: BallInHinds
 class _Session:
     """The frames of one video through the driver, once the figures are on the table."""
 
-    def __init__(self, video: VideoFileSource, cal: Calibration, pitch, rules, outputs, out):
+    def __init__(
+        self, video: VideoFileSource, cal: Calibration, pitch, rules, outputs, out, rolled
+    ):
         self.video, self.cal, self.pitch, self.rules = video, cal, pitch, rules
         self.outputs, self.out = outputs, out
-        self.config = PipelineConfig.for_frames(video.lossy, cal.ball_colour, video.readout_s)
+        self.config = PipelineConfig.for_frames(
+            video.lossy, cal.ball_colour, video.readout_s, rolled_colour=rolled
+        )
         self.driver: Driver | None = None
         self.skipped = 0
         self.t0: float | None = None

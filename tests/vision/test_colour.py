@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.colour import USUAL_BALLS_BGR, ColourNameError, parse_colour, shaded_distance
+from vision.colour import (
+    USUAL_BALLS_BGR,
+    ColourNameError,
+    parse_colour,
+    parse_colours,
+    shaded_distance,
+)
 
 
 @pytest.mark.parametrize(
@@ -25,6 +31,13 @@ def test_parse_colour(text, bgr):
 def test_a_colour_that_is_neither_name_nor_hex_is_a_clear_error(text):
     with pytest.raises(ColourNameError, match="#rrggbb"):
         parse_colour(text)
+
+
+def test_a_two_tone_balls_colours_are_joined_by_plus():
+    assert parse_colours("white+#1030c0") == (USUAL_BALLS_BGR["white"], (0xC0, 0x30, 0x10))
+    assert parse_colours("orange") == (USUAL_BALLS_BGR["orange"],)
+    with pytest.raises(ColourNameError, match="joined by"):
+        parse_colours("white+")
 
 
 def test_a_shaded_ball_is_near_its_colour_and_far_from_a_red_kit():

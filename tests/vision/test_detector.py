@@ -253,10 +253,14 @@ def test_learning_without_figures_is_a_clear_error():
         learn_model([draw(None, home=np.zeros((0, 2)), away=np.zeros((0, 2)))], CAMERA, PITCH)
 
 
-def test_a_named_ball_colour_is_the_only_hypothesis():
-    model = learn_model([draw()], CAMERA, PITCH, VisionConfig(ball_bgr=(20, 110, 240)))
+@pytest.mark.parametrize("named", [((20, 110, 240),), ((235, 235, 235), (192, 48, 16))])
+def test_named_ball_colours_are_the_only_hypotheses(named):
+    """One named colour, or a two-tone ball's two: searched for from the first frame, and
+    nothing else."""
+    config = VisionConfig(ball_bgr=named if len(named) > 1 else named[0])
+    model = learn_model([draw()], CAMERA, PITCH, config)
     assert model.ball_named
-    assert model.ball_colours_bgr.tolist() == [[20.0, 110.0, 240.0]]
+    assert model.ball_colours_bgr.tolist() == [list(map(float, c)) for c in named]
 
 
 def test_learning_takes_a_ball_of_the_lines_colour_on_the_centre_spot():
