@@ -68,9 +68,10 @@ class PipelineConfig:
     ) -> PipelineConfig:
         """The defaults for frames that are lossy or exact (``FrameSource.lossy``) from a
         shutter of ``readout_s`` (``FrameSource.readout_s``), looking only for a ball of
-        ``ball_colour`` (a name or ``#rrggbb``, several joined by ``+``) when one is named,
-        else first for one of ``rolled_colour`` when an earlier look at the same video saw
-        the ball roll in it (``Pipeline.ball_colour_from_roll``)."""
+        ``ball_colour`` (a name or ``#rrggbb``, several joined by ``+``) when one is named;
+        else from the first frame for one of ``rolled_colour`` instead of the colours learning
+        lists, when an earlier look at the same video saw the ball roll in it
+        (``Pipeline.ball_colour_from_roll``)."""
         named = ball_colour is not None
         colour = ball_colour if named else rolled_colour
         ball_bgr = None if colour is None else parse_colours(colour)
@@ -221,7 +222,7 @@ class Pipeline:
         ball was ever placed in a colour learning listed before: it had a place, and a
         colour learnt from a roll since (a figure's part, a two-tone ball's other half) is
         no reason to look again. Learnt late, the frames before the roll had no ball: a
-        recording can be analysed again with it named."""
+        recording can be analysed again looking for it from the first frame."""
         if self.ball_colour_from_roll is not None or not ball.measured or ball.xy_mm is None:
             return
         colours = self.detector.last_ball_colours
