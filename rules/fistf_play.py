@@ -8,6 +8,7 @@ one frame cannot show that, and the engine never guesses against a player).
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -23,6 +24,9 @@ from rules.pitch import END_SIGN
 # A figure whose base stood within this of touching the ball when it began to roll unseen may
 # be the one that played it (a base tracked a frame late, a flick that pushed through).
 UNSEEN_STRIKER_MM = 10.0
+# No flick sends the ball faster: a ball first seen moving farther from where it rested than
+# this speed allows was carried there (placed by hand) or is another object, no play.
+FLICK_MAX_MM_S = 4000.0
 
 
 def apply_contacts(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
@@ -301,15 +305,19 @@ def shot_close_call(
 
 
 def note_unseen_play(state: MatchState, obs: Observation) -> MatchState:
-    """A ball seen at rest starts to roll in open play and no touch of it is seen (the
-    striker hidden by a hand, or never found): it was played all the same (13.1 judges the
-    moment it is played). The positions of this frame are kept as an unseen play
-    (``PendingPlay`` without a team), judged once the roll shows its direction."""
+    """A ball seen at rest up to the frame before starts to roll in open play, near where it
+    rested, and no touch of it is seen (the striker hidden by a hand, or never found): it was
+    played all the same (13.1 judges the moment it is played). The positions of this frame
+    are kept as an unseen play (``PendingPlay`` without a team), judged once the roll shows
+    its direction."""
     if state.pending_play is not None or state.restart is not None or state.ball.moving:
         return state
     if not obs.ball_moving or state.ball.xy_mm is None or obs.ball_xy_mm is None:
         return state
-    if any(c.on_ball for c in obs.contacts):
+    if state.ball.hidden_frames or any(c.on_ball for c in obs.contacts):
+        return state  # not seen at rest up to now (lifted by a hand, say), or a touch seen
+    reach = obs.ball_radius_mm + FLICK_MAX_MM_S * (obs.t_s - state.ball.t_s)
+    if math.dist(obs.ball_xy_mm, state.ball.xy_mm) > reach:
         return state
     play = PendingPlay(
         obs.frame,

@@ -344,3 +344,29 @@ def test_an_unseen_play_names_no_figure_that_may_have_played_it(run):
     for xy, named in (("425,30", []), ("425,60", [8])):
         _, calls = run(lines(f"home 8 {xy}; away 2 gk 590,0; away 9 400,-150", *steps))
         assert [c.figure.id for c in calls if c.kind == "offside"] == named
+
+
+def test_a_ball_carried_to_another_place_is_no_unseen_play(run):
+    """FISTF 13.1 judges a play. A ball seen next 96 mm from where it rested, one frame on at
+    50 fps, went faster than any flick: it was carried there (placed by hand), and no offside
+    is named."""
+    figs = "home 7 397,0; home 8 520,100; away 2 gk 590,0; away 9 400,-150"
+    _, calls = run(lines(figs, "ball 420,0 rest", "ball 516,0 moving", "ball 517,0 moving"))
+    assert [c for c in calls if c.kind == "offside"] == []
+    _, calls = run(lines(figs, "ball 420,0 rest", "ball 440,0 moving", "ball 460,0 moving"))
+    assert [c.figure.id for c in calls if c.kind == "offside"] == [8]
+
+
+def test_a_ball_lifted_and_put_down_is_no_unseen_play(run):
+    """FISTF 13.1 judges a play. A ball unseen for a while (a hand lifted it) and seen again
+    moving near a figure in an offside position was put down there, not played."""
+    figs = "home 7 397,0; home 8 520,100; away 2 gk 590,0; away 9 400,-150"
+    steps = (
+        "ball 420,0 rest",
+        "ball hidden",
+        "ball hidden",
+        "ball 421,0 moving",
+        "ball 430,0 moving",
+    )
+    _, calls = run(lines(figs, *steps))
+    assert [c for c in calls if c.kind == "offside"] == []
