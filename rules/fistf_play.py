@@ -367,7 +367,7 @@ def resolve_pending_play(state: MatchState, obs: Observation) -> tuple[MatchStat
         return state, [call]
     if not forward or play.set_piece in SET_PIECES_NO_OFFSIDE:
         return state, []
-    return _judge_offside(play, end, state)
+    return _judge_offside(state, play, end)
 
 
 def _judge_unseen_play(
@@ -386,7 +386,7 @@ def _judge_unseen_play(
     calls: list[Call] = []
     for team in teams:
         strikers = play.figures.id[(play.figures.team == team) & (gap <= reach)]
-        calls += _judge_offside(replace(play, team=team), end, state, strikers)[1]
+        calls += _judge_offside(state, replace(play, team=team), end, strikers)[1]
     return state, calls
 
 
@@ -413,7 +413,7 @@ def _misplaced(state: MatchState, figs: Figures, end: str) -> np.ndarray:
 
 
 def _judge_offside(
-    play: PendingPlay, end: str, state: MatchState, strikers: np.ndarray | None = None
+    state: MatchState, play: PendingPlay, end: str, strikers: np.ndarray | None = None
 ) -> tuple[MatchState, list[Call]]:
     """Offside calls of ``play`` toward ``end``; an unseen play names the ids of the figures
     that may have played it (``strikers``), and leaves every call to the referee."""

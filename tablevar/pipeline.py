@@ -147,11 +147,12 @@ class Pipeline:
         # The trail of each candidate motion settled, from before it did (``BallInHindsight``);
         # a few: the ball is settled again only after it was lost to another candidate.
         self.settled_trails: deque[tuple[BallRun, ...]] = deque(maxlen=SETTLED_TRAILS)
-        # Frames the tracked ball was placed in a colour learning listed (``b"listed"``) and
-        # seen rolling in each colour learnt from a roll, and the first such colour seen
-        # ``ROLL_SIGHTINGS`` times (``_note_roll_colour``).
-        self._sightings: dict[bytes, int] = {}
+        # Frames the tracked ball was seen rolling in each colour learnt from a roll, the first
+        # such colour seen ``ROLL_SIGHTINGS`` times, and whether that is settled either way
+        # (``_note_roll_colour``: then it looks no more, frame after frame).
+        self._roll_sightings: dict[bytes, int] = {}
         self.ball_colour_from_roll: np.ndarray | None = None
+        self._roll_colour_settled = False
 
     def _tracker_config(self, fps: float) -> TrackerConfig:
         """The tracker's settings, with this camera's shutter unless they name one."""
@@ -223,7 +224,7 @@ class Pipeline:
         colour learnt from a roll since (a figure's part, a two-tone ball's other half) is
         no reason to look again. Learnt late, the frames before the roll had no ball: a
         recording can be analysed again looking for it from the first frame."""
-        if self.ball_colour_from_roll is not None or not ball.measured or ball.xy_mm is None:
+        if self._roll_colour_settled or not ball.measured or ball.xy_mm is None:
             return
         colours = self.detector.last_ball_colours
         if det.n_balls == 0 or len(colours) != det.n_balls:
@@ -233,13 +234,15 @@ class Pipeline:
         if d[i] > self.pitch.profile.ball_radius_mm:
             return
         colour = self.detector.learnt_from_roll(int(colours[i]))
-        key = b"listed" if colour is None else colour.tobytes()
-        if colour is not None and not ball.moving:
+        if colour is None:  # placed in a colour learning listed
+            self._roll_colour_settled = True
             return
-        self._sightings[key] = self._sightings.get(key, 0) + 1
-        if colour is not None and b"listed" not in self._sightings:
-            if self._sightings[key] >= ROLL_SIGHTINGS:
-                self.ball_colour_from_roll = colour
+        if not ball.moving:
+            return
+        key = colour.tobytes()
+        self._roll_sightings[key] = self._roll_sightings.get(key, 0) + 1
+        if self._roll_sightings[key] >= ROLL_SIGHTINGS:
+            self.ball_colour_from_roll, self._roll_colour_settled = colour, True
 
     def _no_doubt_since(self, frame: int) -> None:
         """The candidate chosen since ``frame`` has rolled: it was the ball all along, so

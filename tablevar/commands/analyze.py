@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         # Written aside and moved into place at the end: a run that fails never replaces a
         # complete analysis (a partial one still lands where there was none).
-        staging = Path(tempfile.mkdtemp(prefix=".analyze-", dir=args.out))
+        staging = _staging(args.out)
         try:
             learnt = _analyze_into(staging, video, cal, pitch, args, shot_calls)
             if learnt is not None:
@@ -180,6 +180,11 @@ def run(args: argparse.Namespace) -> int:
             return 0
         finally:
             publish(staging, args.out)
+
+
+def _staging(out: Path) -> Path:
+    """A new folder inside ``out`` for outputs written aside (``publish`` moves them)."""
+    return Path(tempfile.mkdtemp(prefix=".analyze-", dir=out))
 
 
 def _analyze_into(
@@ -204,7 +209,7 @@ def _again_with_colour(done: Path, video, cal, pitch, args, shot_calls, colour: 
         "from the first frame with it",
         file=sys.stderr,
     )
-    staging = Path(tempfile.mkdtemp(prefix=".analyze-", dir=args.out))
+    staging = _staging(args.out)
     try:
         _analyze_into(staging, video, cal, pitch, args, shot_calls, rolled=colour)
     except (ValueError, OSError) as exc:
