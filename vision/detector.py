@@ -1039,11 +1039,12 @@ class Detector:
 
         A base is a ring of its team's colour; its body may be any colour (a goalkeeper's
         shirt of the other team's) and leans away from the nadir, so the ring is read on the
-        side facing the nadir. Where it shows neither team the blob's colour stands. A fit
-        shows its team better when its blob was of that colour (a fit started from a shirt
-        sits less well on the base), then the more ring points show it. All round: on
-        ``RINGED_POINTS`` of the points, each of its team's colour, of no ball's and no
-        shadow (a ball fitted as a base a little off its centre shows the cloth darkened
+        side facing the nadir, each point counting for a team only when it is clearly of its
+        colour (``ColourBlobs.rim_teams``). Where it shows neither team the blob's colour
+        stands. A fit shows its team better when its blob was of that colour (a fit started
+        from a shirt sits less well on the base), then the more ring points show it. All
+        round: on ``RINGED_POINTS`` of the points, each of its team's colour, of no ball's and
+        no shadow (a ball fitted as a base a little off its centre shows the cloth darkened
         round it there, which reads as a dark team).
         """
         teams, support = teams.astype(np.int8), np.zeros(len(teams), np.int64)
@@ -1054,10 +1055,10 @@ class Detector:
         w, h = self.model.size_px
         ix = np.clip(np.rint(ring[..., 0]).astype(np.intp), 0, w - 1)
         iy = np.clip(np.rint(ring[..., 1]).astype(np.intp), 0, h - 1)
-        cls, ball, shade = self._colour.classes_and_shadows(
+        shown, other = self._colour.rim_teams(
             image[iy, ix].reshape(-1, 3), self.model.background[iy, ix].reshape(-1, 3)
         )
-        shown, other = cls.reshape(ix.shape) - HOME, (ball | shade).reshape(ix.shape)
+        shown, other = shown.reshape(ix.shape) - HOME, other.reshape(ix.shape)
         home, away = (shown == 0).sum(axis=1), (shown == 1).sum(axis=1)
         read = np.where(home > away, 0, np.where(away > home, 1, teams[ok]))
         support[ok] = np.where(read == 0, home, away) + ix.shape[1] * (read == teams[ok])

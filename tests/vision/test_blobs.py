@@ -106,6 +106,35 @@ def test_a_balls_pixel_counts_for_the_nearer_of_two_twin_teams():
     assert cls.tolist() == [HOME, AWAY]
 
 
+def test_a_rim_pixel_shows_its_team_only_when_it_is_clearly_that_teams_colour():
+    """A pale ball hypothesis (a shaded white base's top, taken for a ball while the ball's
+    colour is open) is the white team's twin; shaded deep it explains a navy rim's near-black
+    pixels too: on a rim those show neither team (nor does one about as far from both kits:
+    the rim blended with a purple shirt), the navy rim's own pixels show navy and the white
+    team's pale ones white; in blobs the ball's pixels all stay with its twin (the ball whole
+    in one blob)."""
+    colours = ColourBlobs(
+        np.array([[74, 94, 70], [26, 86, 176]], np.float32),
+        np.array([[34, 38, 52], [144, 154, 131]], np.float32),
+        30.0,
+        (0.3, 1.4),
+    )
+    assert colours.ball_classes == [BALL, AWAY]
+    pixels = np.array([[28, 25, 24], [45, 28, 68], [120, 128, 110], [53, 21, 40]])
+    team, _ = colours.rim_teams(pixels, np.broadcast_to(np.array(CLOTH), pixels.shape))
+    assert team.tolist() == [-1, HOME, AWAY, -1]
+    assert colours.classes(pixels)[0][0] == AWAY
+
+
+def test_a_line_beside_a_rim_shows_no_team():
+    """A white ball hypothesis, yellow and black kits: a black base beside a line shows the
+    line's white paint on its rim, nearer yellow than black, yet no yellow rim's."""
+    colours = blobs(ball=(210, 218, 214), home=(56, 176, 155), away=(27, 46, 24))
+    pixels = np.array([[159, 166, 167], [11, 17, 12], [60, 170, 150]])
+    team, _ = colours.rim_teams(pixels, np.broadcast_to(np.array(CLOTH), pixels.shape))
+    assert team.tolist() == [-1, AWAY, HOME]
+
+
 def test_a_red_pixel_nearest_an_open_orange_ball_hypothesis_stays_with_its_team():
     """While the ball's colour is open (white or orange), the red of a rim in the light and
     pure red lie nearer the orange hypothesis than the learnt dark red, yet no ball colour
