@@ -43,8 +43,8 @@ def _coloured(bgr: NDArray, floor: float = 0.0) -> NDArray[np.bool_]:
     return top - c.min(axis=1) >= np.maximum(CHROMA * top, floor)
 
 
-# A pixel nearer one team's colour than this share of its distance to the other's shows that
-# team; between, it shows neither.
+# A pixel nearer one team's colour than this share of its distance to the other's is clearly
+# of that team; between, it may be either (``ColourBlobs.rim_teams``).
 CLEAR_TEAM_SHARE = 0.75
 
 
@@ -141,24 +141,23 @@ class ColourBlobs:
         return cls, ball, self._shadows(pixels, background, cls, ball, d)
 
     def rim_teams(self, pixels: NDArray, background: NDArray):
-        """The team each pixel of a base's rim ``(n, 3)`` shows (``HOME``, ``AWAY``, or -1
-        for neither) and which pixels are of a ball's colour or a shadow on their background
-        ``(n, 3)`` (``_shadows``): ``(n,)`` each.
+        """``classes`` of the pixels of a base's rim ``(n, 3)``, which of them are clearly of
+        their team's colour, and which are of a ball's colour or a shadow on their
+        background ``(n, 3)`` (``_shadows``): ``(n,)`` each.
 
-        A pixel shows the team of its class (``classes``) when it is clearly nearer that
-        team's colour than the other's under shading (within ``CLEAR_TEAM_SHARE`` of the
-        other's distance): a rim blended with the cloth, or with a shirt of a third colour,
-        lies about as far from both kits; and a pale ball hypothesis (a shaded white base's
-        top taken for a ball while the ball's colour is open) shaded deep explains a navy
-        rim's near-black pixels as well as the white team's shaded ones, which as its twin's
-        would read a navy base white.
+        Clearly: nearer that team's colour than ``CLEAR_TEAM_SHARE`` of its distance to the
+        other's, under shading. A rim blended with the cloth, or with a shirt of a third
+        colour, lies about as far from both kits; and a pale ball hypothesis (a shaded white
+        base's top taken for a ball while the ball's colour is open) shaded deep explains a
+        navy rim's near-black pixels as well as the white team's shaded ones, which as its
+        twin's would read a navy base white.
         """
         cls, ball, d = self._classes(pixels)
         shade = self._shadows(pixels, background, cls, ball, d)
         d_team = d[:, self._k :]
         clear = d_team.min(axis=1) <= CLEAR_TEAM_SHARE * d_team.max(axis=1)
-        shows = (cls >= HOME) & clear & (cls == HOME + np.argmin(d_team, axis=1))
-        return np.where(shows, cls, -1), ball | shade
+        clear &= cls == HOME + np.argmin(d_team, axis=1)
+        return cls, clear, ball | shade
 
     def _classes(self, pixels: NDArray):
         """``classes`` and the shaded distances ``(n, k + 2)`` it read them from."""

@@ -1043,9 +1043,9 @@ class Detector:
         colour (``ColourBlobs.rim_teams``). Where it shows neither team the blob's colour
         stands. A fit shows its team better when its blob was of that colour (a fit started
         from a shirt sits less well on the base), then the more ring points show it. All
-        round: on ``RINGED_POINTS`` of the points, each of its team's colour, of no ball's and
-        no shadow (a ball fitted as a base a little off its centre shows the cloth darkened
-        round it there, which reads as a dark team).
+        round: on ``RINGED_POINTS`` of the points, each of its team's class (clearly or not),
+        of no ball's colour and no shadow (a ball fitted as a base a little off its centre
+        shows the cloth darkened round it there, which reads as a dark team).
         """
         teams, support = teams.astype(np.int8), np.zeros(len(teams), np.int64)
         ringed = np.zeros(len(teams), bool)
@@ -1055,14 +1055,16 @@ class Detector:
         w, h = self.model.size_px
         ix = np.clip(np.rint(ring[..., 0]).astype(np.intp), 0, w - 1)
         iy = np.clip(np.rint(ring[..., 1]).astype(np.intp), 0, h - 1)
-        shown, other = self._colour.rim_teams(
+        cls, clear, other = self._colour.rim_teams(
             image[iy, ix].reshape(-1, 3), self.model.background[iy, ix].reshape(-1, 3)
         )
-        shown, other = shown.reshape(ix.shape) - HOME, other.reshape(ix.shape)
-        home, away = (shown == 0).sum(axis=1), (shown == 1).sum(axis=1)
+        shown, other = cls.reshape(ix.shape) - HOME, other.reshape(ix.shape)
+        sure = np.where(clear.reshape(ix.shape), shown, -1)
+        home, away = (sure == 0).sum(axis=1), (sure == 1).sum(axis=1)
         read = np.where(home > away, 0, np.where(away > home, 1, teams[ok]))
-        support[ok] = np.where(read == 0, home, away) + ix.shape[1] * (read == teams[ok])
-        plain = ((shown == read[:, None]) & ~other).sum(axis=1)
+        of_read = shown == read[:, None]
+        support[ok] = of_read.sum(axis=1) + ix.shape[1] * (read == teams[ok])
+        plain = (of_read & ~other).sum(axis=1)
         ringed[ok] = (read == teams[ok]) & (plain >= RINGED_POINTS)
         teams[ok] = read
         return teams, support, ringed

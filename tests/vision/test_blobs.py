@@ -121,8 +121,8 @@ def test_a_rim_pixel_shows_its_team_only_when_it_is_clearly_that_teams_colour():
     )
     assert colours.ball_classes == [BALL, AWAY]
     pixels = np.array([[28, 25, 24], [45, 28, 68], [120, 128, 110], [53, 21, 40]])
-    team, _ = colours.rim_teams(pixels, np.broadcast_to(np.array(CLOTH), pixels.shape))
-    assert team.tolist() == [-1, HOME, AWAY, -1]
+    cls, clear, _ = colours.rim_teams(pixels, np.broadcast_to(np.array(CLOTH), pixels.shape))
+    assert np.where(clear, cls, -1).tolist() == [-1, HOME, AWAY, -1]
     assert colours.classes(pixels)[0][0] == AWAY
 
 
@@ -131,8 +131,8 @@ def test_a_line_beside_a_rim_shows_no_team():
     line's white paint on its rim, nearer yellow than black, yet no yellow rim's."""
     colours = blobs(ball=(210, 218, 214), home=(56, 176, 155), away=(27, 46, 24))
     pixels = np.array([[159, 166, 167], [11, 17, 12], [60, 170, 150]])
-    team, _ = colours.rim_teams(pixels, np.broadcast_to(np.array(CLOTH), pixels.shape))
-    assert team.tolist() == [-1, AWAY, HOME]
+    cls, clear, _ = colours.rim_teams(pixels, np.broadcast_to(np.array(CLOTH), pixels.shape))
+    assert np.where(clear, cls, -1).tolist() == [-1, AWAY, HOME]
 
 
 def test_a_red_pixel_nearest_an_open_orange_ball_hypothesis_stays_with_its_team():
