@@ -23,6 +23,8 @@ one frame):
    only to within more than its radius, a prediction through an occlusion, is not seen).
    A match picked up in play (``MatchConfig.start``, DESIGN.md 4) that has seen no touch yet
    first looks for a kick-off set up (4.2, ``rules.fistf_kickoff``): then the ball is dead.
+   Its ball is not seen until it is seen in play: one first seen wholly over a line left
+   play before the first frame, or is not the ball.
 3. **Dead ball**: while a restart is pending, wait for its taking flick and check the set-up
    (4.2, 11.2, 12.2, 14.2, 15.2, 16.2, distances of the general guidelines).
 4. **Play** (ball in play): this frame's contacts: possession (5.1, 6.1), the attacker's foul
@@ -75,7 +77,7 @@ def step(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]:
     """
     if state.hold is not None:
         clock = clk.tick(state.clock, obs.t_s, False)
-        ball = _track(state.ball, _sighting(obs))
+        ball = _track(state.ball, _sighting(state, obs))
         return replace(state, clock=clock, ball=ball, ball_went_out=False), []
     before = state.restart
     state, calls = _judge(state, obs)
@@ -126,7 +128,7 @@ def _judge(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]
         return state, []
     # A ball that may be another object is watched near the lines, and else unseen.
     doubtful = obs if in_doubt(obs) else None
-    kits = _sighting(obs)
+    kits = _sighting(state, obs)
     state = ends.prior(state, kits)
     state = see_kick_off(state, kits)
     obs = ends.named(state, kits)
@@ -175,13 +177,31 @@ def _judge(state: MatchState, obs: Observation) -> tuple[MatchState, list[Call]]
     return state, calls + new
 
 
-def _sighting(obs: Observation) -> Observation:
+def _sighting(state: MatchState, obs: Observation) -> Observation:
     """The observation as the rules may use it: a ball placed only to within more than its
     radius (a prediction through an occlusion, such as a ball rolling under a goal's net) is
-    no sighting, so the rules treat it as hidden (DESIGN.md 3: decide from what is seen)."""
-    if obs.ball_xy_mm is None or obs.ball_uncertainty_mm <= obs.ball_radius_mm:
+    no sighting, so the rules treat it as hidden (DESIGN.md 3: decide from what is seen).
+
+    Nor is a first sighting, in a match picked up in play (DESIGN.md 4), of a ball wholly
+    over a boundary line: such a ball left play before the first frame, its crossing and
+    the touch before it unseen (14.1, 15.1, 16.1 decide from both), or it is not the ball
+    (a ball-like object by a goal, taken for it before anything rolled). Play is open; the
+    ball counts once it is seen in play."""
+    if obs.ball_xy_mm is None:
         return obs
-    return replace(obs, ball_xy_mm=None)
+    if obs.ball_uncertainty_mm > obs.ball_radius_mm or _out_before(state, obs):
+        return replace(obs, ball_xy_mm=None)
+    return obs
+
+
+def _out_before(state: MatchState, obs: Observation) -> bool:
+    """The ball, never seen yet in a match picked up in play, lies wholly over a boundary
+    line (a goal line, between the posts too), for its uncertainty."""
+    if not (state.unseen_play and state.ball.xy_mm is None):
+        return False
+    assert obs.ball_xy_mm is not None
+    margins = boundary_margins_mm(state.pitch, obs.ball_xy_mm, obs.ball_radius_mm)
+    return max(margins.values()) > state.line_uncertainty(obs)
 
 
 def _stopped(

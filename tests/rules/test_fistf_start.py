@@ -206,6 +206,30 @@ def test_ball_out_with_the_last_touch_unseen_names_no_team(run, steps, expected)
     assert state.restart is None
 
 
+@pytest.mark.parametrize(
+    "first",
+    [
+        pytest.param("ball 663,-83 rest", id="FISTF 15.1/16.1 beside a goal, at rest"),
+        pytest.param("ball 0,430 moving", id="FISTF 14.1 over a touchline, rolling"),
+        pytest.param("ball 630,0 rest", id="FISTF 7.1 in the net"),
+    ],
+)
+def test_a_ball_first_seen_out_of_play_makes_no_call(run, first):
+    """A ball out (14.1, 15.1, 16.1) or a goal (7.1) is decided from its crossing and the
+    touches before it. A clip that starts with the ball wholly over a line saw neither: it
+    left play before the first frame, or it is not the ball (an object by a goal taken for
+    it before anything rolled). No call; play is open, and the ball seen in play counts from
+    then on: its crossing is called as ever."""
+    state, calls = fresh(run, [f"{first}; {ATTACK}", f"{first}; {ATTACK}"])
+    assert stopping(calls) == [] and state.restart is None and state.score == (0, 0)
+    steps = ["ball 0,340 moving", "ball 0,370 moving", "ball 0,396 moving"]
+    state, calls = run(
+        [f"t {0.1 + 0.02 * k}; {s}; {ATTACK}" for k, s in enumerate(steps)], state=state
+    )
+    (call,) = stopping(calls)
+    assert (call.kind, call.law, call.line) == ("ball_out", "FISTF 14.1", "touchline")
+
+
 KICK_OFF_SETUPS = [
     # id, ball, figures, seen as a kick-off set up
     pytest.param("0,0 rest", KO, True, id="FISTF 4.2 the ball on the spot, each team in its half"),
