@@ -34,20 +34,27 @@ def ball_coloured(distance: NDArray, brightness: NDArray, share: float = 1.0) ->
     return distance <= share * (0.12 * brightness + 12.0)
 
 
-def darkened(pixels: NDArray, background: NDArray, threshold: float) -> NDArray[np.bool_]:
+def darkened(
+    pixels: NDArray, background: NDArray, threshold: float, shades: tuple[float, float] = (0, 1)
+) -> NDArray[np.bool_]:
     """Which pixels ``(n, 3)`` are their background ``(n, 3)`` darkened, the same colour: a
     shadow. ``threshold``: the foreground threshold, grey levels (how far a pixel may stray
-    from the darkened background and still be its shadow, with a share of its brightness)."""
+    from the darkened background and still be its shadow, with a share of its brightness).
+    ``shades``: the range of the background's brightness taken for the same colour (a pool of
+    light brightens it too)."""
     p = np.asarray(pixels, np.float32)
-    return shadow_residual(p, background) < 0.12 * np.linalg.norm(p, axis=1) + 0.5 * threshold
+    off = shadow_residual(p, background, shades)
+    return off < 0.12 * np.linalg.norm(p, axis=1) + 0.5 * threshold
 
 
-def shadow_residual(pixels: NDArray, background: NDArray) -> NDArray[np.float32]:
+def shadow_residual(
+    pixels: NDArray, background: NDArray, shades: tuple[float, float] = (0, 1)
+) -> NDArray[np.float32]:
     """How far ``(n,)`` each pixel ``(n, 3)`` lies from its background ``(n, 3)`` darkened
-    (scaled by 0-1 to fit it best), grey levels."""
+    (scaled by a factor in ``shades`` to fit it best), grey levels."""
     p = np.asarray(pixels, np.float32)
     bg = np.asarray(background, np.float32)
-    a = np.clip((p * bg).sum(axis=1) / np.maximum((bg * bg).sum(axis=1), 1.0), 0.0, 1.0)
+    a = np.clip((p * bg).sum(axis=1) / np.maximum((bg * bg).sum(axis=1), 1.0), *shades)
     return np.linalg.norm(p - a[:, None] * bg, axis=1)
 
 

@@ -19,9 +19,11 @@
   objects once the objects leave. The price: on a strongly textured cloth in dim light a dull
   ball or kit close to the cloth's colour stays below the threshold. The detector keeps the
   threshold true to later frames (``vision/noise.py``): an encoder's smooth first frames.
-- **Colours.** Foreground blobs of about a base's size are figures: their rim colours, read
-  where the rim is lit (a low light's shadow joins a figure's blob and is the cloth's colour,
-  darker), split the tightest way in two (``_two_means``): the two teams. The team whose bases
+- **Colours.** Foreground blobs of about a base's size are figures, unless they are pieces of
+  the cloth itself (``_cloth_like``: a shadow standing apart from what casts it, a pool of
+  light, a coarse codec block); their rim colours, read where the rim is lit (a low light's
+  shadow joins a figure's blob and is the cloth's colour, darker), split the tightest way in
+  two (``_two_means``): the two teams. The team whose bases
   stand mostly in the left half is home (DESIGN.md section 3), in a tie the one standing
   farther toward it.
 - **Ball colours.** A clip may start anywhere (DESIGN.md section 4): the ball may be anywhere,
@@ -62,6 +64,11 @@ MAX_BALL_BLOBS = 4  # learnt ball hypotheses kept (a ball, a goalkeeper or two, 
 CLEAR_PX = 2
 BALL_UNIFORMITY = 0.85  # least share of a ball blob's inside in one colour under shading
 LIT_RING_SHARE = 0.25  # least lit share of a blob's ring for its colour to be read there
+# A blob this much of the cloth's colour at a brightness in CLOTH_SHADES, and within
+# CLOTH_NEAR foreground thresholds of it, is the cloth itself (``_cloth_like``).
+CLOTH_SHARE = 0.75
+CLOTH_SHADES = (0.3, 1.25)
+CLOTH_NEAR = 2.0
 
 
 class LearningError(ValueError):
@@ -173,6 +180,8 @@ def learn_model(
     balls, figures = _split_blobs(
         blobs, p.ball_radius_mm * px_mm, p.base_radius_mm * px_mm, on_spot
     )
+    if (figures & ~blobs.cloth_like).sum() >= 2:  # else the teams' error says what is wrong
+        figures = figures & ~blobs.cloth_like
     team = _teams(blobs, figures, camera, pitch, config)
     # A shadow standing apart from what casts it is the cloth darkened: no ball.
     centre = np.rint(blobs.centre_px[balls]).astype(np.intp).reshape(-1, 2)
@@ -384,6 +393,7 @@ class _Blobs:
     labels: NDArray  # (h, w) int32
     top_bgr: NDArray | None = None  # (n, 3) median colour of the inside (None: not measured)
     clear_uniformity: NDArray | None = None  # (n,) the same clear of the outline's blend
+    cloth_like: NDArray | None = None  # (n,) a piece of the cloth itself (None: none is)
 
 
 def _blobs(
@@ -424,7 +434,32 @@ def _blobs(
     # The same, clear of the blend whatever the ball's size (``CLEAR_PX``).
     k_clear = max(2 * CLEAR_PX + 1, k_in)
     clear = _uniformity(image, np.where(_eroded(objects, k_clear), labels, 0), n)
-    return _Blobs(area, centroids[1:], ring_bgr, roundness, uniform, labels, top_bgr, clear)
+    cloth_like = _cloth_like(image, labels, n, cloth, threshold, ring_bgr, top_bgr, centroids[1:])
+    return _Blobs(
+        area, centroids[1:], ring_bgr, roundness, uniform, labels, top_bgr, clear, cloth_like
+    )
+
+
+def _cloth_like(image, labels, n, cloth, threshold, ring_bgr, top_bgr, centre_px):
+    """Which blobs ``(n - 1,)`` are pieces of the cloth itself: a shadow standing apart from
+    what casts it, a pool of light, a coarse weave's patch, a codec's block. Such a blob is
+    mostly the cloth under it at another brightness (``CLOTH_SHADES``, within the tolerance
+    of ``darkened``) and its rim and inside lie within ``CLOTH_NEAR`` foreground thresholds
+    of the cloth's colour. A figure differs from the cloth more (a kit the cloth's colour
+    darkened is a deep shade of it), or shows other colours (its shirt, face and hair)."""
+    ys, xs = np.nonzero(labels)
+    lab = labels[ys, xs] - 1
+    same = darkened(image[ys, xs], cloth[ys, xs], threshold, CLOTH_SHADES)
+    share = np.bincount(lab, same, minlength=n - 1) / np.maximum(
+        np.bincount(lab, minlength=n - 1), 1
+    )
+    h, w = cloth.shape[:2]
+    c = np.rint(centre_px).astype(np.intp)
+    there = cloth[np.clip(c[:, 1], 0, h - 1), np.clip(c[:, 0], 0, w - 1)].astype(np.float64)
+    apart = np.maximum(
+        np.linalg.norm(ring_bgr - there, axis=1), np.linalg.norm(top_bgr - there, axis=1)
+    )
+    return (share >= CLOTH_SHARE) & (apart < CLOTH_NEAR * threshold)
 
 
 def _eroded(mask: NDArray[np.uint8], k: int) -> NDArray[np.bool_]:

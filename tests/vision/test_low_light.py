@@ -65,6 +65,46 @@ def test_the_kits_are_learnt_from_their_bases_not_their_shadows(texture, ambient
     assert not darkened(colours, np.broadcast_to(cloth, colours.shape), model.threshold).any()
 
 
+def with_cloth_patches(frame: np.ndarray, shade: float) -> np.ndarray:
+    """``frame`` with a dozen figure-sized patches of its cloth at ``shade`` times its
+    brightness, standing apart from the figures: shadows of what stands off the cloth under
+    a lamp low over the table (``shade`` < 1), or pools of light and a codec's coarse blocks
+    (> 1)."""
+    out = frame.copy()
+    r_mm = PITCH.profile.base_radius_mm
+    for x_mm in np.linspace(-520.0, 520.0, 6):
+        for y_mm in (-270.0, 270.0):
+            centre = CAMERA.project(np.array([[x_mm, y_mm, 0.0]]))[0]
+            r_px = r_mm * float(
+                CAMERA.project(np.array([[x_mm + 1.0, y_mm, 0.0]]))[0, 0] - centre[0]
+            )
+            mask = np.zeros(frame.shape[:2], np.uint8)
+            axes = (round(2.0 * r_px), round(0.8 * r_px))
+            cv2.ellipse(mask, tuple(round(float(v)) for v in centre), axes, 30.0, 0, 360, 1, -1)
+            patch = out[mask > 0].astype(np.float32) * shade
+            out[mask > 0] = np.clip(np.rint(patch), 0, 255).astype(np.uint8)
+    return out
+
+
+@pytest.mark.parametrize("shade", [0.7, 1.25])
+def test_patches_of_the_cloth_are_no_kit(shade):
+    """A figure's shadow may stand apart from its base under a low lamp; pools of light and
+    a codec's coarse blocks brighten the cloth in patches. More of them than figures, read
+    as figures, they made a team of the cloth's colour (an orange kit on an olive cloth was
+    learnt the olive of its shadows; here the blue kit came out olive or grey). A blob that
+    is the cloth under it at another brightness, within a couple of thresholds of its
+    colour, is no figure."""
+    n = len(XY)
+    figs = Figures(np.arange(n), TEAM, np.zeros(n, bool), XY, np.zeros((n, 2)))
+    frame = Renderer(CAMERA, PITCH, Look(), seed=5).render(
+        SceneFrame(0.0, np.array([60.0, 200.0]), np.zeros(2), figs, ())
+    )
+    model = learn_model([with_cloth_patches(frame, shade)], CAMERA, PITCH)
+    home, away = model.team_bgr.astype(float)
+    assert home[2] > 3.0 * max(home[0], home[1])  # red
+    assert away[0] > 1.5 * max(away[1], away[2])  # blue
+
+
 def test_the_same_frame_gives_the_same_teams_every_time():
     """The teams are the tightest split of the figures' colours, found without chance:
     randomly seeded k-means (OpenCV's, five attempts) split this frame's figures the loose way
