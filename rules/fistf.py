@@ -184,7 +184,8 @@ def _sighting(state: MatchState, obs: Observation) -> Observation:
 
     Nor is a first sighting, in a match picked up in play (DESIGN.md 4), of a ball wholly
     over a boundary line: such a ball left play before the first frame, its crossing and
-    the touch before it unseen (14.1, 15.1, 16.1 decide from both), or it is not the ball
+    the touch before it unseen (a goal, 7.1, and the ball out, 14.1, 15.1 and 16.1, are
+    decided from both), or it is not the ball
     (a ball-like object by a goal, taken for it before anything rolled). Play is open; the
     ball counts once it is seen in play."""
     if obs.ball_xy_mm is None:

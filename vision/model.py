@@ -23,9 +23,8 @@
   the cloth itself (``_cloth_like``: a shadow standing apart from what casts it, a pool of
   light, a coarse codec block); their rim colours, read where the rim is lit (a low light's
   shadow joins a figure's blob and is the cloth's colour, darker), split the tightest way in
-  two (``_two_means``): the two teams. The team whose bases
-  stand mostly in the left half is home (DESIGN.md section 3), in a tie the one standing
-  farther toward it.
+  two (``_two_means``): the two teams. The team whose bases stand mostly in the left half is
+  home (DESIGN.md section 3), in a tie the one standing farther toward it.
 - **Ball colours.** A clip may start anywhere (DESIGN.md section 4): the ball may be anywhere,
   hidden, or beside a goalkeeper in a plain kit as round and even as itself. Learning does not
   pick the ball; it lists colour *hypotheses*, best first: each round blob of a ball's size
@@ -440,7 +439,16 @@ def _blobs(
     )
 
 
-def _cloth_like(image, labels, n, cloth, threshold, ring_bgr, top_bgr, centre_px):
+def _cloth_like(
+    image: NDArray[np.uint8],
+    labels: NDArray,
+    n: int,
+    cloth: NDArray[np.float32],
+    threshold: float,
+    ring_bgr: NDArray,
+    top_bgr: NDArray,
+    centre_px: NDArray,
+) -> NDArray[np.bool_]:
     """Which blobs ``(n - 1,)`` are pieces of the cloth itself: a shadow standing apart from
     what casts it, a pool of light, a coarse weave's patch, a codec's block. Such a blob is
     mostly the cloth under it at another brightness (``CLOTH_SHADES``, within the tolerance
