@@ -433,7 +433,9 @@ def _blobs(
     # The same, clear of the blend whatever the ball's size (``CLEAR_PX``).
     k_clear = max(2 * CLEAR_PX + 1, k_in)
     clear = _uniformity(image, np.where(_eroded(objects, k_clear), labels, 0), n)
-    cloth_like = _cloth_like(image, labels, n, cloth, threshold, ring_bgr, top_bgr, centroids[1:])
+    cloth_like = _cloth_like(
+        image, labels, area, cloth, threshold, ring_bgr, top_bgr, centroids[1:]
+    )
     return _Blobs(
         area, centroids[1:], ring_bgr, roundness, uniform, labels, top_bgr, clear, cloth_like
     )
@@ -442,25 +444,24 @@ def _blobs(
 def _cloth_like(
     image: NDArray[np.uint8],
     labels: NDArray,
-    n: int,
+    area: NDArray,
     cloth: NDArray[np.float32],
     threshold: float,
     ring_bgr: NDArray,
     top_bgr: NDArray,
     centre_px: NDArray,
 ) -> NDArray[np.bool_]:
-    """Which blobs ``(n - 1,)`` are pieces of the cloth itself: a shadow standing apart from
-    what casts it, a pool of light, a coarse weave's patch, a codec's block. Such a blob is
-    mostly the cloth under it at another brightness (``CLOTH_SHADES``, within the tolerance
-    of ``darkened``) and its rim and inside lie within ``CLOTH_NEAR`` foreground thresholds
-    of the cloth's colour. A figure differs from the cloth more (a kit the cloth's colour
-    darkened is a deep shade of it), or shows other colours (its shirt, face and hair)."""
+    """Which blobs ``(n,)``, of ``area (n,)`` px, are pieces of the cloth itself: a shadow
+    standing apart from what casts it, a pool of light, a coarse weave's patch, a codec's
+    block. Such a blob is mostly the cloth under it at another brightness (``CLOTH_SHADES``,
+    within the tolerance of ``darkened``) and its rim and inside lie within ``CLOTH_NEAR``
+    foreground thresholds of the cloth's colour. A figure differs from the cloth more (a kit
+    the cloth's colour darkened is a deep shade of it), or shows other colours (its shirt,
+    face and hair)."""
     ys, xs = np.nonzero(labels)
     lab = labels[ys, xs] - 1
     same = darkened(image[ys, xs], cloth[ys, xs], threshold, CLOTH_SHADES)
-    share = np.bincount(lab, same, minlength=n - 1) / np.maximum(
-        np.bincount(lab, minlength=n - 1), 1
-    )
+    share = np.bincount(lab, same, minlength=len(area)) / np.maximum(area, 1.0)
     h, w = cloth.shape[:2]
     c = np.rint(centre_px).astype(np.intp)
     there = cloth[np.clip(c[:, 1], 0, h - 1), np.clip(c[:, 0], 0, w - 1)].astype(np.float64)
