@@ -193,7 +193,8 @@ class BallHypotheses:
         self._next_key = 0
         self.confirmed = False
         self.switched = False  # the chosen candidate changed in the last update
-        self._lead: tuple[int, float] | None = None  # (key, since when) of one leading it
+        # Since when each candidate has led the chosen one by ``switch_margin`` without a break.
+        self._leads: dict[int, float] = {}
         self._frame = -1  # index of the last update
         self._chosen_at = 0  # the update the current choice was made in
         self._vacated: tuple[int, float] | None = None  # (key, when) of a chosen one gone
@@ -609,17 +610,33 @@ class BallHypotheses:
             best = max(now or real or self._cands, key=self._rank)
             if self._mean_score(best) < cfg.min_score:
                 self._chosen = None  # nothing ball-like enough: no ball
+                self._leads = {}
             elif current is None:
                 self._chosen = best.key
-            elif self._rank(best) > self._rank(current) + cfg.switch_margin:
-                if self._lead is None or self._lead[0] != best.key:
-                    self._lead = (best.key, self._t_s)
+                self._leads = {}
+            else:
+                # Each one leading is timed on its own, and keeps its lead while missed for a
+                # moment: a rolling ball's blurred frames, or another of about its rank first
+                # for a frame (a kit of the ball's colour), would otherwise restart it.
+                bar = self._rank(current) + cfg.switch_margin
+                ahead = [
+                    c
+                    for c in real
+                    if c is not current
+                    and self._t_s - c.seen_s <= cfg.flick_gap_s
+                    and self._rank(c) > bar
+                ]
+                self._leads = {c.key: self._leads.get(c.key, self._t_s) for c in ahead}
                 # Held against a chosen one out of sight too: a hand over the ball, or a
                 # blurred frame or two, hides it for less than that.
-                if self._t_s - self._lead[1] >= cfg.switch_s:
-                    self._chosen = best.key
-            else:
-                self._lead = None
+                held = [
+                    c
+                    for c in ahead
+                    if c.seen_s == self._t_s and self._t_s - self._leads[c.key] >= cfg.switch_s
+                ]
+                if held:
+                    self._chosen = max(held, key=self._rank).key
+                    self._leads = {}
         else:
             self._chosen = None
         self.switched = before is not None and self._chosen != before

@@ -116,6 +116,20 @@ def test_the_choice_switches_only_on_a_lead_held_a_while(stands_s, switches):
     assert np.allclose(hyp.chosen_xy_mm, striker) == switches
 
 
+def test_a_lead_is_held_through_the_frames_the_leader_is_missed():
+    """A candidate clearly better than the chosen keeper is missed on every fourth frame (a
+    ball blurred as it rolls): its lead still counts from when it began, and it takes the
+    choice (before, each missed frame started the lead again, and it never did)."""
+    hyp = BallHypotheses()
+    for k in range(20):
+        hyp.update(KEEPER[None], np.array([0.6]), k / FPS)
+    assert np.allclose(hyp.chosen_xy_mm, KEEPER)
+    for k in range(20, 20 + int(1.5 * FPS)):
+        xy, score = ([KEEPER, BALL], [0.6, 0.95]) if k % 4 else ([KEEPER], [0.6])
+        hyp.update(np.array(xy), np.array(score), k / FPS)
+    assert np.allclose(hyp.chosen_xy_mm, BALL)
+
+
 def test_a_candidate_ranks_by_how_it_looks_now_not_since_the_clip_began():
     """A figure was scored as a ball for the clip's first seconds, while the ball was a blur;
     then it scores poorly and the ball shows, well but not twice as well: the ball takes the
