@@ -116,6 +116,8 @@ class FigureTracks:
         missing_s: (n,) float, how long its base has not been found by the whole-table
             searches (0: found at the last one; more: the track stands from memory, its
             figure hidden, or gone).
+        from_start: (n,) bool, born on the first base search: a figure that stood there
+            when the clip began (one born later may be the ball read as a base).
     """
 
     id: NDArray[np.int64]
@@ -125,6 +127,7 @@ class FigureTracks:
     v_mm_s: NDArray[np.float64]
     seen: NDArray[np.bool_]
     missing_s: NDArray[np.float64]
+    from_start: NDArray[np.bool_]
 
     def __post_init__(self) -> None:
         n = len(self.id)
@@ -135,6 +138,7 @@ class FigureTracks:
             ("v_mm_s", (n, 2)),
             ("seen", (n,)),
             ("missing_s", (n,)),
+            ("from_start", (n,)),
         ):
             if getattr(self, name).shape != shape:
                 got = getattr(self, name).shape
@@ -153,6 +157,7 @@ class FigureTracks:
             np.zeros((0, 2)),
             np.zeros(0, bool),
             np.zeros(0),
+            np.zeros(0, bool),
         )
 
 
@@ -417,4 +422,5 @@ class FigureTracker:
             self._v[ok].copy(),
             self._seen[ok].copy(),
             self._missing_s[ok].copy(),
+            self._first[ok].copy(),
         )

@@ -19,7 +19,8 @@ from tracking.strikes import StrikeConfig, StrikeWatch
 from vision.detections import Detections
 
 # A figure track whose base the searches have not found for this long no longer hides ball
-# candidates once the ball is settled (``_off_bases``).
+# candidates, unless it stood there from the clip's start and the ball is not yet settled
+# (``_off_bases``).
 GHOST_S = 0.25
 # A ball candidate chosen before motion settles it that has stood this long with no figure on
 # it is no figure's part: a base found on it later is the ball taken for a base.
@@ -202,15 +203,18 @@ def _off_bases(
     The ball's centre is at least a ball and a base radius from a base's centre; a
     ball-coloured candidate within a base radius of one is part of that figure (a goalkeeper
     or a base of the ball's colour, which the detector cannot tell from the ball by colour).
-    Once the ball is ``settled``, a figure whose base the searches have not found for
-    ``GHOST_S`` counts no more: a track kept from memory may be a ghost of the ball itself (a
-    ball of a kit's colour read as a base as it slowed down), which would hide the ball at
-    rest on its place for as long as the ghost is kept. A base missed by one search (blurred,
-    or under a hand) still counts: the part of its kit that shows may be of the ball's
-    colour. Before the ball is settled, every figure counts: such a part would be a
-    candidate as good as the ball.
+    A figure whose base the searches have not found for ``GHOST_S`` counts no more: a track
+    kept from memory may be a ghost of the ball itself (a ball of a kit's colour read as a
+    base as it slowed down), which would hide the ball at rest on its place for as long as
+    the ghost is kept. A base missed by one search (blurred, or under a hand) still counts:
+    the part of its kit that shows may be of the ball's colour. Before the ball is
+    ``settled``, every figure that stood there from the clip's start counts too: a figure
+    of the ball's colour is a candidate as good as the ball, and its base, taken for the
+    ball's, goes unfound. A track born later is no such figure when its base goes unfound:
+    hidden by it, a ball of a kit's colour never rolls as a candidate, and is never settled.
     """
-    on = figures.xy_mm[figures.missing_s < GHOST_S] if settled else figures.xy_mm
+    found = figures.missing_s < GHOST_S
+    on = figures.xy_mm[found if settled else found | figures.from_start]
     if det.n_balls == 0 or len(on) == 0:
         return det
     d = np.linalg.norm(det.ball_xy_mm[:, None, :] - on[None], axis=2).min(axis=1)

@@ -26,6 +26,7 @@ def _figures(xy: dict[int, tuple[float, float]], v: dict[int, tuple[float, float
         np.array([v.get(i, (0.0, 0.0)) for i in ids], float),
         np.ones(len(ids), bool),
         np.zeros(len(ids)),
+        np.ones(len(ids), bool),
     )
 
 
