@@ -774,13 +774,31 @@ def moving_ball_colour(
     cand = np.flatnonzero((balls > lo) & (balls < hi) & (arrived >= ARRIVED_SHARE))
     if len(cand) > MAX_ARRIVALS:  # the frame changed as a whole: no one blob rolled
         return None
+    base_r_px = model.pitch.profile.base_radius_mm * model.px_per_mm(centre_px)
     for i in cand[np.argsort(-arrived[cand])]:  # a handful at most
+        # A figure flicked up to the ball arrives too, as round and as one-coloured in a
+        # plain kit: as wide as its base across its way, wider than a ball, however smeared.
+        if _half_width_px(labels, stats, i + 1, step) >= base_r_px[i]:
+            continue
         colour = _rolling_blob_colour(image, centre_px[i], float(r_px[i]), model)
         if colour is not None and not same_colour_as(
             colour, list(np.asarray(known_bgr, np.float32))
         ):
             return colour
     return None
+
+
+def _half_width_px(labels: NDArray, stats: NDArray, label: int, step: int) -> float:
+    """Half the width of blob ``label`` across its length, in full-resolution pixels, from
+    its second moments (a disc of radius r gives r; a streak, its radius across).
+    ``labels`` and ``stats`` are ``cv2.connectedComponentsWithStats``' of a frame taken on
+    every ``step``-th pixel."""
+    x, y, w, h = stats[label, :4]
+    ys, xs = np.nonzero(labels[y : y + h, x : x + w] == label)
+    if len(xs) < 3:
+        return 0.0
+    least = float(np.linalg.eigvalsh(np.cov(np.vstack([xs, ys]).astype(np.float64)))[0])
+    return 2.0 * float(np.sqrt(max(least, 0.0))) * step
 
 
 def every_step(image: NDArray[np.uint8], step: int) -> NDArray[np.uint8]:

@@ -101,3 +101,27 @@ def test_a_frame_that_changed_as_a_whole_teaches_no_colour():
     assert (
         moving_ball_colour(with_patches(len(centres)), before, model, np.zeros((0, 3)), 1) is None
     )
+
+
+def test_a_figure_in_a_plain_kit_run_up_to_the_ball_is_no_rolling_ball():
+    """A figure in a plain red kit (base, shirt and hair all of it) is flicked up to the
+    ball: its blob arrives on the cloth as one colour, about a ball's size, but as wide as its
+    base, wider than a ball: no colour is learnt from it (taken for the ball's, every figure
+    of that team became a ball). The red ball itself, arriving at the same place, is read."""
+    look = dataclasses.replace(LOOK, hair_bgr=RED_KIT)
+    renderer = Renderer(CAMERA, PITCH, look, seed=3)
+    model = learn_model([renderer.render(frame(None))], CAMERA, PITCH, VisionConfig())
+    still = frame(None)
+    assert np.allclose(still.figures.xy_mm[2], HOME_XY[2])  # the home figure nearest the ball
+    end = np.array([-90.0, 40.0])
+    moved = dataclasses.replace(still, figures=_moved(still.figures, 2, end))
+    before = renderer.render(still)
+    assert moving_ball_colour(renderer.render(moved), before, model, np.zeros((0, 3)), 1) is None
+    colour = moving_ball_colour(renderer.render(frame(end)), before, model, np.zeros((0, 3)), 1)
+    assert colour is not None and colour_distance(colour, RED_BALL) < 60.0, colour
+
+
+def _moved(figs: Figures, i: int, xy) -> Figures:
+    xy_mm = figs.xy_mm.copy()
+    xy_mm[i] = xy
+    return dataclasses.replace(figs, xy_mm=xy_mm)
