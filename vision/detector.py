@@ -655,7 +655,9 @@ class Detector:
         before, self._probe_before = self._probe_before, every_step(image, self._step)
         if before is None:
             return
-        colour = moving_ball_colour(image, before, self.model, self._colour.ball_bgr, self._step)
+        colour = moving_ball_colour(
+            image, before, self.model, self._colour.ball_bgr, self._step, self.config
+        )
         if colour is None:
             return
         self._learnt_colours += 1

@@ -743,9 +743,11 @@ def moving_ball_colour(
     model: SceneModel,
     known_bgr: NDArray,
     step: int,
+    config: VisionConfig,
 ) -> NDArray[np.float32] | None:
     """The colour ``(3,)`` of a ball seen rolling between two frames, when no hypothesis in
-    ``known_bgr (k, 3)`` explains it; else None.
+    ``known_bgr (k, 3)`` explains it (a search for it finds that colour, ``_searched`` with
+    ``config``'s shading); else None.
 
     A ball is what gets struck and rolls (DESIGN.md section 4): when the colour learnt from
     the first frame is not the ball's (a red ball rolling beside a red team from the clip's
@@ -781,9 +783,8 @@ def moving_ball_colour(
         if _half_width_px(labels, stats, i + 1, step) >= base_r_px[i]:
             continue
         colour = _rolling_blob_colour(image, centre_px[i], float(r_px[i]), model)
-        if colour is not None and not same_colour_as(
-            colour, list(np.asarray(known_bgr, np.float32))
-        ):
+        known = list(np.asarray(known_bgr, np.float32).reshape(-1, 3))
+        if colour is not None and not _searched(colour, known, config):
             return colour
     return None
 
