@@ -616,8 +616,8 @@ class BallHypotheses:
                 self._leads = {}
             else:
                 # Each one leading is timed on its own, and keeps its lead while missed for a
-                # moment: a rolling ball's blurred frames, or another of about its rank first
-                # for a frame (a kit of the ball's colour), would otherwise restart it.
+                # moment: a rolling ball's blurred frames, or another leading one ranked first
+                # for a while, would otherwise start it again.
                 bar = self._rank(current) + cfg.switch_margin
                 ahead = [
                     c
