@@ -776,14 +776,15 @@ def moving_ball_colour(
     cand = np.flatnonzero((balls > lo) & (balls < hi) & (arrived >= ARRIVED_SHARE))
     if len(cand) > MAX_ARRIVALS:  # the frame changed as a whole: no one blob rolled
         return None
-    base_r_px = model.pitch.profile.base_radius_mm * model.px_per_mm(centre_px)
+    p = model.pitch.profile
+    base_per_ball = p.base_radius_mm / p.ball_radius_mm
+    known = list(np.asarray(known_bgr, np.float32).reshape(-1, 3))
     for i in cand[np.argsort(-arrived[cand])]:  # a handful at most
         # A figure flicked up to the ball arrives too, as round and as one-coloured in a
         # plain kit: as wide as its base across its way, wider than a ball, however smeared.
-        if _half_width_px(labels, stats, i + 1, step) >= base_r_px[i]:
+        if _half_width_px(labels, stats, i + 1, step) >= base_per_ball * r_px[i]:
             continue
         colour = _rolling_blob_colour(image, centre_px[i], float(r_px[i]), model)
-        known = list(np.asarray(known_bgr, np.float32).reshape(-1, 3))
         if colour is not None and not _searched(colour, known, config):
             return colour
     return None
