@@ -137,6 +137,9 @@ class BufferCamera(SourceBase):
     def fps(self) -> float:
         return self._fps
 
+    def reserve_frames(self, count: int) -> None:
+        self._pool.reserve(count)  # as the Pi's camera source does
+
     def frames(self) -> Iterator[Frame]:
         t0 = None
         for i, buffer in enumerate(self._buffers):

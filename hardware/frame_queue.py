@@ -53,6 +53,9 @@ class QueuedSource(SourceBase):
     def fps(self) -> float:
         return self.source.fps
 
+    def reserve_frames(self, count: int) -> None:
+        self.source.reserve_frames(count)
+
     def frames(self) -> Iterator[Frame]:
         """The camera's frames in capture order, less those dropped; re-raises the camera's
         error once the frames before it are handed over."""

@@ -109,6 +109,11 @@ class FrameSource(Protocol):
         """Yield frames in capture order until the source ends."""
         ...
 
+    def reserve_frames(self, count: int) -> None:
+        """The user of the frames holds up to ``count`` of them at once (its rings): a source
+        that copies frames into buffers of its own makes that many ready before they flow."""
+        ...
+
     def close(self) -> None:
         """Release the device or file."""
         ...
@@ -136,6 +141,9 @@ class SourceBase:
     replayable = False
     paced = True
     end_message = "the camera stopped"
+
+    def reserve_frames(self, count: int) -> None:
+        """Nothing to make ready: each frame is an array of its own."""
 
     def close(self) -> None:
         raise NotImplementedError

@@ -296,6 +296,9 @@ class PiCameraSource(SourceBase):
     def fps(self) -> float:
         return self._fps
 
+    def reserve_frames(self, count: int) -> None:
+        self._pool.reserve(count)
+
     def frames(self) -> Iterator[Frame]:
         self._camera.start()
         try:

@@ -23,7 +23,13 @@ from calibration.camera import CameraModel
 from rules.calls import Call
 from rules.pitch import Pitch
 from tablevar.evidence import EvidenceWriter, FrameRing
-from tablevar.replay import ReplayConfig, ReplayWriter, replay_name, wants_replay
+from tablevar.replay import (
+    ReplayConfig,
+    ReplayWriter,
+    replay_name,
+    ring_stride,
+    wants_replay,
+)
 from tablevar.tracked import TrackedFrame
 from web.hub import MatchHub
 from web.match import call_record
@@ -52,6 +58,14 @@ class CallMedia:
     def use_camera(self, camera: CameraModel, pitch: Pitch) -> None:
         """Draw on a new calibration's camera and pitch (the kept frames stay)."""
         self._writer = EvidenceWriter(self.output_dir, camera, pitch, frames=self._ring)
+
+    def frames_held(self, fps: float, size_px: tuple[int, int]) -> int:
+        """How many frames of ``size_px`` (BGR) at ``fps`` the two rings hold at most at once:
+        the replay ring's frames (every ``stride``-th) among the evidence ring's recent ones
+        count once, and at least ``evidence // stride`` of them are."""
+        stride, capacity = ring_stride(fps, size_px[0] * size_px[1] * 3, self._replay)
+        evidence = max(self._min_frames, capacity) if stride == 1 else self._min_frames
+        return evidence + capacity - min(capacity, evidence // stride)
 
     def keep_frame(self, index: int, t_s: float, image: np.ndarray, fps: float) -> None:
         """Keep the frame for replays and evidence pictures (the same arrays for both)."""

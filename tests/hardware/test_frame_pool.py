@@ -37,3 +37,19 @@ def test_copies_are_contiguous_and_the_pool_is_bounded():
     assert len(pool) == 2  # the third is a frame's own array, not kept
     with pytest.raises(ValueError, match="limit"):
         FramePool(limit=0)
+
+
+def test_a_reserve_is_made_with_the_first_frame_and_serves_the_frames_held_after_it():
+    pool = FramePool(limit=5)
+    pool.reserve(4)
+    held = [pool.copy_of(np.full((4, 6, 3), i, np.uint8)) for i in range(4)]
+    assert len(pool) == 4  # all made with the first frame, none since
+    addresses = {h.ctypes.data for h in held}
+    assert len(addresses) == 4 and [int(h[0, 0, 0]) for h in held] == [0, 1, 2, 3]
+    del held
+    again = [pool.copy_of(np.zeros((4, 6, 3), np.uint8)) for _ in range(4)]
+    assert {h.ctypes.data for h in again} == addresses  # the same buffers serve again
+    pool.reserve(50)
+    assert pool.reserved == 5  # never past the limit
+    with pytest.raises(ValueError, match="reserve"):
+        pool.reserve(-1)
