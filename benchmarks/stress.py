@@ -48,7 +48,11 @@ benchmarks'. Per factor it prints:
   sigma_camera^2)`` plus the identity doubt while no candidate has rolled, the rules'
   default 0.5 mm when the tracker gives none). Tracks do not carry it, so the analysis runs
   with its rules stage wrapped to log the ``U`` it hands on (``ball_uncertainty.jsonl``);
-  nothing else about the run changes;
+  nothing else about the run changes. Only frames the rules were given a ball on count: a
+  frame written afterwards with where motion later showed the ball was
+  (``tablevar.hindsight``) was judged without one;
+- ``move %``: the same share over the frames the ball rolls on, where the track holds it
+  (within 15 mm): what a call on a rolling ball crossing a line rests on;
 - ``call cov``: line calls (``calls.jsonl``) whose |margin - true margin at that frame| is
   within their ``uncertainty_mm``;
 - ``right``: clips whose line call reads the truth (a confident call on the right side, or no
@@ -208,8 +212,9 @@ def tapped_analyze(clip: str, out: str, table: str) -> int:
             log.clear()  # analysed again (a ball colour learnt from its roll): the last counts
 
         def judge(self, frame):
-            u = self.ball_uncertainty(frame)
-            log.append((frame.frame, DEFAULT_UNCERTAINTY_MM if u is None else u))
+            if frame.ball is not None:  # a frame without a ball is told no uncertainty
+                u = self.ball_uncertainty(frame)
+                log.append((frame.frame, DEFAULT_UNCERTAINTY_MM if u is None else u))
             return super().judge(frame)
 
     analyze_cmd.FistfRules = LoggingRules
@@ -247,6 +252,7 @@ def score_clip(clip: Path, out: Path, table: str, ok: bool) -> dict[str, Any]:
         "found": 0,
         "rest_err": [],
         "rest_cover": [],
+        "move_cover": [],
         "calls": [],
         **_figure_scores([], {}, 1.0),
     }
@@ -265,7 +271,7 @@ def score_clip(clip: Path, out: Path, table: str, ok: bool) -> dict[str, Any]:
     lines = [pitch.line(n) for n in BOUNDARY_LINES]
     normals = {"touchline": np.array([0.0, 1.0]), "goal_line": np.array([1.0, 0.0])}
     visible = found = 0
-    rest_err, rest_cover = [], []
+    rest_err, rest_cover, move_cover = [], [], []
     still = 0
     for rec in truth:
         b = rec["ball"]
@@ -279,14 +285,16 @@ def score_clip(clip: Path, out: Path, table: str, ok: bool) -> dict[str, Any]:
         xy_true = seen[rec["frame"]]
         xy = sign * np.array([got["x_mm"], got["y_mm"]])
         err = xy - xy_true
-        found += float(np.hypot(*err)) <= FOUND_MM
+        held = float(np.hypot(*err)) <= FOUND_MM
+        found += held
         if still >= SETTLED_FRAMES:
             rest_err.append(float(np.hypot(*err)))
-            margins = [float(crossed_margin_mm(line, xy_true, r_ball)[0]) for line in lines]
-            nearest = lines[int(np.argmax(margins))]  # the boundary line the ball is nearest
-            along = abs(float(err @ normals.get(nearest.kind, np.array([0.0, 1.0]))))
-            if rec["frame"] in unc:
-                rest_cover.append(along <= unc[rec["frame"]])
+        if rec["frame"] not in unc or not (still >= SETTLED_FRAMES or (b["moving"] and held)):
+            continue
+        margins = [float(crossed_margin_mm(line, xy_true, r_ball)[0]) for line in lines]
+        nearest = lines[int(np.argmax(margins))]  # the boundary line the ball is nearest
+        along = abs(float(err @ normals.get(nearest.kind, np.array([0.0, 1.0]))))
+        (rest_cover if still >= SETTLED_FRAMES else move_cover).append(along <= unc[rec["frame"]])
     calls = []
     by_frame = {rec["frame"]: rec for rec in truth}
     for c in _jsonl(out / "calls.jsonl"):
@@ -305,6 +313,7 @@ def score_clip(clip: Path, out: Path, table: str, ok: bool) -> dict[str, Any]:
         "found": found,
         "rest_err": rest_err,
         "rest_cover": rest_cover,
+        "move_cover": move_cover,
         "calls": calls,
         **_figure_scores(truth, tracks, sign),
         "ms_per_frame": summary.get("ms_per_frame"),
@@ -399,7 +408,10 @@ def aggregate(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         rs = [r for r in results if r["factor"] == factor]
         ran = [r for r in rs if r["status"] == 0]
         err = np.concatenate([r.get("rest_err", []) for r in rs] + [np.zeros(0)])
-        cover = np.concatenate([np.asarray(r.get("rest_cover", []), float) for r in rs] + [[]])
+        cover, move = (
+            np.concatenate([np.asarray(r.get(key, []), float) for r in rs] + [[]])
+            for key in ("rest_cover", "move_cover")
+        )
         calls = [c for r in rs for c in r.get("calls", []) if c["true_margin_mm"] is not None]
         call_cov = [abs(c["margin_mm"] - c["true_margin_mm"]) <= c["uncertainty_mm"] for c in calls]
         outcomes = [line_outcome(r["margin_mm"], r.get("calls", [])) for r in ran]
@@ -413,6 +425,7 @@ def aggregate(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "rest_median_mm": float(np.median(err)) if len(err) else None,
             "rest_p95_mm": float(np.percentile(err, 95)) if len(err) else None,
             "cover_pct": 100.0 * float(cover.mean()) if len(cover) else None,
+            "move_cover_pct": 100.0 * float(move.mean()) if len(move) else None,
             "call_cover": (sum(call_cov), len(call_cov)),
             "right": (outcomes.count("right"), len(rs)),
             "too_close": outcomes.count("too_close"),
@@ -440,7 +453,8 @@ def _pct(results: list[dict[str, Any]], num: str, den: str) -> float | None:
 def format_table(table: dict[str, dict[str, Any]]) -> str:
     head = (
         f"{'factor':<16}{'clips':>6}{'fail':>5}{'found %':>9}{'rest med':>9}{'p95 mm':>8}"
-        f"{'cover %':>9}{'call cov':>9}{'right':>7}{'close':>6}{'missed':>7}{'c.wrong':>8}"
+        f"{'cover %':>9}{'move %':>8}{'call cov':>9}{'right':>7}{'close':>6}{'missed':>7}"
+        f"{'c.wrong':>8}"
         f"{'figs %':>8}{'fig p95':>8}{'extra/f':>8}{'ms/f':>7}"
     )
     rows = [head, "-" * len(head)]
@@ -455,7 +469,8 @@ def format_table(table: dict[str, dict[str, Any]]) -> str:
         rows.append(
             f"{factor:<16}{t['clips']:>6}{t['failed']:>5}{num(t['found_pct'], '.1f'):>9}"
             f"{num(t['rest_median_mm'], '.2f'):>9}{num(t['rest_p95_mm'], '.2f'):>8}"
-            f"{num(t['cover_pct'], '.0f'):>9}{frac(t['call_cover']):>9}"
+            f"{num(t['cover_pct'], '.0f'):>9}{num(t.get('move_cover_pct'), '.0f'):>8}"
+            f"{frac(t['call_cover']):>9}"
             f"{frac(t['right']):>7}{t['too_close']:>6}{t['missed']:>7}{t['confident_wrong']:>8}"
             f"{num(t['figures_pct'], '.1f'):>8}{num(t['figure_p95_mm'], '.2f'):>8}"
             f"{num(t['extra_per_frame'], '.2f'):>8}{num(t['ms_per_frame'], '.1f'):>7}"
