@@ -4,11 +4,14 @@ a camera makes ready before the match (``hardware.frame_pool``)."""
 from __future__ import annotations
 
 import gc
+import time
 import weakref
 
 import numpy as np
 import pytest
 
+from simulator.sim_source import SimSource
+from tablevar.live import LiveOptions, LiveRunner
 from tablevar.live_media import CallMedia
 from tablevar.replay import ReplayConfig, ring_stride
 from web.hub import MatchHub
@@ -46,3 +49,39 @@ def test_the_frames_held_at_once_are_what_the_rings_hold(tmp_path, evidence_fram
         assert (stride > 1) == (ring_mb == 0.1)  # both kinds of ring are tried
     finally:
         media.close()
+
+
+class ReservingSource(SimSource):
+    """The simulator as a camera that copies its frames into buffers of its own (the Pi's):
+    what the live runner asks it to make ready before the frames flow."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.reserved: list[int] = []
+
+    def reserve_frames(self, count: int) -> None:
+        self.reserved.append(count)
+
+
+def test_the_camera_makes_ready_the_frames_the_rings_the_queue_and_the_worker_hold(tmp_path):
+    hub = MatchHub(MatchLog(tmp_path / "m.sqlite"), output_dir=tmp_path / "out")
+    source = ReservingSource("kickoff_pass", size_px=(160, 120), fps=30.0, end_s=0.3)
+    options = LiveOptions(calibration_s=100.0, evidence_frames=20, queue_frames=3)
+    runner = LiveRunner(lambda: source, hub, tmp_path / "out", options=options)
+    runner.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not runner.ended:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+    finally:
+        runner.stop()
+        hub.close()
+    media = CallMedia(tmp_path / "rings", hub, options.evidence_frames, options.replay)
+    try:
+        rings = media.frames_held(source.fps, source.size_px)
+    finally:
+        media.close()
+    # Once, before the first frame: the rings' frames, those waiting in the queue, the one
+    # being refereed and the one being copied.
+    assert source.reserved == [rings + options.queue_frames + 2]
