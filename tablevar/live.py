@@ -227,12 +227,12 @@ class LiveRunner:
 
     def _play(self, source: FrameSource) -> None:
         first = [True]
-        # A camera delivers at its own rate: its frames wait in a bounded queue that drops
-        # the oldest when the worker falls behind. Files and the simulator wait for us.
         # The frames held at once: the rings', the queue's, the one refereed and the one
         # being copied (a camera copies into buffers of its own, made before the match).
         held = self._media.frames_held(source.fps, source.size_px)
         source.reserve_frames(held + self.options.queue_frames + 2)
+        # A camera delivers at its own rate: its frames wait in a bounded queue that drops
+        # the oldest when the worker falls behind. Files and the simulator wait for us.
         queued = None
         if source.paced and not source.replayable:
             queued = QueuedSource(source, self.options.queue_frames)
