@@ -287,14 +287,15 @@ def score_clip(clip: Path, out: Path, table: str, ok: bool) -> dict[str, Any]:
         err = xy - xy_true
         held = float(np.hypot(*err)) <= FOUND_MM
         found += held
-        if still >= SETTLED_FRAMES:
+        resting = still >= SETTLED_FRAMES
+        if resting:
             rest_err.append(float(np.hypot(*err)))
-        if rec["frame"] not in unc or not (still >= SETTLED_FRAMES or (b["moving"] and held)):
+        if rec["frame"] not in unc or not (resting or (b["moving"] and held)):
             continue
         margins = [float(crossed_margin_mm(line, xy_true, r_ball)[0]) for line in lines]
         nearest = lines[int(np.argmax(margins))]  # the boundary line the ball is nearest
         along = abs(float(err @ normals.get(nearest.kind, np.array([0.0, 1.0]))))
-        (rest_cover if still >= SETTLED_FRAMES else move_cover).append(along <= unc[rec["frame"]])
+        (rest_cover if resting else move_cover).append(along <= unc[rec["frame"]])
     calls = []
     by_frame = {rec["frame"]: rec for rec in truth}
     for c in _jsonl(out / "calls.jsonl"):

@@ -64,14 +64,18 @@ class CallMedia:
         the replay ring's frames (every ``stride``-th) among the evidence ring's recent ones
         count once, and at least ``evidence // stride`` of them are."""
         stride, capacity = ring_stride(fps, size_px[0] * size_px[1] * 3, self._replay)
-        evidence = max(self._min_frames, capacity) if stride == 1 else self._min_frames
+        evidence = self._evidence_frames(stride, capacity)
         return evidence + capacity - min(capacity, evidence // stride)
+
+    def _evidence_frames(self, stride: int, capacity: int) -> int:
+        """The evidence ring's length beside a replay ring keeping every ``stride``-th frame,
+        ``capacity`` of them: where that is every frame, evidence reaches as far."""
+        return max(self._min_frames, capacity) if stride == 1 else self._min_frames
 
     def keep_frame(self, index: int, t_s: float, image: np.ndarray, fps: float) -> None:
         """Keep the frame for replays and evidence pictures (the same arrays for both)."""
         self._replays.add_frame(index, t_s, image, fps)
-        if self._replays.stride == 1:  # every frame is kept for replays: evidence reaches as far
-            self._ring.capacity = max(self._min_frames, self._replays.capacity)
+        self._ring.capacity = self._evidence_frames(self._replays.stride, self._replays.capacity)
         self._ring.add(index, image)
 
     def add_frames(self, frames: Iterable[TrackedFrame]) -> None:
