@@ -401,9 +401,9 @@ class BallHypotheses:
         seen within a flick's travel of where the base was lost a moment ago, on beyond it
         from where it stood. If so it takes over a history of standing there until the base
         moved (as ``_struck_from``), so that its roll settles it and the frames it stood are
-        told in hindsight. A figure's part of the ball's colour, flicked with its base lost
-        in the blur, is no such candidate: it showed on the base as it stood, and such a base
-        is never offered (``tracking/left_bases.py``)."""
+        told in hindsight. A figure flicked on stops where its base is found again, and a
+        figure's part of the ball's colour showed as a candidate on its base before
+        (``tracking/left_bases.py``)."""
         cfg = self.config
         for b in left:
             gap_s = t_s - b.last_s
