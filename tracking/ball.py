@@ -49,7 +49,9 @@ Position uncertainty (``BallTrack.sigma_mm``, one standard deviation, the larger
   a deflection) leaves the filter in doubt by the step it took. Under a rolling shutter
   (``shutter``, ``tracking/shutter.py``) a measurement shows the ball when its row was exposed:
   it is carried back along the roll's velocity to the frame's time, its noise grown by how far
-  the readout's doubt moves it;
+  the readout's doubt moves it. That doubt is one readout's, shared by every frame of the roll
+  (a ball on the same rows is moved alike, frame after frame), so the filter's averaging does
+  not remove it: the reported sigma is never below how far it moves the ball now;
 - displaced from its rest but not yet confirmed moving: one measurement, as sure as that;
 - seen leaving its rest (last seen clearly off it, ``ROLLING_SIGHTINGS * start_distance_mm``)
   and not seen since: the track holds the rest point (it may have been a glitch), but the ball
@@ -659,7 +661,8 @@ class BallTracker:
 
     def _sigma_mm(self) -> float:
         if self._state == _MOVING:
-            return math.sqrt(largest_eigenvalue(self._kf.p[:2, :2]))
+            filtered = math.sqrt(largest_eigenvalue(self._kf.p[:2, :2]))
+            return math.hypot(filtered, self._readout_doubt_mm())
         if self._displaced and self._history[-1][2] is not None:
             return self._z_noise_mm()  # one measurement off the rest point
         if self._displaced:
@@ -669,6 +672,17 @@ class BallTracker:
         if self._vacated >= VACATED_FRAMES:  # gone from its place since it was last seen
             return self._rest_sigma_mm() + self.config.max_speed_mm_s * self._missing_s
         return self._rest_sigma_mm()
+
+    def _readout_doubt_mm(self) -> float:
+        """How far the doubt in the shutter's readout moves the rolling ball at its last
+        measured row (0 with no shutter, or no row seen)."""
+        shutter = self.config.shutter
+        if shutter is None:
+            return 0.0
+        row = next((h[3] for h in reversed(self._history) if h[3] is not None), None)
+        if row is None:
+            return 0.0
+        return math.hypot(*self._kf.x[2:]) * shutter.delay_s(row)[1]
 
     def _left_mm(self) -> float | None:
         """For a ball at rest last seen clearly off its rest point and not seen since: how

@@ -72,6 +72,18 @@ def test_a_rolling_ball_is_placed_where_it_was_at_the_frames_time():
     assert np.all(err <= 2.0 * sigma)
 
 
+@pytest.mark.parametrize("readout_s", [0.0, 1.0 / FPS])
+@pytest.mark.parametrize("row", [0.0, ROWS - 1.0])
+def test_an_unknown_readout_at_either_end_of_its_range_stays_within_the_doubt(readout_s, row):
+    """A global shutter, or one read out over the whole frame period, taken as unknown: every
+    frame of the roll is moved alike by the same wrong guess, so the filter's averaging does
+    not shrink that doubt, and the stated sigma still covers the error frame after frame."""
+    unknown = BallTrackerConfig(shutter=RollingShutter.of(None, FPS, ROWS))
+    err, sigma = _rolled_through_a_shutter(unknown, readout_s, row)
+    assert err.max() > 1.5  # the guess is off
+    assert np.all(err <= 2.0 * sigma)
+
+
 def test_a_ball_found_rolling_hands_over_its_sightings_at_their_frames_times():
     """A clip opening on a rolling ball: the sightings before it was taken up are handed over
     (``BallTrack.rolled_mm``) carried back along the roll like every later measurement."""
