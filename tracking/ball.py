@@ -44,7 +44,9 @@ Position uncertainty (``BallTrack.sigma_mm``, one standard deviation, the larger
   and never below the root mean square of the last ``noise_window`` fits' uncertainties: on
   average a fit's stated uncertainty is right, one by one it is not (a compressed spotted ball
   fitted 3 mm off claims 0.4 mm between neighbours claiming 1.5), and a filter that believes
-  the one sharp claim follows that fit and states its own precision. A measurement that no
+  the one sharp claim follows that fit and states its own precision. Where the fits of a roll
+  stray about it by more than even those claims allow, their noise is taken as large as they
+  stray (``tracking.kalman.Kalman.scatter_scale``). A measurement that no
   such doubt explains (``tracking.kalman.OUTLIER_NIS``: a fit 10 mm off claiming 0.7 mm, or
   a deflection) leaves the filter in doubt by the step it took. Under a rolling shutter
   (``shutter``, ``tracking/shutter.py``) a measurement shows the ball when its row was exposed:

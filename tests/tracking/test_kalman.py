@@ -60,3 +60,37 @@ def test_a_measurement_beyond_the_filters_doubt_leaves_its_place_in_doubt():
         kf.predict(1 / 60)
         kf.update(np.array([5.0 * i, 0.0]))
     assert np.sqrt(largest_eigenvalue(kf.p[:2, :2])) < 0.5
+
+
+def scattered(noise_mm: float, claimed_mm: float, frames: int = 60, seed: int = 2):
+    """A ball rolling at 600 mm/s (60 fps) whose fits scatter by ``noise_mm`` while each
+    claims ``claimed_mm``: per frame after the first 15, the filter's error (mm), its stated
+    sigma (mm) and the scale it put on the fits' noise."""
+    rng = np.random.default_rng(seed)
+    kf = Kalman(np.zeros(2), np.array([600.0, 0.0]), 0.1, 4000.0, 0.0)
+    err, sigma, scale = [], [], []
+    for i in range(1, frames + 1):
+        kf.predict(1 / 60)
+        truth = np.array([10.0 * i, 0.0])
+        kf.update(truth + rng.normal(0.0, noise_mm, 2), claimed_mm)
+        if i > 15:
+            err.append(float(np.hypot(*(kf.x[:2] - truth))))
+            sigma.append(float(np.sqrt(largest_eigenvalue(kf.p[:2, :2]))))
+            scale.append(kf.scatter_scale)
+    return np.array(err), np.array(sigma), np.array(scale)
+
+
+def test_fits_that_scatter_more_than_they_claim_are_weighed_as_they_scatter():
+    """Fits claiming 0.4 mm that stray by 1.5 mm (a small marked ball, compressed): the
+    filter finds their noise about 14 times larger in variance, as it is, and its stated
+    doubt grows to the size of its error, which the claims alone put at a quarter of it."""
+    err, sigma, scale = scattered(1.5, 0.4)
+    assert 7.0 < np.median(scale) < 28.0
+    assert np.median(err) <= 2.0 * np.median(sigma)
+    assert np.mean(err <= 2.0 * sigma) >= 0.7  # of a 2-d error against one axis' sigma
+
+
+def test_fits_as_good_as_they_claim_keep_their_claim():
+    err, sigma, scale = scattered(0.4, 0.4)
+    assert np.mean(scale == 1.0) >= 0.9
+    assert np.median(sigma) < 0.4 and np.median(err) < 0.5
