@@ -25,8 +25,9 @@ from frame to frame and
   colour. A figure's part of that colour rides on its base, and candidates on bases are
   removed before;
 - failing both, prefers one first seen moving later on (struck where it was never a
-  candidate: among bases of its colour) that has rolled ``settle_roll_mm`` and come to rest
-  looking no less a ball than the choice, without settling anything;
+  candidate: among bases of its colour) that has rolled ``settle_roll_mm`` looking no less a
+  ball than the choice, without settling anything; rolling still or at rest: come to rest
+  among those bases it is read as one of them, no candidate there;
 - once the chosen one's place shows the bare cloth (``vacate``: it was struck away unseen,
   its roll hidden or too blurred to be a candidate), takes the next ball-like candidate first
   seen within a flick's travel of it for it, with its history: held against a candidate no
@@ -576,10 +577,12 @@ class BallHypotheses:
         ]
         # Struck in view where it was never seen standing (among bases of its colour, or
         # hidden under the striking hand): first seen moving later on, it has rolled a long
-        # way, seen along it, and come to rest looking no less a ball than the choice. A
-        # figure's part of its colour whose base went unseen, flicked as far, would pass too
-        # (it then stops by the ball it ran up to, which is struck and rolls next), so it is
-        # chosen but settles nothing.
+        # way, seen along it, looking no less a ball than the choice. Not only once at rest:
+        # a ball of a kit's colour that comes to rest is read as a base there and is no
+        # candidate, so it would never be chosen, while the chosen one's track follows it to
+        # rest. A figure's part of its colour whose base went unseen, flicked as far, would
+        # pass too (it then stops by the ball it ran up to, which is struck and rolls next),
+        # so it is chosen but settles nothing.
         current = self._find(self._chosen)
         travelled = [
             c
@@ -587,7 +590,6 @@ class BallHypotheses:
             if not self._from_opening(c)
             and c.still_frames < cfg.settle_frames
             and c.along_mm >= cfg.settle_roll_mm
-            and c.rest_frames >= cfg.settle_frames
             and self._mean_score(c) >= cfg.min_score
             and (current is None or current is c or self._rank(c) >= self._rank(current))
         ]

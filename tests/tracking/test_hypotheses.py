@@ -410,10 +410,10 @@ def test_a_striker_running_up_mid_clip_is_not_a_ball_rolling_from_the_start():
 @pytest.mark.parametrize("rest_score", [0.85, 0.5])
 def test_a_ball_first_seen_rolling_mid_clip_is_chosen_once_at_rest_and_settles_nothing(rest_score):
     """A ball among bases of its colour is no candidate until it is struck out of them: first
-    seen moving mid-clip, it rolls 200 mm and rests. Once at rest and looking no less a ball
-    than the still keeper chosen so far, it is the choice; a figure's part run as far would
-    pass too, so nothing is settled. Resting looking less of a ball (``rest_score`` 0.5
-    against the keeper's 0.8), the keeper stays the choice."""
+    seen moving mid-clip, it rolls 200 mm and rests. A streak while it rolls, it ranks below
+    the still keeper chosen so far; at rest, looking no less a ball, it is the choice; a
+    figure's part run as far would pass too, so nothing is settled. Resting looking less of
+    a ball (``rest_score`` 0.5 against the keeper's 0.8), the keeper stays the choice."""
     hyp = BallHypotheses()
     picked = []
     for k in range(120):
@@ -422,8 +422,34 @@ def test_a_ball_first_seen_rolling_mid_clip_is_chosen_once_at_rest_and_settles_n
             xy.append(_rolling_from_the_start(k - 30, 200.0, decel_mm_s2=2000.0))
             score.append(0.6 if k < 50 else rest_score)  # a streak while it rolls fast
         picked.append(hyp.update(np.array(xy), np.array(score), k / FPS))
-    assert picked[40] == 0  # rolling, not yet at rest: the keeper still
+    assert picked[40] == 0  # a streak: the keeper still
     assert picked[-1] == (1 if rest_score > 0.8 else 0)
+    assert not hyp.confirmed
+
+
+def test_a_ball_first_seen_rolling_mid_clip_is_chosen_on_its_way_if_it_vanishes_at_rest():
+    """A ball of a kit's colour struck out of bases of that colour is a candidate only while
+    it rolls: come to rest among them, it is read as a base again. Looking no less a ball
+    than the keeper as it rolls, it is the choice once it has rolled a long way, and stays it
+    where it was last seen after it is gone (the ball's own track follows it to rest); a
+    figure's part would pass too, so nothing is settled. Before it has rolled that far, the
+    keeper is the choice."""
+    cfg = HypothesisConfig()
+    hyp = BallHypotheses(cfg)
+    picked, along = [], []
+    for k in range(100):
+        xy, score = [KEEPER], [0.8]
+        ball = _rolling_from_the_start(max(k - 30, 0), 200.0)
+        moving = k >= 30 and np.hypot(*(ball - _rolling_from_the_start(k - 31, 200.0))) > 0.5
+        if moving:  # a candidate only while it rolls
+            xy.append(ball)
+            score.append(0.85)
+        picked.append(hyp.update(np.array(xy), np.array(score), k / FPS))
+        along.append(np.hypot(*(ball - BALL)))
+    far = next(k for k in range(100) if along[k] >= cfg.settle_roll_mm + 2 * cfg.reach_mm)
+    assert all(picked[k] == 0 for k in range(30, far - 5))  # not yet a long way: the keeper
+    assert picked[far] == 1  # rolling still: the ball
+    assert np.allclose(hyp.chosen_xy_mm, BALL + np.array([200.0, 0.0]), atol=1.0)  # its stop
     assert not hyp.confirmed
 
 
