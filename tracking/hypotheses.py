@@ -32,6 +32,10 @@ from frame to frame and
   its roll hidden or too blurred to be a candidate), takes the next ball-like candidate first
   seen within a flick's travel of it for it, with its history: held against a candidate no
   longer anywhere, the ball lying in view elsewhere could never win the choice;
+- takes a candidate first seen a moment after a figure's base was lost as it moved, a
+  flick's travel on from it, for the ball that stood there read as a base, struck away
+  (``_from_base``, ``tracking/left_bases.py``): it inherits a stand there, so its roll settles
+  it (a ball of a kit's colour at rest is no candidate, only a base);
 - takes a candidate first seen standing where the chosen one was a moment ago, and has left
   (``_in_wake``: what a codec leaves of a ball that rolled on), for no rival of it and never
   the choice, until it moves itself.
@@ -82,6 +86,19 @@ class BallRun:
     y_mm: float
     moving: bool
     sightings: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class LeftBase:
+    """A figure's base that stood at ``rest_xy_mm`` from ``rest_s`` to ``stood_s``, moved,
+    and was lost after its sighting at ``last_xy_mm`` at ``last_s``, with no ball candidate
+    ever on it (``tracking/left_bases.py``): perhaps the ball read as a base, struck away."""
+
+    rest_xy_mm: NDArray[np.float64]
+    rest_s: float
+    stood_s: float
+    last_xy_mm: NDArray[np.float64]
+    last_s: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,9 +277,12 @@ class BallHypotheses:
         if self._chosen is not None and (self._vacated is None or self._vacated[0] != self._chosen):
             self._vacated = (self._chosen, t_s)
 
-    def update(self, xy_mm: NDArray, score: NDArray, t_s: float) -> int | None:
-        """Take this frame's candidates ``(m, 2)`` mm with their scores ``(m,)``; return the
-        index of the one that is the ball this frame, or None when it is not among them."""
+    def update(
+        self, xy_mm: NDArray, score: NDArray, t_s: float, left: tuple[LeftBase, ...] = ()
+    ) -> int | None:
+        """Take this frame's candidates ``(m, 2)`` mm with their scores ``(m,)`` and the
+        figures' bases lost as they moved (``left``); return the index of the one that is the
+        ball this frame, or None when it is not among them."""
         cfg = self.config
         xy_mm = np.asarray(xy_mm, np.float64).reshape(-1, 2)
         score = np.asarray(score, np.float64).reshape(-1)
@@ -285,7 +305,11 @@ class BallHypotheses:
                 c = _Candidate(xy_mm[i].copy(), np.zeros(2), xy_mm[i].copy(), t_s)
                 c.key, self._next_key = self._next_key, self._next_key + 1
                 c.sightings, c.first_frame, c.first_s = 0, self._frame, t_s
-                if not (self._struck_from(c, standing, t_s) or self._from_vacated(c, score[i])):
+                if not (
+                    self._struck_from(c, standing, t_s)
+                    or self._from_vacated(c, score[i])
+                    or self._from_base(c, left, t_s)
+                ):
                     c.origin = self._hidden_near(c, t_s)
                     c.wake = self._in_wake(c, t_s)
                 self._cands.append(c)
@@ -372,6 +396,35 @@ class BallHypotheses:
         self._take_over(new, parent)
         self._vacated = None
         return True
+
+    def _from_base(self, new: _Candidate, left: tuple[LeftBase, ...], t_s: float) -> bool:
+        """Whether ``new`` is the ball that stood read as a figure's base, struck away: first
+        seen within a flick's travel of where the base was lost a moment ago, on beyond it
+        from where it stood. If so it takes over a history of standing there until the base
+        moved (as ``_struck_from``), so that its roll settles it and the frames it stood are
+        told in hindsight. A figure's part of the ball's colour, flicked with its base lost
+        in the blur, is no such candidate: it showed on the base as it stood, and such a base
+        is never offered (``tracking/left_bases.py``)."""
+        cfg = self.config
+        for b in left:
+            gap_s = t_s - b.last_s
+            off = new.xy_mm - b.last_xy_mm
+            way = b.last_xy_mm - b.rest_xy_mm
+            if gap_s > cfg.flick_gap_s or float(off @ way) < 0.0:
+                continue
+            if float(np.hypot(*off)) > cfg.reach_mm + cfg.max_speed_mm_s * gap_s:
+                continue
+            parent = _Candidate(
+                b.rest_xy_mm.copy(), np.zeros(2), b.rest_xy_mm.copy(), b.stood_s, sightings=0
+            )
+            parent.first_frame, parent.first_s = self._frame, b.rest_s
+            parent.still_frames, parent.key = cfg.settle_frames, self._next_key
+            self._next_key += 1
+            x, y = float(b.rest_xy_mm[0]), float(b.rest_xy_mm[1])
+            parent.trail.append(BallRun(b.rest_s, b.stood_s, x, y, False))
+            self._take_over(new, parent)
+            return True
+        return False
 
     def _hidden_near(
         self, new: _Candidate, t_s: float

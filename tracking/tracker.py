@@ -15,6 +15,7 @@ from tracking.ball import BallTrack, BallTracker, BallTrackerConfig
 from tracking.contacts import Contact, ContactConfig, ContactDetector
 from tracking.figures import FigureTracker, FigureTrackerConfig, FigureTracks
 from tracking.hypotheses import BallHypotheses, HypothesisConfig
+from tracking.left_bases import LeftBases
 from tracking.strikes import StrikeConfig, StrikeWatch
 from vision.detections import Detections
 
@@ -82,6 +83,7 @@ class Tracker:
         self.contacts = ContactDetector(config.contacts)
         self.strikes = StrikeWatch(config.strikes) if config.strikes is not None else None
         self.hypotheses = BallHypotheses(config.hypotheses)
+        self._left_bases = LeftBases(config.contacts.base_radius_mm)
         self._settled = False  # the ball rolled and the ball tracker has taken it up
         self._seen: tuple[np.ndarray, float] | None = None  # the settled ball's last sighting
         self._vanished_mm: np.ndarray | None = None  # where it was before its identity reopened
@@ -111,7 +113,8 @@ class Tracker:
             # one; its place emptied, a ball found next may be it struck away unseen.
             if self.ball.vacated:
                 self.hypotheses.vacate(t_s)
-            i = self.hypotheses.update(det.ball_xy_mm, det.ball_score, t_s)
+            left = self._left_bases.update(figures, detections.ball_xy_mm, t_s)
+            i = self.hypotheses.update(det.ball_xy_mm, det.ball_score, t_s, left)
             if self.hypotheses.switched or (i is not None and self.ball.lost):
                 standing = self.hypotheses.chosen_standing()
                 if standing is not None:  # seen standing there already: no new wait
