@@ -116,8 +116,9 @@ class FigureTracks:
         missing_s: (n,) float, how long its base has not been found by the whole-table
             searches (0: found at the last one; more: the track stands from memory, its
             figure hidden, or gone).
-        from_start: (n,) bool, born on the first base search: a figure that stood there
-            when the clip began (one born later may be the ball read as a base).
+        from_start: (n,) bool, born on the first base search and never seen moving since: a
+            figure that has stood there since the clip began (one born later, or one that has
+            moved, may be the ball read as a base: in a clip picked up in play, rolling).
     """
 
     id: NDArray[np.int64]
@@ -176,6 +177,7 @@ class FigureTracker:
         "_was_moving",
         "_votes",
         "_first",
+        "_stood",
     )
 
     def __init__(self, config: FigureTrackerConfig | None = None, pitch: Pitch | None = None):
@@ -195,6 +197,7 @@ class FigureTracker:
         self._was_moving = np.zeros(0, bool)  # moving at its last sighting
         self._votes = np.zeros((0, 2), np.int64)  # sightings at rest read as each team
         self._first = np.zeros(0, bool)  # born on the first base search
+        self._stood = np.zeros(0, bool)  # never seen moving since it was born
         self._searched = False  # a base search has been seen
         self._keeps: tuple[NDArray, NDArray] | None = None  # (xy mm, ``_keepers``) last
         self._last: FigureTracks | None = None
@@ -247,6 +250,7 @@ class FigureTracker:
         self._xy = new_xy
         self._hits[rows] += 1
         self._was_moving[rows] = self._v[rows].any(axis=1)
+        self._stood[rows] &= ~self._was_moving[rows]
         self._vote(rows, detections.base_team[cols])
         cfg = self.config
         keep = self._missing_s <= np.where(
@@ -373,6 +377,7 @@ class FigureTracker:
         if n == 0:
             return
         self._first = np.concatenate([self._first, np.full(n, first)])
+        self._stood = np.concatenate([self._stood, np.ones(n, bool)])
         self._id = np.concatenate([self._id, np.arange(self._next_id, self._next_id + n)])
         self._next_id += n
         self._team = np.concatenate([self._team, team.astype(np.int8)])
@@ -422,5 +427,5 @@ class FigureTracker:
             self._v[ok].copy(),
             self._seen[ok].copy(),
             self._missing_s[ok].copy(),
-            self._first[ok].copy(),
+            self._first[ok] & self._stood[ok],
         )

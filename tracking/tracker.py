@@ -211,10 +211,12 @@ def _off_bases(
     base as it slowed down), which would hide the ball at rest on its place for as long as
     the ghost is kept. A base missed by one search (blurred, or under a hand) still counts:
     the part of its kit that shows may be of the ball's colour. Before the ball is
-    ``settled``, every figure that stood there from the clip's start counts too: a figure
-    of the ball's colour is a candidate as good as the ball, and its base, taken for the
-    ball's, goes unfound. A track born later is no such figure when its base goes unfound:
-    hidden by it, a ball of a kit's colour never rolls as a candidate, and is never settled.
+    ``settled``, every figure that has stood there since the clip's start counts too: a
+    figure of the ball's colour is a candidate as good as the ball, and its base, taken for
+    the ball's, goes unfound. A track born later, or one that has moved since (a ball of a
+    kit's colour rolling when the clip began, read as a base), is no such figure when its
+    base goes unfound: hidden by it, the ball never rolls as a candidate, and is never
+    settled.
     """
     found = figures.missing_s < GHOST_S
     on = figures.xy_mm[found if settled else found | figures.from_start]

@@ -91,6 +91,22 @@ def test_the_bases_of_the_first_search_are_reported_at_once():
     assert tracks.xy_mm.tolist() == [[0.0, 0.0]]
 
 
+def test_a_base_of_the_first_search_stands_from_the_start_until_it_moves():
+    """Born on the first search and never moved, a figure has stood there since the clip
+    began; one that rolls on from there (a ball of a kit's colour read as a base, in a clip
+    picked up in play) no longer counts so, nor does one born later."""
+    tracker = FigureTracker()
+    first = Detections.build(base_xy_mm=[[0.0, 0.0], [80.0, 0.0]], base_team=[0, 1])
+    tracks = tracker.update(first, 0.0)
+    assert tracks.from_start.tolist() == [True, True]
+    for k in range(1, 8):
+        xy = [[0.0, 0.0], [80.0 + 400.0 * k / FPS, 0.0], [-90.0, 40.0]]
+        det = Detections.build(base_xy_mm=xy, base_team=[0, 1, 0])
+        tracks = tracker.update(det, k / FPS)
+    by_x = dict(zip(tracks.xy_mm[:, 0].round().tolist(), tracks.from_start.tolist(), strict=True))
+    assert by_x == {0.0: True, 127.0: False, -90.0: False}
+
+
 @pytest.mark.parametrize("pattern", ["101", "110", "1001", "10101"])
 def test_a_ghost_seen_now_and_then_is_never_a_figure(pattern):
     """A blob that comes and goes (a hand's knuckle, a misread shadow) is dropped at the first
