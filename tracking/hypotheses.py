@@ -91,8 +91,9 @@ class BallRun:
 @dataclass(frozen=True, slots=True)
 class LeftBase:
     """A figure's base that stood at ``rest_xy_mm`` from ``rest_s`` to ``stood_s``, moved,
-    and was lost after its sighting at ``last_xy_mm`` at ``last_s``, with no ball candidate
-    ever on it (``tracking/left_bases.py``): perhaps the ball read as a base, struck away."""
+    and was lost after its sighting at ``last_xy_mm`` at ``last_s``: born after the clip's
+    first base search, with no ball candidate ever on it (``tracking/left_bases.py``), perhaps
+    the ball read as a base, struck away."""
 
     rest_xy_mm: NDArray[np.float64]
     rest_s: float
@@ -403,8 +404,9 @@ class BallHypotheses:
         from where it stood. If so it takes over a history of standing there until the base
         moved (as ``_struck_from``), so that its roll settles it and the frames it stood are
         told in hindsight. A figure's part of the ball's colour, flicked with its base lost
-        in the blur, is no such candidate: it showed on the base as it stood, and such a base
-        is never offered (``tracking/left_bases.py``)."""
+        in the blur, is no such candidate: it showed on the base as it stood, or the figure
+        stood there when the clip began, and such a base is never offered
+        (``tracking/left_bases.py``)."""
         cfg = self.config
         for b in left:
             gap_s = t_s - b.last_s
