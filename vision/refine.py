@@ -143,7 +143,8 @@ def refine_balls(
         outside the fitted ball's outline (~0 for a ball, more for a larger base; of a
         rolling ball, less what its smear explains); and
         doubt_mm (k,), the standard uncertainty of each centre that its own fit shows
-        (``_fit_doubt``; 0 for a motion streak, whose centre is no circle's); whole_patch
+        (``_fit_doubt``; for a streak, whose centre is no circle's, 0 when ``smear_px`` says
+        it rolls, else half its length beyond the ball's); whole_patch
         (k,) bool, which balls the whole patch placed; and with ``whole_patch`` the
         ``RestPlacing`` of each ball the edges fitted (else None), for a later frame's
         ``rest``.
@@ -540,14 +541,20 @@ def _ball_outline(model, p: dict[str, NDArray], config, smear_px: float = 0.0):
         # all round tells its width (an arc's narrowest extent is no width).
         round_ = valid.sum(1) >= ROUND_SHARE * valid.shape[1]
         if round_.any():
-            across = _half_widths(squeezed[round_], valid[round_]) - r
+            across = _half_extents(squeezed[round_], valid[round_])[:, 0] - r
             smeared = size_err[round_] - 0.5 * smear_px * r / r_px[round_]
             size_err[round_] = np.minimum(size_err[round_], np.maximum(across, smeared))
     if streak.any():
         on_outline[streak] = valid[streak]
         # A streak is as wide as the ball across its motion (a base with a body is wider).
-        size_err[streak] = _half_widths(squeezed[streak], valid[streak]) - r
-        sigma[streak] = 0.0
+        extent = _half_extents(squeezed[streak], valid[streak])
+        size_err[streak] = extent[:, 0] - r
+        # Seen rolling (``smear_px``), a streak is placed along its motion by the ball's
+        # track. Otherwise nothing says how much of its length is smear: it may be a ball at
+        # rest read on into something beside it (its contact shadow under a hard light), whose
+        # middle lies up to the length beyond the ball's off its centre (twice the doubt spans
+        # that).
+        sigma[streak] = 0.0 if smear_px > 0 else 0.5 * np.maximum(extent[:, 1] - r, 0.0)
         between[streak] = 0.0
     return on_outline, size_err, sigma, between
 
@@ -641,14 +648,15 @@ def _row_medians(values: NDArray, valid: NDArray[np.bool_]) -> NDArray[np.float6
     return np.where(cnt > 0, med, 0.0)
 
 
-def _half_widths(pts: NDArray, valid: NDArray[np.bool_]) -> NDArray[np.float64]:
-    """Half the extent ``(k,)`` of each point set ``(k, m, 2)`` along its minor axis."""
-    out = np.zeros(len(pts))
+def _half_extents(pts: NDArray, valid: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """Half the extent ``(k, 2)`` of each point set ``(k, m, 2)`` along its minor axis and
+    along its major axis."""
+    out = np.zeros((len(pts), 2))
     for i, (p, v) in enumerate(zip(pts, valid, strict=True)):  # a moving ball: one or two
         q = p[v] - p[v].mean(0)
         _, vecs = np.linalg.eigh(np.cov(q.T))
-        across = q @ vecs[:, 0]
-        out[i] = 0.5 * (across.max() - across.min())
+        along = q @ vecs
+        out[i] = 0.5 * (along.max(axis=0) - along.min(axis=0))
     return out
 
 

@@ -107,6 +107,25 @@ def test_motion_streak_gives_the_mid_exposure_position(setup, speed_mm_s):
     assert np.linalg.norm(found - xy) < 1.0
 
 
+def test_a_streak_not_seen_rolling_states_the_doubt_of_its_length(setup):
+    """A streak that nothing says is rolling (a candidate of the whole cloth's search) may be a
+    ball at rest read on into something beside it: its doubt spans its length beyond the
+    ball's (the smear, less its faded ends; twice the doubt). Seen rolling by its track, the
+    smear is known and the track places it: no such doubt."""
+    renderer, det = setup
+    xy, v = np.array([60.0, -200.0]), np.array([4000.0, 1200.0])  # a hard shot: a streak
+    image = renderer.render(frame(xy, v=v))
+    smear_mm = float(np.hypot(*v)) / 120.0  # the renderer's exposure
+    rough = CAMERA.project(np.array([[xy[0], xy[1], R]]))
+    edges = edge_passes(image, det.model, rough, det.config)
+    assert edges["streak"][0]
+    step_px = smear_mm / float(CAMERA.mm_per_px(rough)[0])
+    unknown = refine_balls(image, det.model, rough, edges, det.config)[6][0]
+    known = refine_balls(image, det.model, rough, edges, det.config, smear_px=step_px)[6][0]
+    assert unknown >= 0.1 * smear_mm
+    assert known < 0.1 * smear_mm
+
+
 def test_bases_and_teams_from_the_coarse_pass(setup):
     renderer, det = setup
     out = det.detect(renderer.render(frame((0.0, 0.0))), search_bases=True)
