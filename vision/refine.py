@@ -407,7 +407,7 @@ def _ball_pass(image, model, rough, config) -> dict[str, NDArray]:
     if maybe.any():
         streak[maybe] = _elongation(pts[maybe], valid[maybe]) > config.blur_elongation
         if streak.any():
-            centre[streak] = _streak_centres(pts[streak], valid[streak])
+            centre[streak] = _principal_extents(pts[streak], valid[streak])[0]
             ok[streak] = True
     tan_a = r / np.sqrt(np.maximum(height**2 * (1 + tan_t**2) - r * r, 1.0))
     t2, a2 = tan_t**2, tan_a**2
@@ -541,13 +541,13 @@ def _ball_outline(model, p: dict[str, NDArray], config, smear_px: float = 0.0):
         # all round tells its width (an arc's narrowest extent is no width).
         round_ = valid.sum(1) >= ROUND_SHARE * valid.shape[1]
         if round_.any():
-            across = _half_extents(squeezed[round_], valid[round_])[:, 0] - r
+            across = _principal_extents(squeezed[round_], valid[round_])[1][:, 0] - r
             smeared = size_err[round_] - 0.5 * smear_px * r / r_px[round_]
             size_err[round_] = np.minimum(size_err[round_], np.maximum(across, smeared))
     if streak.any():
         on_outline[streak] = valid[streak]
         # A streak is as wide as the ball across its motion (a base with a body is wider).
-        extent = _half_extents(squeezed[streak], valid[streak])
+        extent = _principal_extents(squeezed[streak], valid[streak])[1]
         size_err[streak] = extent[:, 0] - r
         # Seen rolling (``smear_px``), a streak is placed along its motion by the ball's
         # track. Otherwise nothing says how much of its length is smear: it may be a ball at
@@ -624,18 +624,6 @@ def _fit_doubt(centre, alternatives, alt_ok, share, pts, circle, circle_r, weigh
     return np.hypot(spread, noise)
 
 
-def _streak_centres(pts: NDArray, valid: NDArray[np.bool_]) -> NDArray[np.float64]:
-    """Centres ``(k, 2)`` of streaks: midway between the extremes along both principal axes."""
-    out = np.zeros((len(pts), 2))
-    for i, (p, v) in enumerate(zip(pts, valid, strict=True)):  # a moving ball: one or two
-        q = p[v]
-        _, vecs = np.linalg.eigh(np.cov(q.T))
-        proj = q @ vecs
-        mid = 0.5 * (proj.max(0) + proj.min(0))
-        out[i] = vecs @ mid
-    return out
-
-
 def _row_medians(values: NDArray, valid: NDArray[np.bool_]) -> NDArray[np.float64]:
     """Median ``(k,)`` of each row's valid values ``(k, m)``; 0 for a row with none."""
     srt = np.sort(np.where(valid, values, np.inf), axis=1)
@@ -648,16 +636,18 @@ def _row_medians(values: NDArray, valid: NDArray[np.bool_]) -> NDArray[np.float6
     return np.where(cnt > 0, med, 0.0)
 
 
-def _half_extents(pts: NDArray, valid: NDArray[np.bool_]) -> NDArray[np.float64]:
-    """Half the extent ``(k, 2)`` of each point set ``(k, m, 2)`` along its minor axis and
-    along its major axis."""
-    out = np.zeros((len(pts), 2))
+def _principal_extents(pts: NDArray, valid: NDArray[np.bool_]) -> tuple[NDArray, NDArray]:
+    """Of each point set ``(k, m, 2)`` (its ``valid`` points): the point midway between its
+    extremes along both principal axes ``(k, 2)`` (a streak's centre), and half its extent
+    along its minor and its major axis ``(k, 2)``."""
+    centre, half = np.zeros((len(pts), 2)), np.zeros((len(pts), 2))
     for i, (p, v) in enumerate(zip(pts, valid, strict=True)):  # a moving ball: one or two
-        q = p[v] - p[v].mean(0)
+        q = p[v]
         _, vecs = np.linalg.eigh(np.cov(q.T))
         along = q @ vecs
-        out[i] = 0.5 * (along.max(axis=0) - along.min(axis=0))
-    return out
+        lo, hi = along.min(axis=0), along.max(axis=0)
+        centre[i], half[i] = vecs @ (0.5 * (lo + hi)), 0.5 * (hi - lo)
+    return centre, half
 
 
 def _elongation(pts: NDArray, valid: NDArray[np.bool_]) -> NDArray[np.float64]:
