@@ -4,9 +4,10 @@ Over one window of ``--seconds`` of steady play (from the 15th frame shown), fro
 own frame metadata (``requestVideoFrameCallback``) and playback counters
 (``getVideoPlaybackQuality``), prints against the recording's rate:
 
-- media time over the frames' display times (1.000 is real time);
-- frames the player decoded for display a second (``totalVideoFrames``): at 1x, the
-  recording's rate, however loaded the machine (the test asserts these two);
+- media time over the frames' display times (1.000 is real time; below it while a loaded
+  machine's decoder falls behind and the player waits);
+- frames the player decoded for display per second of media time (``totalVideoFrames``): the
+  recording's rate, however loaded the machine (the test asserts it);
 - frames the browser painted a second (``presentedFrames``) and the frames it reports dropped:
   these depend on the CPU the browser's compositor gets, so the load average (1 min) before and
   after is printed beside them.
@@ -63,8 +64,9 @@ def main() -> int:
             thread.join(5)
     print(
         f"{args.analysis.name}: recorded at {fps:.2f} fps; at 1x over {args.seconds:g} s: "
-        f"media time / wall time {got['speed']:.3f}, decoded for display "
-        f"{got['decoded_fps']:.2f} frames/s ({100 * (got['decoded_fps'] / fps - 1):+.1f} %), "
+        f"media time / display time {got['speed']:.3f}, decoded for display "
+        f"{got['decoded_per_media_s']:.2f} frames per media second "
+        f"({100 * (got['decoded_per_media_s'] / fps - 1):+.1f} %), "
         f"painted {got['shown_fps']:.2f} frames/s ({100 * (got['shown_fps'] / fps - 1):+.1f} %), "
         f"{got['dropped']} reported dropped; load average {load_before:.1f} -> {load_after:.1f} "
         f"on {os.cpu_count()} cores"

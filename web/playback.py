@@ -28,24 +28,28 @@ PLAYABLE_PIX_FMTS = frozenset({"yuv420p", "yuvj420p"})
 PROXY_CRF = 20  # the proxy is for watching; the measurements were made on the original
 PROXY_PRESET = "veryfast"
 
-# How fast the <video> element plays, read in the page from its own frame callbacks over a
-# window of ``ms`` of display time after 15 frames of start-up: media time over display time
-# (the speed), frames decoded for display per second of page time, frames painted per second.
-# The first two do not bend under a loaded machine's painting; the benchmark and tests use it.
+# How the <video> element plays, read in the page from its own frame callbacks over a window of
+# ``ms`` of display time after 15 frames of start-up: its playback rate; media time over display
+# time (the speed: never above 1 at 1x, below it while a loaded machine's decoder falls behind and
+# the player waits); frames decoded for display per second of media time (the recording's frame
+# rate at any load, unless the video played is a resampled copy); frames painted per second of
+# display time and frames reported dropped (both bend with the CPU the compositor gets). The
+# benchmark and tests use it.
 PLAYBACK_RATE_JS = """(ms) => new Promise((done) => {
     const v = document.getElementById('video');
     let first = null, n = 0;
-    const sample = (meta) => ({meta, quality: v.getVideoPlaybackQuality(), t: performance.now()});
+    const sample = (meta) => ({meta, quality: v.getVideoPlaybackQuality()});
     const onFrame = (now, meta) => {
         n += 1;
         if (n === 15) first = sample(meta);
         if (first && meta.expectedDisplayTime - first.meta.expectedDisplayTime >= ms) {
             const last = sample(meta);
             const shown_s = (meta.expectedDisplayTime - first.meta.expectedDisplayTime) / 1000;
-            const read_s = (last.t - first.t) / 1000;
-            done({speed: (meta.mediaTime - first.meta.mediaTime) / shown_s,
-                  decoded_fps: (last.quality.totalVideoFrames
-                                - first.quality.totalVideoFrames) / read_s,
+            const media_s = meta.mediaTime - first.meta.mediaTime;
+            done({rate: v.playbackRate,
+                  speed: media_s / shown_s,
+                  decoded_per_media_s: (last.quality.totalVideoFrames
+                                        - first.quality.totalVideoFrames) / media_s,
                   shown_fps: (meta.presentedFrames - first.meta.presentedFrames) / shown_s,
                   dropped: last.quality.droppedVideoFrames - first.quality.droppedVideoFrames});
         } else v.requestVideoFrameCallback(onFrame);

@@ -139,16 +139,17 @@ def test_playback_at_1x_shows_the_recordings_frame_rate_and_a_call_replays_in_a_
     assert not (recordings_dir / long_recording / "video.browser.mp4").exists()  # H.264 plays
     # One window of 4 s of steady play (from the 15th frame shown: the first ones start the
     # decoder), measured from the video's own frame metadata (requestVideoFrameCallback) and
-    # playback counters, which a loaded machine does not bend: media time over the frames'
-    # display times is the speed, and the frames the player decoded for display a second
-    # (totalVideoFrames) are the recording's frames it plays at 1x (a resampled copy, a
-    # frame-by-frame seek loop or a wrong rate all show here). How many of them the browser's
-    # compositor then gets to paint (presentedFrames) depends on the CPU it is given: on two
-    # shared cores at load average 17 it painted 55 of 60 a second while the player kept time
-    # exactly; it is reported, not judged (benchmarks/playback_rate.py prints both).
+    # playback counters. At 1x the player's clock never runs ahead of real time; on a loaded
+    # machine it waits while the decoder falls behind (two shared cores under a full test run:
+    # 0.94 of real time, 23 frames dropped), so it is judged only not to crawl, as a
+    # frame-by-frame seek loop would. The frames decoded for display per second of media time
+    # are the recording's own rate at any load: a resampled copy or a wrong rate shows there.
+    # How many the compositor paints depends on the CPU it gets: reported, not judged
+    # (benchmarks/playback_rate.py prints all of them).
     got = page.evaluate(PLAYBACK_RATE_JS, 4000)
-    assert abs(got["speed"] - 1.0) < 0.05, got
-    assert abs(got["decoded_fps"] - FPS) < 0.05 * FPS, got
+    assert got["rate"] == 1, got
+    assert 0.5 < got["speed"] < 1.02, got
+    assert abs(got["decoded_per_media_s"] - FPS) < 0.05 * FPS, got
     assert got["shown_fps"] > 0, got
 
     # Replay: from 2 s before the goal to 1 s after, at 0.25x, and again from the start.
