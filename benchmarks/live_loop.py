@@ -16,8 +16,11 @@ one BLAS/OpenMP thread). Printed per frame size:
 - ms per frame: the capture thread's copy and conversion plus the worker's whole step, as the
   CPU time of those threads (``time.thread_time``: another user of this shared machine does not
   count) and as wall time; mean, p99 and worst, over every frame after each run's first (where
-  the table is learnt). Also the whole process's CPU time per frame refereed (server threads,
-  replay writer, everything on the core);
+  the table is learnt); the CPU figures also apart for the frames after which the ball's
+  identity was settled and for those while it was open (each run's start until the ball has
+  rolled, or after the ball was lost: every ball-coloured candidate on the cloth is fitted
+  then). Also the whole process's CPU time per frame refereed (server threads, replay writer,
+  everything on the core);
 - the reference: ``cv2.cvtColor`` to grey and a 5x5 ``GaussianBlur`` of the same frame, timed
   on every ``--ref-every``-th frame in the same run, in the worker, after the frame's work: the
   loop's time is also given as a multiple of it (the machine is shared and noisy; the ratio is
@@ -252,7 +255,8 @@ def run_segment(buffers, fmt, size, fps, pool, cal, ref_every, every_frame, prof
             profile.runcall(receive, frame, first, source)
         else:
             receive(frame, first, source)
-        records.append((frame.index, time.thread_time() - cpu, time.perf_counter() - wall))
+        settled = runner._driver is not None and runner._driver.pipeline.tracker.ball_confirmed
+        records.append((frame.index, time.thread_time() - cpu, time.perf_counter() - wall, settled))
         ends.append((time.monotonic(), frame.index))
         process[1:] = [time.process_time()]
         if frame.index % ref_every == 0:
@@ -287,12 +291,13 @@ def run_segment(buffers, fmt, size, fps, pool, cal, ref_every, every_frame, prof
         for t, _, t_s in calls
         if t_s is not None and round(t_s * fps) in camera.captured_at
     ]
-    # Per frame: loop CPU, loop wall (the capture's copy and the worker's step), the copy.
+    # Per frame: loop CPU, loop wall (the capture's copy and the worker's step), the copy,
+    # and whether the ball's identity was settled after it (1) or still open (0).
     rows = []
-    for i, c, w in records:
+    for i, c, w, settled in records:
         if i > 0:  # after the start-up
             copy = camera.capture_cpu_s.get(i, 0.0)
-            rows.append((copy + c, copy + w, copy))
+            rows.append((copy + c, copy + w, copy, float(settled)))
     process_s = (process[-1] - process[0]) / max(len(records) - 1, 1)
     return rows, refs, dropped, [c[1] for c in calls], latency, process_s
 
@@ -377,6 +382,13 @@ def main() -> None:
             f"  of the CPU mean: the copy and conversion {np.mean(ms[:, 2]):5.2f} ms, the "
             f"worker's step {np.mean(ms[:, 0] - ms[:, 2]):5.2f} ms"
         )
+        settled = ms[:, 3] > 0  # the flag, scaled with the times
+        for label, rows_of in (("ball settled", settled), ("identity open", ~settled)):
+            if rows_of.any():
+                print(
+                    f"  loop, CPU, {label:13s} on {rows_of.sum():3d} frames: "
+                    + summary("", ms[rows_of, 0])
+                )
         print(f"  whole process CPU per frame refereed {1000 * np.mean(cpu_s):6.2f} ms")
         ref_ms = np.mean(ref[:, 0])
         print(
