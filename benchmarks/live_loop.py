@@ -291,15 +291,16 @@ def run_segment(buffers, fmt, size, fps, pool, cal, ref_every, every_frame, prof
         for t, _, t_s in calls
         if t_s is not None and round(t_s * fps) in camera.captured_at
     ]
-    # Per frame: loop CPU, loop wall (the capture's copy and the worker's step), the copy,
-    # and whether the ball's identity was settled after it (1) or still open (0).
-    rows = []
-    for i, c, w, settled in records:
+    # Per frame: loop CPU, loop wall (the capture's copy and the worker's step), the copy;
+    # and whether the ball's identity was settled after it.
+    rows, settled = [], []
+    for i, c, w, known in records:
         if i > 0:  # after the start-up
             copy = camera.capture_cpu_s.get(i, 0.0)
-            rows.append((copy + c, copy + w, copy, float(settled)))
+            rows.append((copy + c, copy + w, copy))
+            settled.append(known)
     process_s = (process[-1] - process[0]) / max(len(records) - 1, 1)
-    return rows, refs, dropped, [c[1] for c in calls], latency, process_s
+    return rows, settled, refs, dropped, [c[1] for c in calls], latency, process_s
 
 
 def summary(label, ms) -> str:
@@ -343,11 +344,11 @@ def main() -> None:
     for text in args.sizes.split(","):
         size = tuple(int(x) for x in text.split("x"))
         cal = calibration_for(size)
-        rows, refs, dropped, kinds, latency, cpu_s = [], [], 0, [], [], []
+        rows, settled, refs, dropped, kinds, latency, cpu_s = [], [], [], 0, [], [], []
         pool = FramePool()  # one camera for the whole match: its buffers outlive a segment
         for start_s, end_s in segments:
             buffers = render_segment(size, args.fps, start_s, end_s, args.format, args.cache)
-            r, f, d, k, lat, c = run_segment(
+            r, s, f, d, k, lat, c = run_segment(
                 buffers,
                 args.format,
                 size,
@@ -359,6 +360,7 @@ def main() -> None:
                 profile,
             )
             rows += r
+            settled += s
             refs += f
             dropped += d
             kinds += k
@@ -382,8 +384,8 @@ def main() -> None:
             f"  of the CPU mean: the copy and conversion {np.mean(ms[:, 2]):5.2f} ms, the "
             f"worker's step {np.mean(ms[:, 0] - ms[:, 2]):5.2f} ms"
         )
-        settled = ms[:, 3] > 0  # the flag, scaled with the times
-        for label, rows_of in (("ball settled", settled), ("identity open", ~settled)):
+        known = np.array(settled, bool)
+        for label, rows_of in (("ball settled", known), ("identity open", ~known)):
             if rows_of.any():
                 print(
                     f"  loop, CPU, {label:13s} on {rows_of.sum():3d} frames: "

@@ -60,7 +60,7 @@ class LeftBases:
         if n and len(ball_xy_mm):
             d = np.linalg.norm(figures.xy_mm[:, None, :] - ball_xy_mm[None], axis=2)
             on = d.min(axis=1) <= self._base_r_mm
-        moving = np.hypot(figures.v_mm_s[:, 0], figures.v_mm_s[:, 1]) > 0.0
+        moving = figures.v_mm_s.any(axis=1)
         watch: dict[int, _Watch] = {}
         left = []
         for k, fid in enumerate(figures.id.tolist()):
