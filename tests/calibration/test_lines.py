@@ -151,6 +151,27 @@ def test_ridges_keep_thin_lines_and_drop_wide_blobs():
     assert not ridges[70, 220]
 
 
+def test_faint_lines_on_a_grainy_cloth_are_found_and_the_grain_is_not():
+    # A pale cloth's grain, speckle by speckle as bright as a faint line's paint: the lines
+    # stand out only averaged along themselves (the per-pixel threshold found a quarter of them).
+    rng = np.random.default_rng(3)
+    grain = cv2.GaussianBlur(rng.normal(0.0, 1.0, (240, 320)).astype(np.float32), (0, 0), 1.0)
+    rows, cols = np.mgrid[0:240, 0:320]
+    sloping = 40 + 0.4 * cols
+    across = np.cos(np.arctan(0.4))
+    paint = np.clip(1.5 - np.abs(cols - 150.3), 0, 1)  # a vertical line about 2 px wide
+    paint = np.maximum(paint, np.clip(1.5 - np.abs(rows - sloping) * across, 0, 1))
+    white = (160.0 + 6.0 * grain / grain.std() + 18.0 * paint).astype(np.float32)
+    ridges = lines.ridge_mask(white, np.ones(white.shape, bool), kernel_px=9)
+    on_vertical = ridges[20:220, 148:153].any(axis=1).mean()
+    on_sloping = np.mean(
+        [ridges[int(sloping[0, c]) - 2 : int(sloping[0, c]) + 3, c].any() for c in range(20, 300)]
+    )
+    assert on_vertical > 0.75 and on_sloping > 0.75
+    off_lines = (np.abs(cols - 150) > 4) & (np.abs(rows - sloping) > 4)
+    assert ridges[off_lines].mean() < 0.001
+
+
 def _blurred_band(lo: float, hi: float, sigma: float, rows: int = 24) -> np.ndarray:
     """Vertical paint band [lo, hi] blurred by a Gaussian of ``sigma`` px, on a gentle ramp."""
     x = np.arange(80.0)
