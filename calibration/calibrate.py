@@ -593,10 +593,14 @@ def _profile_focal(found: _Found, camera, free, priors: Priors, scale_px: float)
 
     def at(log_f: float):
         f = priors.f_px * math.exp(log_f)
+        # From the joint fit's view of the cloth at this f: the camera's distance scaled with
+        # f (the same view for a camera straight down), so each fit starts in the valley.
+        k = f / camera.fx_px
+        tx, ty, tz = camera.tvec_mm
         cam = fit.fit_camera(
             model,
             centres,
-            replace(camera, fx_px=f, fy_px=f),
+            replace(camera, fx_px=f, fy_px=f, tvec_mm=(tx, ty, tz * k)),
             free=_without_f(free),
             scale_px=scale_px,
             priors=priors,
