@@ -442,7 +442,13 @@ class Pipeline:
                     p.ball_xy = self._rest_xy
 
     def _attach_contacts(self, tracks: Tracks) -> None:
-        """File each contact on the first frame it shows (a flick: the frame after onset)."""
+        """File each contact on the first frame it shows (a flick: the frame after onset).
+
+        A flicked figure runs out of its track and is taken up by a new one a few frames on
+        (``tracking.figures``), which may be the striker: the new track stood there since
+        the strike, and the held frames before it was listed list it from there, where it is
+        now (the rules read a touch by the figures of its frame: a kick-off taken by such a
+        figure was lost, and the match waited for it to the end of the clip)."""
         for c in tracks.contacts:
             self.recent_contacts.append((c.kind, c.frame, c.figure_id))
             if c.figure_id is None:
@@ -451,9 +457,16 @@ class Pipeline:
             if c.target_id is not None and self._pending:
                 # A hit is decided a few frames late: filed on its frame if still held.
                 frame = max(frame, self._pending[0].frame)
-            for p in self._pending:
-                if p.frame == frame:
-                    p.contacts.append(Contact(c.figure_id, c.kind, c.frame, c.target_id))
+            held = [p for p in self._pending if p.frame >= frame]
+            if not held or held[0].frame != frame:
+                continue
+            now = self._pending[-1].figures
+            row = now.index_of(c.figure_id)
+            for p in held:
+                if row is None or p.figures.index_of(c.figure_id) is not None:
+                    break
+                p.figures = _with_row(p.figures, now, row)
+            held[0].contacts.append(Contact(c.figure_id, c.kind, c.frame, c.target_id))
 
     def _release(self, keep: int) -> list[TrackedFrame]:
         out = []
@@ -464,3 +477,15 @@ class Pipeline:
             self._prev_t = p.t_s
             out.append(p.released(self._offset))
         return out
+
+
+def _with_row(figures: Figures, source: Figures, row: int) -> Figures:
+    """``figures`` and row ``row`` of ``source``."""
+    pick = slice(row, row + 1)
+    return Figures(
+        np.concatenate([figures.id, source.id[pick]]),
+        np.concatenate([figures.team, source.team[pick]]),
+        np.concatenate([figures.goalkeeper, source.goalkeeper[pick]]),
+        np.concatenate([figures.xy_mm, source.xy_mm[pick]]),
+        np.concatenate([figures.radius_mm, source.radius_mm[pick]]),
+    )
