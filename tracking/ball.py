@@ -37,7 +37,8 @@ Position uncertainty (``BallTrack.sigma_mm``, one standard deviation, the larger
   (``LEAN_SIGMAS``) of a fit that stood off the rest point within the fits' doubt: no
   movement, but one of the two placings is that far off, and the fits do not say which. A
   detection repeated exactly is one measurement, not many: a detector that reuses its fit of
-  an unchanged view adds no information;
+  an unchanged view adds no information (but a larger uncertainty it restates for that
+  placing, once the ball no longer rolls, stands);
 - moving: from the Kalman covariance of the position, each measurement weighed by its noise:
   ``measurement_sigma_mm``, or the fit's own uncertainty (``Detections.ball_sigma_mm``) when
   that is larger (a doubtful fit of a ball a few pixels across is no sharper for rolling),
@@ -229,6 +230,7 @@ class BallTracker:
         self._rest_sigma: float | None = None  # of ``_rest``, worked out when first asked
         self._fit_sigma = 0.0  # the detector's uncertainty of the rest's fits (their RMS)
         self._fit_sq, self._fit_n = 0.0, 0  # sum of its squares over the rest's fits, count
+        self._last_claim = 0.0  # the uncertainty taken in for the rest's last fit
         self._z_sigma = 0.0  # ... and of this frame's measurement
         self._claims: deque[float] = deque(maxlen=self.config.noise_window)  # recent squares
         self._z_patch = False  # this frame's ball was placed by its whole patch
@@ -452,10 +454,21 @@ class BallTracker:
         self._rest_patch = whole_patch
         self._kf = None
 
-    def _add_fit_sigma(self) -> None:
+    def _add_fit_sigma(self, restated: bool = False) -> None:
         """Take this frame's fit uncertainty into the rest's. The rest point is the mean of
         its fits, so what they share is bounded by their typical uncertainty, not the worst
-        one (a finger over the ball for a few frames)."""
+        one (a finger over the ball for a few frames). ``restated``: this frame's fit is the
+        rest's last one again (the same placing) with a larger uncertainty, which replaces
+        the one it was taken in with: the detector places a still ball as it is, a rolling
+        one along its motion, and a spotted ball read as a short streak kept its rolling
+        fits' 0.7 mm at rest, where the same placing, no longer rolling, said 2.4 mm."""
+        if restated:
+            if self._z_sigma <= self._last_claim:
+                return
+            self._fit_sq -= self._last_claim**2
+            self._fit_n -= int(self._last_claim > 0)
+            self._rest_sigma = None
+        self._last_claim = self._z_sigma
         if self._z_sigma > 0:
             self._fit_sq += self._z_sigma**2
             self._fit_n += 1
@@ -482,6 +495,8 @@ class BallTracker:
                 self._anchor = np.mean(self._rest, axis=0)
                 self._rest_sigma = None
                 self._add_fit_sigma()
+            else:
+                self._add_fit_sigma(restated=True)
             return None
         if off <= START_SIGMAS * math.hypot(self._z_sigma, self._fit_sigma):
             # A lean the fits' doubt allows: no movement, nor a measurement. Yet the rest point

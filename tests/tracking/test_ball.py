@@ -320,6 +320,20 @@ def test_a_few_doubtful_fits_of_a_rest_count_by_their_share():
     assert track.sigma_mm == pytest.approx(np.sqrt(0.9 * 0.2**2 + 0.1 * 1.0**2), rel=0.05)
 
 
+def test_the_same_placing_restated_less_surely_takes_its_larger_uncertainty_in():
+    """The detector places a rolling ball along its motion and a still one as it is: the same
+    centre, no longer rolling, may come with a larger uncertainty (a spotted ball read as a
+    short streak: 0.7 mm rolling, 2.4 mm still). A repeated placing is no new measurement,
+    but its restated doubt is the one that stands; a smaller one changes nothing."""
+    tracker = BallTracker()
+    for i, sigma in enumerate([0.7] * 10 + [2.4] * 5 + [0.3] * 5):
+        det = Detections.build(ball_xy_mm=[[0.0, 0.0]], ball_sigma_mm=[sigma])
+        track = tracker.update(det, i / FPS)
+        if i == 9:
+            assert track.sigma_mm == pytest.approx(0.7)
+    assert track.sigma_mm == pytest.approx(2.4)
+
+
 def test_a_single_measurement_at_rest_has_the_configured_noise():
     tracks = run(np.tile([0.0, 0.0], (10, 1)), noise_mm=0.0)  # one fit, repeated
     assert tracks[-1].sigma_mm == pytest.approx(BallTracker().config.measurement_sigma_mm)
