@@ -462,10 +462,11 @@ class Pipeline:
                 continue
             now = self._pending[-1].figures
             row = now.index_of(c.figure_id)
-            for p in held:
-                if row is None or p.figures.index_of(c.figure_id) is not None:
-                    break
-                p.figures = _with_row(p.figures, now, row)
+            if row is not None:  # listed now: listed from the strike on
+                for p in held:
+                    if p.figures.index_of(c.figure_id) is not None:
+                        break
+                    p.figures = _with_row(p.figures, now, row)
             held[0].contacts.append(Contact(c.figure_id, c.kind, c.frame, c.target_id))
 
     def _release(self, keep: int) -> list[TrackedFrame]:
