@@ -9,13 +9,14 @@ from frame to frame and
 - chooses the best-ranked one as the ball (its score of late, once seen in a few frames), and
   keeps it until another, in view, ranks clearly better for ``switch_s`` or it has not been
   seen for ``forget_s``;
-- settles on the first candidate that rolls ``roll_mm`` from where it stood, seen as a ball
-  along the way and going on away from its place (not only where it ended: a patch of kit
-  that vanishes and another one that appears a flick's travel away make no roll, nor does a
-  flicked figure's part that stops): from then on it is the ball (``confirmed``),
-  and the caller hands every candidate to the ball tracker again. One first seen a moment
-  after the chosen one stood unseen (the striking figure over it) and going straight away
-  from its place is it struck while hidden, and takes over its history;
+- settles on the first candidate that rolls ``roll_mm`` from where it stood (its first place,
+  or where it came to rest after moving: one that rolled in as the clip began, stopped and
+  is struck again), seen as a ball along the way and going on away from its place (not only
+  where it ended: a patch of kit that vanishes and another one that appears a flick's travel
+  away make no roll, nor does a flicked figure's part that stops): from then on it is the
+  ball (``confirmed``), and the caller hands every candidate to the ball tracker again. One
+  first seen a moment after the chosen one stood unseen (the striking figure over it) and
+  going straight away from its place is it struck while hidden, and takes over its history;
 - until then, prefers a candidate already rolling in the clip's first frames (struck before
   the clip began) that has rolled ``roll_mm``, whatever its rank: a ball is what rolls, and a
   keeper of its colour stands still. It stays the choice after it comes to rest; a candidate
@@ -35,7 +36,8 @@ from frame to frame and
 - takes a candidate first seen a moment after a figure's base was lost as it moved, a
   flick's travel on from it, for the ball that stood there read as a base, struck away
   (``_from_base``, ``tracking/left_bases.py``): it inherits a stand there, so its roll settles
-  it (a ball of a kit's colour at rest is no candidate, only a base);
+  it (a ball of a kit's colour at rest is no candidate, only a base), and the history of the
+  candidate seen standing there before the base was;
 - takes a candidate first seen standing where the chosen one was a moment ago, and has left
   (``_in_wake``: what a codec leaves of a ball that rolled on), for no rival of it and never
   the choice, until it moves itself.
@@ -161,6 +163,23 @@ class HypothesisConfig:
 
 
 @dataclass(slots=True, eq=False)
+class _Stand:
+    """A place a candidate came to rest at after it had moved, and its way from there."""
+
+    place_mm: NDArray[np.float64]
+    left_mm: NDArray[np.float64] | None = None  # its first sighting away from there
+    along_mm: float = 0.0  # how far from that sighting it has been seen since
+    moved_frames: int = 0  # sightings away from there
+
+    def seen_at(self, xy_mm: NDArray[np.float64], reach_mm: float) -> None:
+        if np.hypot(*(xy_mm - self.place_mm)) > reach_mm:
+            self.moved_frames += 1
+            if self.left_mm is None:
+                self.left_mm = xy_mm.copy()
+            self.along_mm = max(self.along_mm, float(np.hypot(*(xy_mm - self.left_mm))))
+
+
+@dataclass(slots=True, eq=False)
 class _Candidate:
     xy_mm: NDArray[np.float64]
     v_mm_s: NDArray[np.float64]
@@ -176,6 +195,9 @@ class _Candidate:
     left_mm: NDArray[np.float64] | None = None  # its first sighting away from its place
     along_mm: float = 0.0  # how far from there it has been seen since
     rest_frames: int = 0  # sightings in a row slower than ``rest_speed_mm_s``
+    # Where it last came to rest after moving, and its way from there: a ball that rolled in
+    # from the clip's start, stopped and is struck again rolls from there.
+    rest_stand: _Stand | None = None
     wake: bool = False  # first seen standing where the chosen one had just been (``_in_wake``)
     # One that stood, unseen since, where it may have been struck from: (it, when it was last
     # seen then, how far along the way from its place this one was last seen, and first).
@@ -335,6 +357,10 @@ class BallHypotheses:
                 c.v_mm_s = np.zeros(2)
                 if c.moved_frames == 0:
                     c.still_frames += 1
+            if c.moved_frames and c.rest_frames == cfg.settle_frames:
+                c.rest_stand = _Stand(c.xy_mm.copy())
+            elif c.rest_stand is not None:
+                c.rest_stand.seen_at(c.xy_mm, cfg.reach_mm)
             c.seen(t_s, bool(np.hypot(*c.v_mm_s) >= cfg.rest_speed_mm_s), cfg.reach_mm)
         for c in match:
             if c.origin is not None:
@@ -416,17 +442,40 @@ class BallHypotheses:
                 continue
             if float(np.hypot(*off)) > cfg.reach_mm + cfg.max_speed_mm_s * gap_s:
                 continue
-            parent = _Candidate(
-                b.rest_xy_mm.copy(), np.zeros(2), b.rest_xy_mm.copy(), b.stood_s, sightings=0
-            )
-            parent.first_frame, parent.first_s = self._frame, b.rest_s
-            parent.still_frames, parent.key = cfg.settle_frames, self._next_key
-            self._next_key += 1
-            x, y = float(b.rest_xy_mm[0]), float(b.rest_xy_mm[1])
+            parent = self._read_as_base(b)
+            if parent is None:
+                parent = _Candidate(
+                    b.rest_xy_mm.copy(), np.zeros(2), b.rest_xy_mm.copy(), b.stood_s, sightings=0
+                )
+                parent.first_frame, parent.first_s = self._frame, b.rest_s
+                parent.still_frames, parent.key = cfg.settle_frames, self._next_key
+                self._next_key += 1
+            # Where its own fits placed it, if it had any: a ball's fit, not a base's.
+            x, y = float(parent.xy_mm[0]), float(parent.xy_mm[1])
             parent.trail.append(BallRun(b.rest_s, b.stood_s, x, y, False))
             self._take_over(new, parent)
             return True
         return False
+
+    def _read_as_base(self, b: LeftBase) -> _Candidate | None:
+        """The candidate seen standing where ``b`` stood, never while the base stood there:
+        the ball itself, a candidate until it was read as that base (the bases of its colour
+        came to stand round it, a codec drew its colours nearer a kit's). Its history is the
+        ball's: where it stood since it was first seen. None when there is none. Placed as a
+        base (by a base's outline and height) the ball stands some millimetres off its own
+        fits: within two ``reach_mm``."""
+        cfg = self.config
+        return next(
+            (
+                c
+                for c in self._cands
+                if c.sightings
+                and self._stands(c)
+                and c.seen_s < b.rest_s
+                and float(np.hypot(*(c.xy_mm - b.rest_xy_mm))) <= 2.0 * cfg.reach_mm
+            ),
+            None,
+        )
 
     def _hidden_near(
         self, new: _Candidate, t_s: float
@@ -501,9 +550,11 @@ class BallHypotheses:
         new.sightings += parent.sightings
         new.score_sum += parent.score_sum
         new.first_frame, new.first_s = parent.first_frame, parent.first_s
+        new.rest_stand = parent.rest_stand
         new.trail = deque([*parent.trail, *new.trail], maxlen=TRAIL_RUNS)
         new.key, parent.key = parent.key, new.key
         parent.sightings, parent.score_sum, parent.still_frames = 0, 0.0, 0
+        parent.rest_stand = None
         parent.trail.clear()
         parent.first_frame, parent.first_s = self._frame, self._t_s
 
@@ -589,10 +640,34 @@ class BallHypotheses:
         at its first sighting away: a ball struck away goes on away, and what comes back at
         once was something else taken up a flick's travel off (a part of a figure flicked
         past, that stops)."""
-        if c.left_mm is None or c.along_mm < self.config.reach_mm:
+        return self._on_its_way(c.xy_mm, c.start_mm, c.left_mm, c.along_mm)
+
+    def _on_its_way(self, xy_mm, place_mm, left_mm, along_mm: float) -> bool:
+        """``_seen_rolling`` from ``place_mm``, last seen at ``xy_mm``."""
+        if left_mm is None or along_mm < self.config.reach_mm:
             return False
-        away = np.hypot(*(c.left_mm - c.start_mm))
-        return bool(np.hypot(*(c.xy_mm - c.start_mm)) >= away - self.config.reach_mm)
+        away = np.hypot(*(left_mm - place_mm))
+        return bool(np.hypot(*(xy_mm - place_mm)) >= away - self.config.reach_mm)
+
+    def _rolled(self, c: _Candidate) -> bool:
+        """Struck and rolled ``roll_mm`` from where it stood, seen along the way: from its
+        first place, or from where it came to rest after moving (it rolled in, perhaps
+        unseen in part, as a clip picked up in play begins)."""
+        cfg = self.config
+        if (
+            c.still_frames >= cfg.settle_frames
+            and c.moved_frames >= 2
+            and np.hypot(*(c.xy_mm - c.start_mm)) >= cfg.roll_mm
+            and self._seen_rolling(c)
+        ):
+            return True
+        r = c.rest_stand
+        return (
+            r is not None
+            and r.moved_frames >= 2
+            and np.hypot(*(c.xy_mm - r.place_mm)) >= cfg.roll_mm
+            and self._on_its_way(c.xy_mm, r.place_mm, r.left_mm, r.along_mm)
+        )
 
     def _from_opening(self, c: _Candidate) -> bool:
         """First seen among the clip's first updates (``opening_s``)."""
@@ -610,14 +685,7 @@ class BallHypotheses:
         cfg = self.config
         before = self._chosen
         self.switched = False
-        rolled = [
-            c
-            for c in self._cands
-            if np.hypot(*(c.xy_mm - c.start_mm)) >= cfg.roll_mm
-            and c.moved_frames >= 2
-            and c.still_frames >= cfg.settle_frames
-            and self._seen_rolling(c)
-        ]
+        rolled = [c for c in self._cands if self._rolled(c)]
         # Rolling when the clip began (struck before it): the ball, until one struck in view
         # settles it. Only from the clip's first updates: later, a part of a figure first
         # seen as it runs up to the ball would pass for one.

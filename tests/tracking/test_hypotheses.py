@@ -453,6 +453,31 @@ def test_a_ball_first_seen_rolling_mid_clip_is_chosen_on_its_way_if_it_vanishes_
     assert not hyp.confirmed
 
 
+@pytest.mark.parametrize("second_roll_mm", [100.0, 20.0])
+def test_a_ball_first_seen_rolling_that_rests_and_is_struck_again_is_the_ball(second_roll_mm):
+    """A clip picked up in play whose ball shows only a moment after its first frames (its
+    colour learnt from its roll): first seen rolling fast, it rests 60 mm on, ranked below
+    the still keeper, is struck from there and rolls ``second_roll_mm``. A roll from where it
+    came to rest is a roll from a stand: the ball, settled. A nudge of 20 mm is no roll."""
+    hyp = BallHypotheses()
+    stop = BALL + np.array([60.0, 0.0])
+    picked = []
+    for k in range(200):
+        xy, score = [KEEPER], [0.95]
+        if k >= 16:
+            if k < 120:
+                ball = _rolling_from_the_start(k - 16, 60.0, decel_mm_s2=6000.0)
+            else:
+                ball = _rolling_from_the_start(k - 120, second_roll_mm, start=stop)
+            xy.append(ball)
+            score.append(0.75)
+        picked.append(hyp.update(np.array(xy), np.array(score), k / FPS))
+    assert picked[110] == 0  # at rest after its first roll: the keeper still ranks first
+    rolled = second_roll_mm >= HypothesisConfig().roll_mm
+    assert hyp.confirmed == rolled
+    assert picked[-1] == (1 if rolled else 0)
+
+
 def test_a_ball_reported_twice_as_it_is_struck_is_followed_and_settles():
     """The detector may report one ball twice in a frame (two fits of it): that is one
     object, not a second candidate that takes the struck ball's history while the chosen

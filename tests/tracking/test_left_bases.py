@@ -132,3 +132,35 @@ def test_a_candidate_first_seen_long_after_the_base_was_lost_takes_nothing():
     seq = flick(stand=40, move=5, lost=25)
     hyp = roll_on(watch(seq), seq, start_k=60)
     assert not hyp.confirmed
+
+
+def test_a_ball_candidate_read_as_a_base_from_then_on_lends_the_roll_its_history():
+    """A ball of a kit's colour is a candidate for 30 frames, then read as a base where it
+    stands (its candidate gone; the base's fit 9 mm off the ball's own); that base is flicked
+    and lost, and a candidate rolls on. The roll is the candidate's: in hindsight the ball
+    stood where its own fits placed it from its first sighting, not only while it was a base."""
+    ball_at = PLACE + np.array([0.0, -9.0])
+    before = 30
+    seq = [
+        (k / FPS, tracks(PLACE, (0.0, 0.0), False, False), np.array([ball_at]))
+        for k in range(before)
+    ]
+    seq += [(t + before / FPS, figs, balls) for t, figs, balls in flick(stand=10, move=5, lost=25)]
+    left = watch(seq)
+    hyp = BallHypotheses()
+    last = PLACE + V_MM_S * 5 / FPS
+    start_k = before + 16
+    for k in range(start_k + 20):
+        xy = [np.array([520.0, 0.0])]
+        if k < before:
+            xy.append(ball_at)
+        elif k >= start_k:
+            xy.append(last + V_MM_S * (k - start_k + 1) / FPS)
+        hyp.update(np.array(xy), np.full(len(xy), 0.8), k / FPS, left[k] if k < len(left) else ())
+    assert hyp.confirmed
+    trail = hyp.chosen_trail()
+    assert trail[0].first_s == 0.0 and not trail[0].moving
+    assert np.allclose((trail[0].x_mm, trail[0].y_mm), ball_at)
+    # While it was read as a base it stood there too, where its own fits had placed it.
+    assert np.isclose(trail[1].first_s, before / FPS)
+    assert np.allclose((trail[1].x_mm, trail[1].y_mm), ball_at)
