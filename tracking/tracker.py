@@ -90,6 +90,10 @@ class Tracker:
         self._base_r_mm = config.contacts.base_radius_mm
         self._ball_r_mm = config.contacts.ball_radius_mm
         self._resting_mm: np.ndarray | None = None  # the settled ball, when last at rest
+        # The settled ball's way since its last sighting while it rolled on unseen (from
+        # there to where it was last predicted), until it is seen again (``_follow_unseen``).
+        self._unseen_way: tuple[np.ndarray, np.ndarray] | None = None
+        self._figures_before: FigureTracks | None = None  # the last update's figure tracks
         # The chosen ball before it is settled, standing with no figure on it: (mm, since s).
         self._alone: tuple[np.ndarray, float] | None = None
 
@@ -101,11 +105,15 @@ class Tracker:
 
     def update(self, detections: Detections, t_s: float) -> Tracks:
         if self._resting_mm is not None:
-            detections = _not_the_ball(detections, self._resting_mm, self._base_r_mm)
+            detections = _not_the_ball(detections, self._resting_mm, None, self._base_r_mm)
+        elif self._unseen_way is not None:
+            detections = _not_the_ball(
+                detections, *self._unseen_way, self._base_r_mm, self._figures_before
+            )
         elif self._alone is not None and t_s - self._alone[1] >= ALONE_S:
             # Only a base centred on it (its parallax and the fits' errors apart): until motion
             # settles the ball, a figure come to touch it must not be taken for it.
-            detections = _not_the_ball(detections, self._alone[0], 0.5 * self._ball_r_mm)
+            detections = _not_the_ball(detections, self._alone[0], None, 0.5 * self._ball_r_mm)
         figures = self.figures.update(detections, t_s)
         det = _off_bases(detections, figures, self._base_r_mm, self._settled)
         if not self._settled:
@@ -134,6 +142,8 @@ class Tracker:
             self._check_reach(ball, t_s)
         still = self._settled and ball.xy_mm is not None and not ball.moving
         self._resting_mm = ball.xy_mm.copy() if still else None
+        self._follow_unseen(ball)
+        self._figures_before = figures
         self._watch_alone(ball, figures, t_s)
         doubt = 0.0
         if not self._settled and ball.xy_mm is not None:
@@ -164,6 +174,22 @@ class Tracker:
         elif self._alone is None or np.hypot(*(self._alone[0] - ball.xy_mm)) > self._base_r_mm:
             self._alone = (ball.xy_mm.copy(), t_s)
 
+    def _follow_unseen(self, ball: BallTrack) -> None:
+        """Keep ``_unseen_way``: while the settled ball rolls on unseen (its track predicted
+        on from its last sighting) and after its track is lost so, until it is seen again.
+
+        A ball of a kit's colour slowing down is read as a base where it stops (its window
+        fit fails as its colours blur into the kit's), and as a figure's track that base
+        hides the ball's candidates from its own track for as long as it is kept: the ball
+        is never found again. No figure stands or is born on the ball's way: a base found
+        there that no figure's track continues is the ball."""
+        if not self._settled or ball.measured or self._seen is None:
+            self._unseen_way = None
+        elif ball.xy_mm is not None and ball.moving:
+            self._unseen_way = (self._seen[0], ball.xy_mm.copy())
+        elif ball.xy_mm is not None:  # held at rest, unseen (a finger over it)
+            self._unseen_way = None
+
     def _check_reach(self, ball: BallTrack, t_s: float) -> None:
         """A settled ball seen where it could not have got to since its last sighting (farther
         than a flick carries it) is another candidate taken up for it while the ball was
@@ -182,9 +208,17 @@ class Tracker:
         self._seen = (ball.xy_mm.copy(), t_s)
 
 
-def _not_the_ball(det: Detections, ball_mm: np.ndarray, within_mm: float) -> Detections:
-    """The detections without bases standing on the ball at rest (``ball_mm``: settled, or
-    chosen and alone, ``Tracker._watch_alone``).
+def _not_the_ball(
+    det: Detections,
+    ball_mm: np.ndarray,
+    way_end_mm: np.ndarray | None,
+    within_mm: float,
+    figures: FigureTracks | None = None,
+) -> Detections:
+    """The detections without bases standing on the ball: at rest at ``ball_mm`` (settled, or
+    chosen and alone, ``Tracker._watch_alone``; ``way_end_mm`` None), or somewhere on its way
+    from ``ball_mm`` to ``way_end_mm`` as it rolled on unseen (``Tracker._follow_unseen``),
+    where a base continuing one of the ``figures`` tracked stays (a figure arriving there).
 
     No figure stands nearer the ball than a base and a ball radius, so a base found within
     ``within_mm`` of it (the settled ball: a base radius) is the ball taken for a base: a ball
@@ -194,8 +228,21 @@ def _not_the_ball(det: Detections, ball_mm: np.ndarray, within_mm: float) -> Det
     """
     if det.n_bases == 0:
         return det
-    keep = np.hypot(*(det.base_xy_mm - ball_mm).T) > within_mm
+    end = ball_mm if way_end_mm is None else way_end_mm
+    keep = _to_segment(det.base_xy_mm, ball_mm, end) > within_mm
+    if figures is not None and len(figures.id) and not keep.all():
+        d = np.linalg.norm(det.base_xy_mm[:, None, :] - figures.xy_mm[None], axis=2)
+        keep |= d.min(axis=1) <= within_mm
     return det if keep.all() else det.with_bases(keep)
+
+
+def _to_segment(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distances ``(n,)`` from ``points (n, 2)`` to the segment from ``a`` to ``b`` (a point
+    when they coincide)."""
+    ab = b - a
+    length2 = float(ab @ ab)
+    s = np.zeros(len(points)) if length2 == 0.0 else np.clip((points - a) @ ab / length2, 0, 1)
+    return np.hypot(*(points - a - s[:, None] * ab).T)
 
 
 def _off_bases(

@@ -126,6 +126,54 @@ def test_a_base_found_on_the_settled_ball_at_rest_is_the_ball(base_off_mm, born)
 
 
 @pytest.mark.parametrize(
+    ("base_xy", "tracked_before", "born"),
+    [
+        ((182.0, 0.0), False, False),  # where it stopped: the ball, read as a base
+        ((182.0, 30.0), False, True),  # a figure beside its way, born there
+        ((182.0, 0.0), True, True),  # a figure tracked there before, come onto its way
+    ],
+)
+def test_a_base_found_on_the_way_of_a_ball_rolling_unseen_is_the_ball(
+    base_xy, tracked_before, born
+):
+    """A settled ball of a kit's colour rolls on unseen (its colours blurred into the kit's)
+    and stops at (182, 0) mm; there the whole-cloth pass takes it for a base, its window fit
+    failing, and a weak ball candidate shows there too. No figure stands or is born on the
+    ball's way: that base is the ball, no figure's track is born to hide it, and the ball's
+    track takes up the candidate. A base off its way is a figure, and so is one that
+    continues a figure's track (a figure come there)."""
+    tracker = Tracker(pitch=PITCH)
+    t = 0.0
+    path = [(0.0, 0.0)] * 10 + [(6.0 * k, 0.0) for k in range(1, 21)]
+    figure = np.reshape(base_xy if tracked_before else (), (-1, 2))
+    for xy in path:
+        det = Detections.build(
+            ball_xy_mm=[xy],
+            ball_score=[1.0],
+            base_xy_mm=figure,
+            base_team=np.zeros(len(figure), int),
+        )
+        tracker.update(det, t)
+        t += 1 / FPS
+    assert tracker.ball_confirmed
+    for k in range(60):
+        # Unseen as it slows to a stop, its track predicted on past it; then read as a base.
+        balls = [] if k < 13 else [(182.0, 0.0)]
+        det = Detections.build(
+            ball_xy_mm=np.reshape(balls, (-1, 2)),
+            ball_score=np.full(len(balls), 0.25),  # too weak to start a track alone
+            base_xy_mm=[base_xy] if k >= 11 else figure,
+            base_team=[0] if k >= 11 else np.zeros(len(figure), int),
+        )
+        tracks = tracker.update(det, t)
+        t += 1 / FPS
+    assert (len(tracks.figures) == 1) == born
+    if not born:
+        assert tracks.ball.xy_mm is not None
+        assert np.hypot(*(tracks.ball.xy_mm - (182.0, 0.0))) < 0.5
+
+
+@pytest.mark.parametrize(
     ("base_from_frame", "base_off_mm", "figure_there"),
     [
         (25, 1.0, False),  # the ball, alone for 0.4 s, then read as a base too
