@@ -29,10 +29,12 @@ from frame to frame and
   candidate: among bases of its colour) that has rolled ``settle_roll_mm`` looking no less a
   ball than the choice, without settling anything; rolling still or at rest: come to rest
   among those bases it is read as one of them, no candidate there;
-- once the chosen one's place shows the bare cloth (``vacate``: it was struck away unseen,
-  its roll hidden or too blurred to be a candidate), takes the next ball-like candidate first
-  seen within a flick's travel of it for it, with its history: held against a candidate no
-  longer anywhere, the ball lying in view elsewhere could never win the choice;
+- once the place where the chosen one stood shows the bare cloth (``vacate``: it was struck
+  away unseen, its roll hidden or too blurred to be a candidate), takes the next ball-like
+  candidate first seen within a flick's travel of it for it, with its history: held against a
+  candidate no longer anywhere, the ball lying in view elsewhere could never win the choice;
+  one lost as it rolled is the next found ahead on its way, within its pace's reach
+  (``_rolled_on``);
 - takes a candidate first seen a moment after a figure's base was lost as it moved, a
   flick's travel on from it, for the ball that stood there read as a base, struck away
   (``_from_base``, ``tracking/left_bases.py``): it inherits a stand there, so its roll settles
@@ -332,6 +334,7 @@ class BallHypotheses:
                     self._struck_from(c, standing, t_s)
                     or self._from_vacated(c, score[i])
                     or self._from_base(c, left, t_s)
+                    or self._rolled_on(c, score[i], match)
                 ):
                     c.origin = self._hidden_near(c, t_s)
                     c.wake = self._in_wake(c, t_s)
@@ -417,11 +420,44 @@ class BallHypotheses:
         parent = self._find(key)
         if parent is None or key != self._chosen or parent.seen_s > gone_s:
             return False
+        # One last seen rolling left its place anyway, and is found on its way if anywhere
+        # (``_rolled_on``).
+        if parent.trail and parent.trail[-1].moving:
+            return False
         reach = cfg.reach_mm + cfg.max_speed_mm_s * (new.first_s - parent.seen_s)
         if float(np.hypot(*(new.xy_mm - parent.xy_mm))) > reach:
             return False
         self._take_over(new, parent)
         self._vacated = None
+        return True
+
+    def _rolled_on(self, new: _Candidate, score: float, match: list[_Candidate | None]) -> bool:
+        """Whether ``new``, a ball-like candidate first seen ahead of where the chosen one was
+        last seen rolling (unseen since), is that one rolled on unseen: its image blurred or
+        its colours drawn into the cloth's by a codec as it rolled, found again where it
+        slowed or stopped. Ahead is within a cone of a quarter of the distance round its last
+        way, no farther than its pace carries it in the time (a rolling ball only slows). If
+        so it takes over its place and history (as ``_struck_from``). Not while the chosen
+        one is seen in this frame (``match``): then the two are two."""
+        cfg = self.config
+        c = self._find(self._chosen)
+        if c is None or score < cfg.min_score or not c.trail or not c.trail[-1].moving:
+            return False
+        if any(m is c for m in match):
+            return False
+        gap_s = new.first_s - c.seen_s
+        v = _velocity_mm_s(c.trail, short=True)  # a clip picked up in the roll's last frames
+        pace = float(np.hypot(*v))
+        if gap_s <= 0.0 or pace < cfg.rest_speed_mm_s:
+            return False
+        off = new.xy_mm - c.xy_mm
+        along = float(off @ v) / pace
+        across = abs(float(v[0] * off[1] - v[1] * off[0])) / pace
+        if not (-cfg.reach_mm <= along <= cfg.reach_mm + pace * gap_s):
+            return False
+        if across > cfg.reach_mm + 0.25 * max(along, 0.0):
+            return False
+        self._take_over(new, c)
         return True
 
     def _from_base(self, new: _Candidate, left: tuple[LeftBase, ...], t_s: float) -> bool:
@@ -781,15 +817,26 @@ class BallHypotheses:
 def _pace_mm_s(trail: deque[BallRun]) -> float:
     """How fast a candidate went over its last ``PACE_S`` of sightings, on average (0 when it
     was seen for less)."""
+    return float(np.hypot(*_velocity_mm_s(trail)))
+
+
+def _velocity_mm_s(trail: deque[BallRun], short: bool = False) -> NDArray[np.float64]:
+    """A candidate's mean velocity ``(2,)`` over its last ``PACE_S`` of sightings; when it
+    was seen for less, zero, or with ``short`` over all of them."""
     if not trail:
-        return 0.0
-    last = trail[-1]
+        return np.zeros(2)
+    last, first = trail[-1], trail[0]
     for run in reversed(trail):
         if last.last_s - run.last_s >= PACE_S:
-            return math.hypot(last.x_mm - run.x_mm, last.y_mm - run.y_mm) / (
-                last.last_s - run.last_s
-            )
-    return 0.0
+            first = run
+            break
+    else:
+        if not short:
+            return np.zeros(2)
+    span_s = last.last_s - first.last_s
+    if span_s <= 0.0:
+        return np.zeros(2)
+    return np.array([last.x_mm - first.x_mm, last.y_mm - first.y_mm]) / span_s
 
 
 def _to_paths(xy_mm: NDArray, start_mm: NDArray, travel_mm: NDArray) -> NDArray[np.float64]:

@@ -617,6 +617,42 @@ def test_a_ball_whose_place_emptied_is_the_ball_found_next_at_rest(vacated):
     assert np.hypot(*(tracks.ball.xy_mm - expected)) < 1.0
 
 
+@pytest.mark.parametrize(
+    ("found_off_mm", "taken"),
+    [
+        ((100.0, 3.0), True),  # ahead on its way: where it slowed to a stop unseen
+        ((-60.0, 0.0), False),  # behind where it was last seen: something else
+        ((60.0, 80.0), False),  # off its way
+        ((900.0, 0.0), False),  # farther than its pace carried it in the time
+    ],
+)
+def test_a_ball_lost_rolling_is_the_candidate_found_next_ahead_on_its_way(found_off_mm, taken):
+    """A clip picked up in a roll's last frames: the chosen ball is seen rolling for 0.1 s at
+    300 mm/s (too short to settle anything), then not at all (blurred, its colours drawn into
+    the cloth's) while its place shows the bare cloth; a second later a ball-like candidate
+    appears. Ahead on its way, within its pace's reach, it is the ball come to rest unseen:
+    chosen with the ball's history from its first sighting. Elsewhere it is a new candidate,
+    and the bare place gives it nothing: the ball had left its place rolling."""
+    hyp = BallHypotheses()
+    v = np.array([300.0, 0.0])
+    picked = []
+    for k in range(100):
+        xy, score = [KEEPER], [0.6]
+        if k < 6:
+            xy.append(BALL + v * k / FPS)
+            score.append(0.9)
+        elif k == 6:
+            hyp.vacate(k / FPS)
+        if k >= 66:
+            xy.append(BALL + v * 5 / FPS + np.asarray(found_off_mm))
+            score.append(0.8)
+        picked.append(hyp.update(np.array(xy), np.array(score), k / FPS))
+    assert picked[5] == 1  # the ball, rolling
+    assert (picked[66] == 1) == taken
+    if taken:
+        assert hyp.chosen_trail()[0].first_s == 0.0
+
+
 @pytest.mark.parametrize("on_the_path", [True, False])
 def test_a_blob_left_where_the_ball_just_rolled_is_no_rival(on_the_path):
     """A clip picked up in play: the ball rolls its last 50 mm (too short to settle it) and
