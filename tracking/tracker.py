@@ -94,6 +94,10 @@ class Tracker:
         # there to where it was last predicted), until it is seen again (``_follow_unseen``).
         self._unseen_way: tuple[np.ndarray, np.ndarray] | None = None
         self._figures_before: FigureTracks | None = None  # the last update's figure tracks
+        # Where figures that stood there since the clip began are read as ball candidates
+        # (``_read_as_balls``): (k, 2) mm.
+        self._figures_as_balls = np.zeros((0, 2))
+        self._balls_before = np.zeros((0, 2))  # the last update's ball candidates, mm
         # The chosen ball before it is settled, standing with no figure on it: (mm, since s).
         self._alone: tuple[np.ndarray, float] | None = None
 
@@ -115,7 +119,10 @@ class Tracker:
             # settles the ball, a figure come to touch it must not be taken for it.
             detections = _not_the_ball(detections, self._alone[0], None, 0.5 * self._ball_r_mm)
         figures = self.figures.update(detections, t_s)
-        det = _off_bases(detections, figures, self._base_r_mm, self._settled)
+        self._read_as_balls(figures, detections.ball_xy_mm)
+        det = _off_bases(
+            detections, figures, self._base_r_mm, self._settled, self._figures_as_balls
+        )
         if not self._settled:
             # Until one candidate rolls and is tracked, the ball tracker sees only the chosen
             # one; its place emptied, a ball found next may be it struck away unseen.
@@ -174,6 +181,34 @@ class Tracker:
         elif self._alone is None or np.hypot(*(self._alone[0] - ball.xy_mm)) > self._base_r_mm:
             self._alone = (ball.xy_mm.copy(), t_s)
 
+    def _read_as_balls(self, figures: FigureTracks, balls_mm: np.ndarray) -> None:
+        """Keep ``_figures_as_balls``: the places of the figures that stood there since the
+        clip began whose tracks were dropped (their bases unfound) while a ball candidate
+        stood on them, for as long as one still does, until the ball is settled.
+
+        A figure of the ball's colour (shirt and base) is read as a ball when the searched
+        colours come to take in its base's: its base goes unfound, its track is dropped, and
+        the candidate on it, no longer on a figure's base, stood there as a ball would. When
+        the figure is flicked it rolls from there, and would settle the ball on a figure
+        (stress: the ball at rest in view, a kit's figure flicked beside it)."""
+        balls_mm = np.asarray(balls_mm, np.float64).reshape(-1, 2)
+        balls_before, self._balls_before = self._balls_before, balls_mm
+        if self._settled:
+            self._figures_as_balls = np.zeros((0, 2))
+            return
+        places = self._figures_as_balls
+        before = self._figures_before
+        if before is not None and before.from_start.any():
+            # By place, not id: a track whose base went unfound may be handed another base.
+            stood = before.xy_mm[before.from_start]
+            gone = _nearest_mm(stood, figures.xy_mm.reshape(-1, 2)) > self._base_r_mm
+            # Read as a ball while its track still stood there: a ball of a kit's colour
+            # rolling when the clip began, read as a base by the first search, is a base or
+            # a candidate, never both at once.
+            gone &= _nearest_mm(stood, balls_before) <= self._base_r_mm
+            places = np.concatenate([places, stood[gone]])
+        self._figures_as_balls = places[_nearest_mm(places, balls_mm) <= self._base_r_mm]
+
     def _follow_unseen(self, ball: BallTrack) -> None:
         """Keep ``_unseen_way``: while the settled ball rolls on unseen (its track predicted
         on from its last sighting) and after its track is lost so, until it is seen again.
@@ -230,10 +265,17 @@ def _not_the_ball(
         return det
     end = ball_mm if way_end_mm is None else way_end_mm
     keep = _to_segment(det.base_xy_mm, ball_mm, end) > within_mm
-    if figures is not None and len(figures.id) and not keep.all():
-        d = np.linalg.norm(det.base_xy_mm[:, None, :] - figures.xy_mm[None], axis=2)
-        keep |= d.min(axis=1) <= within_mm
+    if figures is not None and not keep.all():
+        keep |= _nearest_mm(det.base_xy_mm, figures.xy_mm.reshape(-1, 2)) <= within_mm
     return det if keep.all() else det.with_bases(keep)
+
+
+def _nearest_mm(points: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Distance ``(n,)`` from each of ``points (n, 2)`` to the nearest of ``others (m, 2)``
+    (infinite when there is none)."""
+    if len(others) == 0:
+        return np.full(len(points), np.inf)
+    return np.linalg.norm(points[:, None, :] - others[None], axis=2).min(axis=1)
 
 
 def _to_segment(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -246,7 +288,11 @@ def _to_segment(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _off_bases(
-    det: Detections, figures: FigureTracks, base_r_mm: float, settled: bool
+    det: Detections,
+    figures: FigureTracks,
+    base_r_mm: float,
+    settled: bool,
+    read_as_balls: np.ndarray | None = None,
 ) -> Detections:
     """The detections without ball candidates standing on a figure's base.
 
@@ -263,10 +309,13 @@ def _off_bases(
     the ball's, goes unfound. A track born later, or one that has moved since (a ball of a
     kit's colour rolling when the clip began, read as a base), is no such figure when its
     base goes unfound: hidden by it, the ball never rolls as a candidate, and is never
-    settled.
+    settled. Until then the places where a figure of the clip's start was read as a ball
+    and its track dropped count too (``read_as_balls (k, 2)``, ``Tracker._read_as_balls``).
     """
     found = figures.missing_s < GHOST_S
     on = figures.xy_mm[found if settled else found | figures.from_start]
+    if not settled and read_as_balls is not None:
+        on = np.concatenate([on, read_as_balls])
     if det.n_balls == 0 or len(on) == 0:
         return det
     d = np.linalg.norm(det.ball_xy_mm[:, None, :] - on[None], axis=2).min(axis=1)

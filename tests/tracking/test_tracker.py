@@ -259,3 +259,32 @@ def test_a_figure_from_the_start_whose_base_goes_unfound_still_hides_a_candidate
         t += 1 / FPS
     assert not tracker.ball_confirmed
     assert tracks.ball.xy_mm is None
+
+
+@pytest.mark.parametrize("from_start", [True, False])
+def test_a_figure_read_as_a_ball_whose_track_went_elsewhere_is_no_ball_when_flicked(from_start):
+    """As above, but the figure's track, its base unfound, is handed a base found 100 mm off
+    (another figure, first found a moment later) and leaves the place. The candidate on the
+    place is still that figure read as a ball: flicked 80 mm from there, it settles nothing.
+    Where no figure stood when the clip began, a candidate standing there and struck as far
+    is the ball."""
+    tracker = Tracker(pitch=PITCH)
+    figure, other = np.array([250.0, -120.0]), np.array([250.0, -20.0])
+    t = 0.0
+    for _ in range(5):  # the first searches find the figure's base, or nothing
+        det = Detections.build(
+            base_xy_mm=[figure] if from_start else [], base_team=[0][:from_start]
+        )
+        tracker.update(det, t)
+        t += 1 / FPS
+    for k in range(90):  # then a candidate on it, no base there; another base elsewhere
+        place = figure + np.array([max(k - 60, 0) * 20.0, 0.0])  # flicked at frame 60
+        det = Detections.build(
+            ball_xy_mm=[place],
+            ball_score=[1.0],
+            base_xy_mm=[other] if k >= 20 else [],
+            base_team=[0] if k >= 20 else [],
+        )
+        tracker.update(det, t)
+        t += 1 / FPS
+    assert tracker.ball_confirmed != from_start
