@@ -446,7 +446,7 @@ class BallHypotheses:
         if any(m is c for m in match):
             return False
         gap_s = new.first_s - c.seen_s
-        v = _velocity_mm_s(c.trail, short=True)  # a clip picked up in the roll's last frames
+        v = np.array(_velocity_mm_s(c.trail, short=True))  # a clip picked up in its last frames
         pace = float(np.hypot(*v))
         if gap_s <= 0.0 or pace < cfg.rest_speed_mm_s:
             return False
@@ -625,7 +625,7 @@ class BallHypotheses:
         near_last = np.linalg.norm(xy_mm[:, None, :] - last[None], axis=2)
         on_way = (
             (d <= cfg.reach_mm + 0.5 * gone[None])
-            | (_to_paths(xy_mm, last, travel) <= cfg.reach_mm)
+            | (to_paths(xy_mm, last, travel) <= cfg.reach_mm)
             | (near_last <= cfg.reach_mm + gone[None])
         )
         taken = np.zeros(len(self._cands), bool)
@@ -690,19 +690,17 @@ class BallHypotheses:
         first place, or from where it came to rest after moving (it rolled in, perhaps
         unseen in part, as a clip picked up in play begins)."""
         cfg = self.config
-        if (
-            c.still_frames >= cfg.settle_frames
-            and c.moved_frames >= 2
-            and np.hypot(*(c.xy_mm - c.start_mm)) >= cfg.roll_mm
-            and self._seen_rolling(c)
-        ):
-            return True
-        r = c.rest_stand
-        return (
-            r is not None
-            and r.moved_frames >= 2
-            and np.hypot(*(c.xy_mm - r.place_mm)) >= cfg.roll_mm
-            and self._on_its_way(c.xy_mm, r.place_mm, r.left_mm, r.along_mm)
+        ways = []  # (place, first sighting away, farthest along since, sightings away)
+        if c.still_frames >= cfg.settle_frames:
+            ways.append((c.start_mm, c.left_mm, c.along_mm, c.moved_frames))
+        if c.rest_stand is not None:
+            r = c.rest_stand
+            ways.append((r.place_mm, r.left_mm, r.along_mm, r.moved_frames))
+        return any(
+            moved >= 2
+            and np.hypot(*(c.xy_mm - place)) >= cfg.roll_mm
+            and self._on_its_way(c.xy_mm, place, left, along)
+            for place, left, along, moved in ways
         )
 
     def _from_opening(self, c: _Candidate) -> bool:
@@ -817,14 +815,15 @@ class BallHypotheses:
 def _pace_mm_s(trail: deque[BallRun]) -> float:
     """How fast a candidate went over its last ``PACE_S`` of sightings, on average (0 when it
     was seen for less)."""
-    return float(np.hypot(*_velocity_mm_s(trail)))
+    return math.hypot(*_velocity_mm_s(trail))
 
 
-def _velocity_mm_s(trail: deque[BallRun], short: bool = False) -> NDArray[np.float64]:
-    """A candidate's mean velocity ``(2,)`` over its last ``PACE_S`` of sightings; when it
-    was seen for less, zero, or with ``short`` over all of them."""
+def _velocity_mm_s(trail: deque[BallRun], short: bool = False) -> tuple[float, float]:
+    """A candidate's mean velocity (x, y) over its last ``PACE_S`` of sightings; when it was
+    seen for less, zero, or with ``short`` over all of them. (Plain floats: taken for every
+    candidate on every frame while the ball is unsettled.)"""
     if not trail:
-        return np.zeros(2)
+        return 0.0, 0.0
     last, first = trail[-1], trail[0]
     for run in reversed(trail):
         if last.last_s - run.last_s >= PACE_S:
@@ -832,14 +831,14 @@ def _velocity_mm_s(trail: deque[BallRun], short: bool = False) -> NDArray[np.flo
             break
     else:
         if not short:
-            return np.zeros(2)
+            return 0.0, 0.0
     span_s = last.last_s - first.last_s
     if span_s <= 0.0:
-        return np.zeros(2)
-    return np.array([last.x_mm - first.x_mm, last.y_mm - first.y_mm]) / span_s
+        return 0.0, 0.0
+    return (last.x_mm - first.x_mm) / span_s, (last.y_mm - first.y_mm) / span_s
 
 
-def _to_paths(xy_mm: NDArray, start_mm: NDArray, travel_mm: NDArray) -> NDArray[np.float64]:
+def to_paths(xy_mm: NDArray, start_mm: NDArray, travel_mm: NDArray) -> NDArray[np.float64]:
     """Distances ``(m, n)`` from points ``(m, 2)`` to the paths ``start_mm + s * travel_mm``,
     ``0 <= s <= 1`` (``(n, 2)`` each; a still one's path is its point)."""
     off = xy_mm[:, None, :] - start_mm[None]  # (m, n, 2)

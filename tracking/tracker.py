@@ -14,7 +14,7 @@ from rules.pitch import Pitch
 from tracking.ball import BallTrack, BallTracker, BallTrackerConfig
 from tracking.contacts import Contact, ContactConfig, ContactDetector
 from tracking.figures import FigureTracker, FigureTrackerConfig, FigureTracks
-from tracking.hypotheses import BallHypotheses, HypothesisConfig
+from tracking.hypotheses import BallHypotheses, HypothesisConfig, to_paths
 from tracking.left_bases import LeftBases
 from tracking.strikes import StrikeConfig, StrikeWatch
 from vision.detections import Detections
@@ -263,8 +263,8 @@ def _not_the_ball(
     """
     if det.n_bases == 0:
         return det
-    end = ball_mm if way_end_mm is None else way_end_mm
-    keep = _to_segment(det.base_xy_mm, ball_mm, end) > within_mm
+    way = np.zeros((1, 2)) if way_end_mm is None else (way_end_mm - ball_mm)[None]
+    keep = to_paths(det.base_xy_mm, ball_mm[None], way)[:, 0] > within_mm
     if figures is not None and not keep.all():
         keep |= _nearest_mm(det.base_xy_mm, figures.xy_mm.reshape(-1, 2)) <= within_mm
     return det if keep.all() else det.with_bases(keep)
@@ -276,15 +276,6 @@ def _nearest_mm(points: np.ndarray, others: np.ndarray) -> np.ndarray:
     if len(others) == 0:
         return np.full(len(points), np.inf)
     return np.linalg.norm(points[:, None, :] - others[None], axis=2).min(axis=1)
-
-
-def _to_segment(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Distances ``(n,)`` from ``points (n, 2)`` to the segment from ``a`` to ``b`` (a point
-    when they coincide)."""
-    ab = b - a
-    length2 = float(ab @ ab)
-    s = np.zeros(len(points)) if length2 == 0.0 else np.clip((points - a) @ ab / length2, 0, 1)
-    return np.hypot(*(points - a - s[:, None] * ab).T)
 
 
 def _off_bases(
@@ -318,8 +309,7 @@ def _off_bases(
         on = np.concatenate([on, read_as_balls])
     if det.n_balls == 0 or len(on) == 0:
         return det
-    d = np.linalg.norm(det.ball_xy_mm[:, None, :] - on[None], axis=2).min(axis=1)
-    keep = d > base_r_mm
+    keep = _nearest_mm(det.ball_xy_mm, on) > base_r_mm
     if keep.all():
         return det
     return det.with_balls(keep)
