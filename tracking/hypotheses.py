@@ -27,7 +27,9 @@ from frame to frame and
   removed before;
 - failing both, prefers one first seen moving later on (struck where it was never a
   candidate: among bases of its colour) that has rolled ``settle_roll_mm`` looking no less a
-  ball than the choice, without settling anything; rolling still or at rest: come to rest
+  ball than the choice, or rolled as far as a shot carries the ball (``long_roll_mm``)
+  however it ranks (smeared by its motion, a rolling ball ranks below a still figure of its
+  colour), without settling anything; rolling still or at rest: come to rest
   among those bases it is read as one of them, no candidate there;
 - once the place where the chosen one stood shows the bare cloth (``vacate``: it was struck
   away unseen, its roll hidden or too blurred to be a candidate), takes the next ball-like
@@ -138,6 +140,8 @@ class HypothesisConfig:
         max_hypotheses: candidates followed at most (the lowest ranked are dropped).
         settle_roll_mm: a candidate rolling from the clip's first updates that has rolled this
             far, the only one, is the ball (three times ``roll_mm``: a roll, not a nudge).
+        long_roll_mm: a candidate first seen moving later on that has rolled this far, seen
+            along its way, takes the choice however it ranks (``_rolled_far``).
         coast_s: a moving candidate unseen for longer than this (and two frames) is looked
             for where it was last seen: a rolling ball has stopped by then, or been stopped.
         rest_speed_mm_s: a candidate seen moving slower than this is at rest (a resting
@@ -159,6 +163,7 @@ class HypothesisConfig:
     switch_s: float = 0.5
     max_hypotheses: int = 24
     settle_roll_mm: float = 120.0
+    long_roll_mm: float = 300.0
     coast_s: float = 0.5
     rest_speed_mm_s: float = 50.0
     opening_s: float = 0.1
@@ -703,6 +708,13 @@ class BallHypotheses:
             for place, left, along, moved in ways
         )
 
+    def _rolled_far(self, c: _Candidate) -> bool:
+        """Seen rolling on its way ``long_roll_mm`` and more: as far as a shot or a long
+        pass carries the ball, and farther than a figure is flicked. A rolling ball, smeared
+        by its motion, ranks below a still figure of its colour (a kit's, as round from
+        above), so rank alone would keep the choice on the figure."""
+        return c.along_mm >= self.config.long_roll_mm and self._seen_rolling(c)
+
     def _from_opening(self, c: _Candidate) -> bool:
         """First seen among the clip's first updates (``opening_s``)."""
         cfg = self.config
@@ -734,7 +746,8 @@ class BallHypotheses:
         ]
         # Struck in view where it was never seen standing (among bases of its colour, or
         # hidden under the striking hand): first seen moving later on, it has rolled a long
-        # way, seen along it, looking no less a ball than the choice. Not only once at rest:
+        # way, seen along it, looking no less a ball than the choice (or rolled a shot's
+        # length, ``_rolled_far``, looking less: smeared). Not only once at rest:
         # a ball of a kit's colour that comes to rest is read as a base there and is no
         # candidate, so it would never be chosen, while the chosen one's track follows it to
         # rest. A figure's part of its colour whose base went unseen, flicked as far, would
@@ -748,7 +761,12 @@ class BallHypotheses:
             and c.still_frames < cfg.settle_frames
             and c.along_mm >= cfg.settle_roll_mm
             and self._mean_score(c) >= cfg.min_score
-            and (current is None or current is c or self._rank(c) >= self._rank(current))
+            and (
+                current is None
+                or current is c
+                or self._rank(c) >= self._rank(current)
+                or self._rolled_far(c)
+            )
         ]
         if rolled:  # struck and rolled: the ball
             best = max(rolled, key=lambda c: (c.moved_frames, self._rank(c)))

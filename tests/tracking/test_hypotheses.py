@@ -427,6 +427,36 @@ def test_a_ball_first_seen_rolling_mid_clip_is_chosen_once_at_rest_and_settles_n
     assert not hyp.confirmed
 
 
+@pytest.mark.parametrize(("roll_mm", "chosen"), [(600.0, True), (250.0, False)])
+def test_a_ball_seen_rolling_a_shot_s_length_is_chosen_over_a_better_ranked_still_one(
+    roll_mm, chosen
+):
+    """A ball struck out of bases of its colour, first seen moving mid-clip, rolls
+    ``roll_mm``, a streak all the way, ranked below a still figure of its colour (round as a
+    ball from above). Seen rolling as far as a shot carries a ball (``long_roll_mm``), farther
+    than a figure is flicked, it is the choice from there on, however it ranks; a roll no
+    longer than a flick leaves the better-ranked one chosen. Nothing is settled."""
+    cfg = HypothesisConfig()
+    hyp = BallHypotheses(cfg)
+    picked, along = [], []
+    for k in range(150):
+        xy, score = [KEEPER], [0.9]
+        if k >= 30:
+            ball = _rolling_from_the_start(k - 30, roll_mm, decel_mm_s2=1500.0)
+            xy.append(ball)
+            score.append(0.6)
+            along.append(np.hypot(*(ball - BALL)))
+        picked.append(hyp.update(np.array(xy), np.array(score), k / FPS))
+    # (Its way is counted from its first sighting off its place, a frame's roll on.)
+    far = next((30 + k for k, a in enumerate(along) if a >= cfg.long_roll_mm + 50.0), None)
+    if chosen:
+        assert all(p == 0 for p in picked[30 : far - 8])  # not yet that far: the figure
+        assert all(p == 1 for p in picked[far:])  # rolling on, and at rest
+    else:
+        assert all(p == 0 for p in picked)
+    assert not hyp.confirmed
+
+
 def test_a_ball_first_seen_rolling_mid_clip_is_chosen_on_its_way_if_it_vanishes_at_rest():
     """A ball of a kit's colour struck out of bases of that colour is a candidate only while
     it rolls: come to rest among them, it is read as a base again. Looking no less a ball
