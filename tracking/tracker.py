@@ -91,7 +91,8 @@ class Tracker:
         self._ball_r_mm = config.contacts.ball_radius_mm
         self._resting_mm: np.ndarray | None = None  # the settled ball, when last at rest
         # The settled ball's way since its last sighting while it rolled on unseen (from
-        # there to where it was last predicted), until it is seen again (``_follow_unseen``).
+        # there to where its prediction would stop it), until it is seen again
+        # (``_follow_unseen``).
         self._unseen_way: tuple[np.ndarray, np.ndarray] | None = None
         self._figures_before: FigureTracks | None = None  # the last update's figure tracks
         # Where figures that stood there since the clip began are read as ball candidates
@@ -211,7 +212,9 @@ class Tracker:
 
     def _follow_unseen(self, ball: BallTrack) -> None:
         """Keep ``_unseen_way``: while the settled ball rolls on unseen (its track predicted
-        on from its last sighting) and after its track is lost so, until it is seen again.
+        on from its last sighting) and after its track is lost so, until it is seen again;
+        the way runs on to where the prediction would stop it (its track is dropped long
+        before: a fast ball rolled hundreds of millimetres past where it was lost).
 
         A ball of a kit's colour slowing down is read as a base where it stops (its window
         fit fails as its colours blur into the kit's), and as a figure's track that base
@@ -221,7 +224,10 @@ class Tracker:
         if not self._settled or ball.measured or self._seen is None:
             self._unseen_way = None
         elif ball.xy_mm is not None and ball.moving:
-            self._unseen_way = (self._seen[0], ball.xy_mm.copy())
+            # On to where the prediction would stop it: unseen, it may be anywhere ahead.
+            v = np.asarray(ball.v_mm_s, np.float64)
+            stop = ball.xy_mm + v * np.hypot(*v) / (2.0 * self.config.ball.friction_mm_s2)
+            self._unseen_way = (self._seen[0], stop)
         elif ball.xy_mm is not None:  # held at rest, unseen (a finger over it)
             self._unseen_way = None
 

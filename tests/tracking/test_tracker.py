@@ -173,6 +173,38 @@ def test_a_base_found_on_the_way_of_a_ball_rolling_unseen_is_the_ball(
         assert np.hypot(*(tracks.ball.xy_mm - (182.0, 0.0))) < 0.5
 
 
+@pytest.mark.parametrize(("stop_mm", "born"), [(230.0, False), (600.0, True)])
+def test_a_base_where_a_ball_lost_rolling_could_have_stopped_is_the_ball(stop_mm, born):
+    """A settled ball rolling at 360 mm/s is lost unseen (its colours blurred into a kit's):
+    its track, predicted on for a while, is dropped some 100 mm on. It rolled farther and
+    stopped ``stop_mm`` from its last sighting, read as a base there, a ball candidate
+    showing too. Unseen, it may be anywhere ahead as far as its pace carries it: no figure
+    is born there, and the ball is found at its stop. Farther than its pace could carry it,
+    a base is a figure."""
+    tracker = Tracker(pitch=PITCH)
+    t = 0.0
+    path = [(-300.0, 0.0)] * 10 + [(6.0 * k - 300.0, 0.0) for k in range(1, 21)]
+    for xy in path:
+        tracker.update(Detections.build(ball_xy_mm=[xy], ball_score=[1.0]), t)
+        t += 1 / FPS
+    assert tracker.ball_confirmed
+    stop = np.array([path[-1][0] + stop_mm, 0.0])
+    for k in range(90):
+        seen = k >= 40  # long after its track was lost
+        det = Detections.build(
+            ball_xy_mm=np.reshape([stop] if seen else [], (-1, 2)),
+            ball_score=[0.8] if seen else [],
+            base_xy_mm=[stop] if seen else np.zeros((0, 2)),
+            base_team=[0] if seen else np.zeros(0, int),
+        )
+        tracks = tracker.update(det, t)
+        t += 1 / FPS
+    assert (len(tracks.figures) == 1) == born
+    if not born:
+        assert tracks.ball.xy_mm is not None
+        assert np.hypot(*(tracks.ball.xy_mm - stop)) < 0.5
+
+
 @pytest.mark.parametrize(
     ("base_from_frame", "base_off_mm", "figure_there"),
     [
