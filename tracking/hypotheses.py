@@ -710,9 +710,7 @@ class BallHypotheses:
 
     def _rolled_far(self, c: _Candidate) -> bool:
         """Seen rolling on its way ``long_roll_mm`` and more: as far as a shot or a long
-        pass carries the ball, and farther than a figure is flicked. A rolling ball, smeared
-        by its motion, ranks below a still figure of its colour (a kit's, as round from
-        above), so rank alone would keep the choice on the figure."""
+        pass carries the ball, and farther than a figure is flicked."""
         return c.along_mm >= self.config.long_roll_mm and self._seen_rolling(c)
 
     def _from_opening(self, c: _Candidate) -> bool:
@@ -746,8 +744,8 @@ class BallHypotheses:
         ]
         # Struck in view where it was never seen standing (among bases of its colour, or
         # hidden under the striking hand): first seen moving later on, it has rolled a long
-        # way, seen along it, looking no less a ball than the choice (or rolled a shot's
-        # length, ``_rolled_far``, looking less: smeared). Not only once at rest:
+        # way, seen along it, looking no less a ball than the choice (or a shot's length,
+        # ``_rolled_far``). Not only once at rest:
         # a ball of a kit's colour that comes to rest is read as a base there and is no
         # candidate, so it would never be chosen, while the chosen one's track follows it to
         # rest. A figure's part of its colour whose base went unseen, flicked as far, would

@@ -224,7 +224,6 @@ class Tracker:
         if not self._settled or ball.measured or self._seen is None:
             self._unseen_way = None
         elif ball.xy_mm is not None and ball.moving:
-            # On to where the prediction would stop it: unseen, it may be anywhere ahead.
             v = np.asarray(ball.v_mm_s, np.float64)
             stop = ball.xy_mm + v * np.hypot(*v) / (2.0 * self.config.ball.friction_mm_s2)
             self._unseen_way = (self._seen[0], stop)
