@@ -455,9 +455,7 @@ class BallHypotheses:
         pace = float(np.hypot(*v))
         if gap_s <= 0.0 or pace < cfg.rest_speed_mm_s:
             return False
-        off = new.xy_mm - c.xy_mm
-        along = float(off @ v) / pace
-        across = abs(float(v[0] * off[1] - v[1] * off[0])) / pace
+        along, across = _along_across(new.xy_mm - c.xy_mm, v)
         if not (-cfg.reach_mm <= along <= cfg.reach_mm + pace * gap_s):
             return False
         if across > cfg.reach_mm + 0.25 * max(along, 0.0):
@@ -559,11 +557,8 @@ class BallHypotheses:
         if parent not in self._cands or parent.seen_s != seen_s or taken:
             return  # forgotten, seen again, or taken up by another: it was not struck
         place = parent.xy_mm
-        way = c.start_mm - place  # from the place to its first sighting
-        off = c.xy_mm - place
-        length = float(np.hypot(*way))
-        along = float(off @ way) / length
-        across = abs(float(way[0] * off[1] - way[1] * off[0])) / length
+        # Along the way from the place to its first sighting, and across it.
+        along, across = _along_across(c.xy_mm - place, c.start_mm - place)
         # Its first sighting may be a few millimetres off (the striker still covering part
         # of it), which tilts the way: a cone of a quarter of the distance, not a lane.
         if across > cfg.reach_mm + 0.25 * along or along < before - JITTER_MM:
@@ -852,6 +847,15 @@ def _velocity_mm_s(trail: deque[BallRun], short: bool = False) -> tuple[float, f
     if span_s <= 0.0:
         return 0.0, 0.0
     return (last.x_mm - first.x_mm) / span_s, (last.y_mm - first.y_mm) / span_s
+
+
+def _along_across(off_mm: NDArray, way: NDArray) -> tuple[float, float]:
+    """How far the offset ``off_mm (2,)`` reaches along the direction ``way (2,)`` (non-zero),
+    and how far off its line, mm."""
+    length = float(np.hypot(*way))
+    along = float(off_mm @ way) / length
+    across = abs(float(way[0] * off_mm[1] - way[1] * off_mm[0])) / length
+    return along, across
 
 
 def to_paths(xy_mm: NDArray, start_mm: NDArray, travel_mm: NDArray) -> NDArray[np.float64]:
