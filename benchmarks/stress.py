@@ -175,6 +175,7 @@ def run_clip(job: dict[str, Any], work: str, keep: bool) -> dict[str, Any]:
             bitrate_kbps=cond.bitrate_kbps,
             readout_s=cond.readout_s,
             start_s=start,
+            exposure_s=cond.exposure_s,
         )
         result["conditions"] = cond.describe()
         result["render_s"] = time.perf_counter() - t0

@@ -33,11 +33,10 @@ from rules.calls import Call
 from rules.observation import AWAY, HOME, Contact, Figures, Observation
 from simulator.look import Look
 from simulator.physics import FIGURE_DECEL_MM_S2
-from simulator.render import Renderer
+from simulator.render import EXPOSURE_S, Renderer
 from simulator.scene import TEAM_NAMES
 from simulator.scene_library import ATTEMPTS, PAUSE_S, Script, _seg_dist, touchline_out
 from simulator.scenes import MAX_RUN_UP_MM, RUN_UP_MM, CompiledScene, SceneError, compile_scene, hit
-from simulator.simulate import EXPOSURE_S
 from simulator.truth import frame_truth
 
 TABLE = "button-football"

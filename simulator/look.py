@@ -82,6 +82,14 @@ class Look:
             comes out as ``255 (v / 255) ** (1 / tone_gamma)``, after the sensor's noise. 1: the
             levels as the sensor gives them (the Pi camera as tablevar opens it); about 2.2: an
             sRGB camera, a phone. Colours here are levels before the curve.
+        defocus_px: the lens' blur, the standard deviation of a Gaussian in pixels (0: sharp;
+            about 1: a lens focused a little off the cloth, or a soft one), applied to the
+            whole picture before the sensor's noise.
+        flicker: how far the lights' brightness swings at twice the mains frequency, as a
+            share of their mean (0: steady; about 0.1: a cheap LED or fluorescent lamp). The
+            exposure averages it out (wholly at a whole number of half-periods), and a rolling
+            shutter shows it as bands across the rows.
+        mains_hz: the mains frequency behind that flicker (50 or 60).
     """
 
     cloth_bgr: BGR = (48, 128, 38)
@@ -124,11 +132,14 @@ class Look:
     light_tint: tuple[float, float, float] = (1.0, 1.0, 1.0)
     shadow_softness: float = 1.0
     tone_gamma: float = 1.0
+    defocus_px: float = 0.0
+    flicker: float = 0.0
+    mains_hz: float = 50.0
 
     def __post_init__(self) -> None:
         if self.stripe_count < 1:
             raise ValueError(f"Look.stripe_count must be >= 1, got {self.stripe_count}")
-        for name in ("light_gradient", "vignetting", "shading", "net_opacity", "shadow"):
+        for name in ("light_gradient", "vignetting", "shading", "net_opacity", "shadow", "flicker"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"Look.{name} must lie in 0..1, got {value}")
@@ -138,6 +149,7 @@ class Look:
             "line_softness_mm",
             "specular",
             "mowing_stripes",
+            "defocus_px",
         ):
             if getattr(self, name) < 0.0:
                 raise ValueError(f"Look.{name} must be >= 0, got {getattr(self, name)}")
@@ -164,6 +176,8 @@ class Look:
             raise ValueError("Look.light_tint needs three gains > 0, shadow_softness > 0")
         if not self.tone_gamma > 0:
             raise ValueError(f"Look.tone_gamma must be > 0, got {self.tone_gamma}")
+        if not self.mains_hz > 0:
+            raise ValueError(f"Look.mains_hz must be > 0, got {self.mains_hz}")
 
     def base_bgr(self, team: int) -> BGR:
         return self.home_base_bgr if team == 0 else self.away_base_bgr

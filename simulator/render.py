@@ -39,6 +39,7 @@ _MAX_TIME_SAMPLES = 32
 _FIGURE_SAMPLES = 4
 _BALL_SAMPLES = 4
 _BLURRED_SAMPLES = 2
+EXPOSURE_S = 1 / 120  # a camera's shutter time when nothing else is said
 DEFAULT_LOOK = Look()  # frozen, so one shared default is safe
 
 
@@ -63,7 +64,7 @@ class Renderer:
         look: Look = DEFAULT_LOOK,
         *,
         seed: int = 0,
-        exposure_s: float = 1 / 120,
+        exposure_s: float = EXPOSURE_S,
         readout_s: float = 0.0,
     ) -> None:
         if exposure_s < 0 or readout_s < 0:
@@ -90,32 +91,58 @@ class Renderer:
         w, h = camera.size_px
         self._n_values = w * h * 3
         self._noise = _noise_bank(self._n_values, look.noise_sigma, seed)
+        self._optics = look.defocus_px > 0 or look.flicker > 0
+        self._flicker_phase = float(np.random.default_rng([seed, 2]).uniform(0.0, 2.0 * math.pi))
 
     # ------------------------------------------------------------------ public
     def render(self, scene: SceneFrame) -> NDArray[np.uint8]:
         """The camera frame of ``scene``: ``(h, w, 3)`` uint8 BGR, h, w from ``camera.size_px``."""
         resting, moving = self._split(scene)
         self._update_resting(resting)
-        if self._noise is None:
-            frame, up, down = self._static.copy(), None, None
-        else:
-            # Noise as two saturating uint8 passes (up, then down): the fastest path in OpenCV.
+        frame, up, down = self._static.copy(), None, None
+        if self._noise is not None:
             rng = np.random.default_rng([self.seed, _time_key(scene.t_s)])
             off = int(rng.integers(0, len(self._noise[0]) - self._n_values + 1))
             up, down = (
                 n[off : off + self._n_values].reshape(self._static.shape) for n in self._noise
             )
-            frame = cv2.add(self._static, up)
+        # Without blur or flicker the noise goes on the background first and on each window
+        # as it is drawn (two saturating uint8 passes: the fastest path in OpenCV); with them
+        # it comes after the lens and the light, on the whole picture.
+        early = up is not None and not self._optics
+        if early:
+            cv2.add(frame, up, dst=frame)
             cv2.subtract(frame, down, dst=frame)
         for window, members in _clusters(moving):
             x0, y0, x1, y1 = window
             statics = [s for s, win in self._resting.values() if _overlap(win, window)]
             colour = compose(self._layers, window, statics, members, _FIGURE_SAMPLES)
-            if up is not None:
+            if early:
                 colour += up[y0:y1, x0:x1]
                 colour -= down[y0:y1, x0:x1]
             frame[y0:y1, x0:x1] = _to_u8(colour)
+        if self._optics:
+            frame = self._lens_and_light(frame, scene.t_s)
+            if up is not None:
+                cv2.add(frame, up, dst=frame)
+                cv2.subtract(frame, down, dst=frame)
         return frame if self._tone is None else cv2.LUT(frame, self._tone)
+
+    def _lens_and_light(self, frame: NDArray[np.uint8], t_s: float) -> NDArray[np.uint8]:
+        """The lens' blur and the lights' flicker (``Look.defocus_px``, ``Look.flicker``)."""
+        look = self.look
+        if look.defocus_px > 0:
+            frame = cv2.GaussianBlur(frame, (0, 0), look.defocus_px)
+        if look.flicker > 0:
+            # Brightness 1 + a sin(2 pi 2 f t + phase), averaged over each row's exposure
+            # (that scales a by sinc(2 f T)); row v is exposed at t + (v - (h - 1) / 2) line_s.
+            h = frame.shape[0]
+            f2 = 2.0 * look.mains_hz
+            rows_s = t_s + (np.arange(h) - 0.5 * (h - 1)) * self._layers.line_s
+            swing = look.flicker * np.sinc(f2 * self.exposure_s)
+            gain = 1.0 + swing * np.sin(2.0 * math.pi * f2 * rows_s + self._flicker_phase)
+            frame = _to_u8(frame * gain.astype(np.float32)[:, None, None])
+        return frame
 
     def background(self) -> NDArray[np.uint8]:
         """The empty table (no figures, no ball, no noise): ``(h, w, 3)`` uint8 BGR."""

@@ -19,6 +19,7 @@ import numpy as np
 from calibration.camera import CameraModel
 from rules.pitch import Pitch
 from simulator.look import BALL_PATTERNS, BGR, Look
+from simulator.render import EXPOSURE_S
 from simulator.scene_camera import STRAIGHT_HEIGHT_MM, fits
 
 BASE_SIZE_PX = (1280, 960)
@@ -48,6 +49,9 @@ FACTORS: dict[str, str] = {
     "random": "every other factor at once",
     # Listed after ``random`` so that each earlier factor keeps its seeds (``benchmarks/stress``).
     "tone": "the camera's tone curve: levels raised to 1/gamma, gamma 1.0-2.4 (2.2: sRGB, a phone)",
+    "sensor": "lens blur 0-1.5 px, sensor noise 0.5-10 levels, vignetting 0-0.5, a shutter "
+    "from 1/2000 s to a whole frame period (long streaks), lights flickering up to 15 % at "
+    "50 or 60 Hz",
 }
 # Sizes and rates other than the base's, so that varying one of them always changes it.
 SIZES_PX = ((960, 720), (1280, 720), (1640, 1232), (1920, 1080), (2304, 1296))
@@ -98,6 +102,7 @@ class Conditions:
         bitrate_kbps: the codec's bitrate; None: constant quality.
         readout_s: rolling shutter readout time (0: global shutter).
         mid_play: start the clip inside a roll, not at the kick-off.
+        exposure_s: shutter time, at most a frame period.
     """
 
     factor: str
@@ -108,6 +113,7 @@ class Conditions:
     bitrate_kbps: float | None = None
     readout_s: float = 0.0
     mid_play: bool = False
+    exposure_s: float = EXPOSURE_S
 
     def describe(self) -> dict:
         """A JSON-ready summary of what differs from the base."""
@@ -127,6 +133,11 @@ class Conditions:
             "lights": self.look.lights,
             "light_tint": self.look.light_tint,
             "tone_gamma": round(self.look.tone_gamma, 2),
+            "exposure_ms": round(1000 * self.exposure_s, 2),
+            "defocus_px": round(self.look.defocus_px, 2),
+            "noise_sigma": round(self.look.noise_sigma, 2),
+            "vignetting": round(self.look.vignetting, 2),
+            "flicker": [round(self.look.flicker, 3), self.look.mains_hz],
             "cloth_bgr": list(self.look.cloth_bgr),
             "kits_bgr": [list(self.look.home_base_bgr), list(self.look.away_base_bgr)],
             "principal_offset_px": [
@@ -196,15 +207,35 @@ def draw(
         readout = float(min(rng.uniform(0.005, 0.030), 0.9 / fps))  # within a frame period
     if on("tone"):
         look = replace(look, tone_gamma=float(_own_stream(rng).uniform(1.0, 2.4)))
-    return Conditions(factor, look, camera, fps, codec, bitrate, readout, on("mid_play"))
+    exposure = min(EXPOSURE_S, 1.0 / fps)
+    if on("sensor"):
+        look, exposure = _sensor(_own_stream(rng, "sensor"), look, fps)
+    mid_play = on("mid_play")
+    return Conditions(factor, look, camera, fps, codec, bitrate, readout, mid_play, exposure)
 
 
-def _own_stream(rng: np.random.Generator) -> np.random.Generator:
-    """A generator seeded by ``rng``'s state, which reading does not advance: what it draws
-    takes nothing from ``rng``, so a factor added later leaves every draw of a seed that
-    follows (here and the caller's: a clip's start in mid-play) what it was."""
-    digest = hashlib.sha256(repr(rng.bit_generator.state).encode()).digest()
+def _own_stream(rng: np.random.Generator, salt: str = "") -> np.random.Generator:
+    """A generator seeded by ``rng``'s state (and ``salt``, one stream per factor), which
+    reading does not advance: what it draws takes nothing from ``rng``, so a factor added
+    later leaves every draw of a seed that follows (here and the caller's: a clip's start in
+    mid-play) what it was."""
+    digest = hashlib.sha256((repr(rng.bit_generator.state) + salt).encode()).digest()
     return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+
+
+def _sensor(rng: np.random.Generator, look: Look, fps: float) -> tuple[Look, float]:
+    """The lens, sensor and shutter of a cheap or badly set camera, and flickering lights;
+    returns the look and the shutter time."""
+    exposure = float(np.exp(rng.uniform(math.log(1 / 2000), math.log(1.0 / fps))))
+    look = replace(
+        look,
+        defocus_px=float(rng.uniform(0.0, 1.5)),
+        noise_sigma=float(np.exp(rng.uniform(math.log(0.5), math.log(10.0)))),
+        vignetting=float(rng.uniform(0.0, 0.5)),
+        flicker=float(rng.uniform(0.0, 0.15)) if rng.random() < 0.7 else 0.0,
+        mains_hz=float(rng.choice([50.0, 60.0])),
+    )
+    return look, exposure
 
 
 def wide_camera(

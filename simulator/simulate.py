@@ -20,7 +20,7 @@ from tqdm import tqdm
 from calibration.camera import CameraModel
 from hardware.recording import META_NAME, RecordingError, RecordingWriter, read_meta
 from simulator.look import Look
-from simulator.render import Renderer
+from simulator.render import EXPOSURE_S, Renderer
 from simulator.scene_camera import clip_camera, clip_look
 from simulator.scene_library import build_scene
 from simulator.scene_stress import Conditions, draw
@@ -29,7 +29,6 @@ from simulator.truth import clip_truth
 
 STRAIGHT_SCENES = ("demo",)  # scenes drawn with a straight camera and the default look
 SIM_NAME = "sim.json"
-EXPOSURE_S = 1 / 120
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +94,7 @@ def simulate_named(
         bitrate_kbps=bitrate_kbps if bitrate_kbps is not None else cond.bitrate_kbps,
         readout_s=readout_s if readout_s is not None else cond.readout_s,
         start_s=start_s or 0.0,
+        exposure_s=min(cond.exposure_s, 1 / (fps or cond.fps)),
     )
 
 
@@ -131,6 +131,7 @@ def simulate(
     bitrate_kbps: float | None = None,
     readout_s: float = 0.0,
     start_s: float = 0.0,
+    exposure_s: float | None = None,
 ) -> SimulationResult:
     """Render ``compiled`` at ``fps`` into the recording folder ``out`` (replacing one there).
 
@@ -152,6 +153,8 @@ def simulate(
         readout_s: rolling shutter readout time (``Renderer``); 0 is a global shutter.
         start_s: scene time of the first frame, rounded to a whole frame: a clip from the
             middle of play. Truth frames, times and calls count from the clip's first frame.
+        exposure_s: shutter time (``Renderer``), at most a frame period; None: ``EXPOSURE_S``
+            or the frame period, whichever is shorter.
     """
     first = round(start_s * fps)
     n = compiled.frame_count(fps) - first
@@ -159,10 +162,14 @@ def simulate(
         raise ValueError(f"start_s {start_s} s lies outside the scene (0-{compiled.duration_s} s)")
     if not 0 <= readout_s < 1 / fps:
         raise ValueError(f"a rolling shutter reads out within a frame (< {1000 / fps:.1f} ms)")
+    if exposure_s is None:
+        exposure_s = min(EXPOSURE_S, 1 / fps)
+    if not 0 < exposure_s <= 1 / fps:
+        raise ValueError(f"an exposure lasts 0-{1000 / fps:.1f} ms at {fps:g} fps: {exposure_s} s")
     if max_frames is not None:
         n = min(n, max_frames)
     renderer = Renderer(
-        camera, compiled.pitch, look, seed=seed, exposure_s=EXPOSURE_S, readout_s=readout_s
+        camera, compiled.pitch, look, seed=seed, exposure_s=exposure_s, readout_s=readout_s
     )
     truth, calls = clip_truth(compiled, fps, first, n)
     start = time.perf_counter()
@@ -187,7 +194,7 @@ def simulate(
             "start_frame": first,
             "codec": "ffv1" if lossless else codec,
             "bitrate_kbps": None if lossless else bitrate_kbps,
-            "exposure_s": EXPOSURE_S,
+            "exposure_s": exposure_s,
             "readout_s": readout_s,
             "row_time": "row v is exposed at t_s + (v - (h - 1) / 2) * readout_s / h",
             "look": asdict(look),

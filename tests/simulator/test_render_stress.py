@@ -120,6 +120,49 @@ def test_light_tint_scales_each_channel():
     np.testing.assert_allclose(ratio, tint, atol=0.02)
 
 
+def _edge_steepness(img: np.ndarray, xy_mm) -> float:
+    """The steepest step between neighbouring pixels along the row through the ball."""
+    c = camera().project(np.array([[xy_mm[0], xy_mm[1], R_BALL]]))[0]
+    row = img[round(c[1])].astype(float).sum(axis=1)
+    return float(np.abs(np.diff(row)).max())
+
+
+def test_a_defocused_lens_softens_the_ball_s_outline_and_keeps_its_light():
+    sharp = Renderer(camera(), PITCH, FLAT).render(frame((100.0, 50.0)))
+    soft = Renderer(camera(), PITCH, replace(FLAT, defocus_px=1.5)).render(frame((100.0, 50.0)))
+    assert _edge_steepness(soft, (100.0, 50.0)) < 0.6 * _edge_steepness(sharp, (100.0, 50.0))
+    assert abs(soft.astype(float).mean() - sharp.astype(float).mean()) < 0.5
+
+
+def test_flicker_swings_the_brightness_from_frame_to_frame_unless_the_shutter_spans_it():
+    """Lamps on 50 Hz mains swing at 100 Hz: a short shutter catches the swing, one that lasts
+    a whole half-period (10 ms) averages it away."""
+    cloth = (slice(300, 400), slice(400, 500))
+    look = replace(FLAT, flicker=0.1, mains_hz=50.0)
+
+    def means(exposure_s):
+        rend = Renderer(camera(), PITCH, look, exposure_s=exposure_s)
+        return [rend.background()[cloth].mean()] + [
+            rend.render(frame((450.0, 250.0), t_s=t))[cloth].astype(float).mean()
+            for t in np.arange(8) / 730.0  # spread over the 10 ms cycle
+        ]
+
+    steady, *short = means(1 / 4000)
+    assert max(short) - min(short) > 0.15 * steady  # +-10 %, all but the swing's tops
+    steady, *spanned = means(1 / 100)
+    assert max(abs(m - steady) for m in spanned) < 0.6
+
+
+def test_flicker_under_a_rolling_shutter_bands_the_rows():
+    """Each row is exposed at its own time: one frame shows the swing as bands across it."""
+    look = replace(FLAT, flicker=0.1, mains_hz=60.0)
+    rend = Renderer(camera(), PITCH, look, exposure_s=1 / 4000, readout_s=0.02)
+    img = rend.render(frame((450.0, 250.0))).astype(float)
+    ratio = img[:, 400:560].mean(axis=(1, 2)) / rend.background()[:, 400:560].mean(axis=(1, 2))
+    rows = slice(100, 620)  # the cloth
+    assert ratio[rows].max() - ratio[rows].min() > 0.15
+
+
 def test_a_tone_curve_lifts_the_levels_and_draws_the_ball_toward_white():
     """An sRGB-like camera (``tone_gamma`` 2.2): every level ``v`` comes out as
     ``255 (v / 255) ** (1 / 2.2)``, the empty cloth and the ball's top alike, so an orange
@@ -237,12 +280,14 @@ def test_each_factor_draws_a_valid_reproducible_camera_and_look(factor):
     b = draw(factor, np.random.default_rng(5), PITCH)
     assert a == b
     assert fits(a.camera, PITCH) and lens_unfolded(a.camera, PITCH)
-    assert a.readout_s < 1.0 / a.fps
+    assert a.readout_s < 1.0 / a.fps and 0 < a.exposure_s <= 1.0 / a.fps
     base = draw("base", np.random.default_rng(5), PITCH)
     looks_differ = a.look != base.look
     assert looks_differ == (
-        factor in ("ball_colour", "ball_material", "lights", "kits", "cloth", "random", "tone")
+        factor
+        in ("ball_colour", "ball_material", "lights", "kits", "cloth", "random", "tone", "sensor")
     )
+    assert (a.exposure_s != base.exposure_s) == (factor in ("sensor", "random"))
     assert (a.camera != base.camera) == (
         factor in ("camera_turn", "tilt_height", "principal_point", "lens", "resolution", "random")
     )
