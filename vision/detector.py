@@ -843,7 +843,7 @@ class Detector:
             return coarse.balls
         rough = coarse.rough_balls_px
         if len(todo):
-            new, _ = self._fit_balls(image, rough[todo])
+            new, _ = self._fit_balls(image, rough[todo], smear_px=None)
             for f, got in zip(fits.arrays, new, strict=True):
                 f[todo] = got
             for i in todo:

@@ -72,6 +72,8 @@ PATCH_TRY_SUPPORT = 0.5
 PATCH_AGREE_PX = 1.0
 # A rolling ball's width across its motion is read where this share of its rays found its edge.
 ROUND_SHARE = 0.75
+# ... and one not seen rolling whose outline is this much longer than wide may be smeared.
+MIN_SMEAR_PX = 2.0
 OWN_INSIDE = 0.8  # radii where a limb's colour is read
 OWN_BACKGROUND = (0.4, 0.6, 0.8, 1.1, 1.3)  # ... and where the background is compared with it
 SHADOW_RADII = (1.3, 1.6)  # radii where a ray that shows no outline must cross a shadow
@@ -115,7 +117,7 @@ def refine_balls(
     whole_patch: bool = False,
     rest: RestPlacing | None = None,
     patch_reach: float | None = None,
-    smear_px: float = 0.0,
+    smear_px: float | None = 0.0,
 ) -> tuple:
     """Ball ground points for rough centres ``(k, 2)`` px, from their ``edges``
     (``edge_passes``).
@@ -132,7 +134,8 @@ def refine_balls(
     they started is left to its edges (a caller that drops such fits spares their patch).
     ``smear_px``: the balls are seen rolling this far a frame, their outline smeared along
     their motion by the exposure by up to that: their size is their width across it, as far
-    as the smear explains (``_ball_outline``).
+    as the smear explains (``_ball_outline``); None: how far they roll is not known (the
+    candidates of a search of the whole cloth), as far as each outline is longer than wide.
 
     Returns:
         centre_px (k, 2) of the silhouette, r_px (k,), xy_mm (k, 2) ground points, ok (k,),
@@ -469,7 +472,7 @@ def _dilution(kept: NDArray[np.bool_], cut: NDArray[np.bool_]) -> NDArray[np.flo
     return out
 
 
-def _ball_outline(model, p: dict[str, NDArray], config, smear_px: float = 0.0):
+def _ball_outline(model, p: dict[str, NDArray], config, smear_px: float | None = 0.0):
     """What the final passes ``p`` (``_ball_pass``) read of each ball's outline: on_outline
     (k, rays), size_err (k,) mm, sigma (k,) mm and between (k, 2) mm (see ``refine_balls``).
 
@@ -533,17 +536,27 @@ def _ball_outline(model, p: dict[str, NDArray], config, smear_px: float = 0.0):
     on_outline = valid & (np.abs(signed) <= _one_px_mm(r, r_px))
     # How much larger than the ball the outline is (a base of the ball's colour is larger).
     size_err = _row_medians(signed, valid)
-    if smear_px > 0:
-        # Smeared along its motion by less than a streak is, a rolling ball's outline is a
-        # ball's across it only: wider all round is a base. The smear, at most its travel in
-        # a frame, widens the outline's median by at most half of that: beyond, the outline
-        # is not the ball's (a ball under a net read in pieces). Only an outline seen nearly
-        # all round tells its width (an arc's narrowest extent is no width).
-        round_ = valid.sum(1) >= ROUND_SHARE * valid.shape[1]
-        if round_.any():
-            across = _principal_extents(squeezed[round_], valid[round_])[1][:, 0] - r
-            smeared = size_err[round_] - 0.5 * smear_px * r / r_px[round_]
-            size_err[round_] = np.minimum(size_err[round_], np.maximum(across, smeared))
+    # Smeared along its motion by less than a streak is, a ball's outline is a ball's across
+    # it only: wider all round is a base. Seen rolling, the smear is at most its travel in a
+    # frame (``smear_px``), which widens the outline's median by at most half of that: beyond,
+    # the outline is not the ball's (a ball under a net read in pieces). Where nothing says
+    # whether it rolls (None: a ball struck while its track had it at rest, searched for on
+    # the whole cloth), it may be smeared as far as its outline is longer than wide (a long
+    # shutter smears a shot over nearly a ball's length, and a ball-sized circle still
+    # explains most of that outline); nothing then places it along that length, so its doubt
+    # spans it. Only an outline seen nearly all round tells its width (an arc's narrowest
+    # extent is no width).
+    round_ = valid.sum(1) >= ROUND_SHARE * valid.shape[1]
+    if (smear_px is None or smear_px > 0) and round_.any():
+        half = _principal_extents(squeezed[round_], valid[round_])[1]
+        across, longer = half[:, 0] - r, half[:, 1] - half[:, 0]
+        if smear_px is None:
+            smear_mm = np.where(longer > MIN_SMEAR_PX * r / r_px[round_], 2.0 * longer, 0.0)
+            sigma[round_] = np.where(smear_mm > 0, np.hypot(sigma[round_], longer), sigma[round_])
+        else:
+            smear_mm = smear_px * r / r_px[round_]
+        smeared = size_err[round_] - 0.5 * smear_mm
+        size_err[round_] = np.minimum(size_err[round_], np.maximum(across, smeared))
     if streak.any():
         on_outline[streak] = valid[streak]
         # A streak is as wide as the ball across its motion (a base with a body is wider).
@@ -554,7 +567,7 @@ def _ball_outline(model, p: dict[str, NDArray], config, smear_px: float = 0.0):
         # rest read on into something beside it (its contact shadow under a hard light), whose
         # middle lies up to the length beyond the ball's off its centre (twice the doubt spans
         # that).
-        sigma[streak] = 0.0 if smear_px > 0 else 0.5 * np.maximum(extent[:, 1] - r, 0.0)
+        sigma[streak] = 0.0 if smear_px else 0.5 * np.maximum(extent[:, 1] - r, 0.0)
         between[streak] = 0.0
     return on_outline, size_err, sigma, between
 

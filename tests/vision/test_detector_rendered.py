@@ -126,6 +126,23 @@ def test_a_streak_not_seen_rolling_states_the_doubt_of_its_length(setup):
     assert known < 0.1 * smear_mm
 
 
+@pytest.mark.parametrize("v", [(700.0, 200.0), (-300.0, -650.0)])
+def test_a_shot_smeared_by_a_long_shutter_is_found_on_the_whole_cloth(setup, v):
+    """A 1/30 s shutter smears a shot at 0.7 m/s over a ball's length. Struck while its track
+    had it at rest, the ball is searched for on the whole cloth, where nothing says how far it
+    is smeared: its outline, a ball's width across and longer along, is a ball's, and its
+    doubt spans the length it might lie along."""
+    _, det = setup
+    xy = np.array([60.0, -200.0])
+    image = Renderer(CAMERA, PITCH, Look(), seed=5, exposure_s=1 / 30).render(frame(xy, v=v))
+    out = det.detect(image, search_bases=False)
+    assert out.n_balls >= 1
+    i = int(np.argmin(np.hypot(*(out.ball_xy_mm - xy).T)))
+    err = float(np.linalg.norm(out.ball_xy_mm[i] - xy))
+    assert err < 0.5 * np.hypot(*v) / 30.0  # within half the smear of the mid-exposure point
+    assert err <= 2.0 * out.ball_sigma_mm[i]
+
+
 def test_bases_and_teams_from_the_coarse_pass(setup):
     renderer, det = setup
     out = det.detect(renderer.render(frame((0.0, 0.0))), search_bases=True)
