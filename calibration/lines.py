@@ -46,6 +46,10 @@ _BAR_MAX_STEP = 0.5
 # directions (``ridge_mask``): straight enough over that span for the centre circle's arc.
 LINE_SPAN = 2
 LINE_ANGLES = 16
+# The blur (Gaussian sigma, px) of the softest lens and codec a picture may come through: the
+# extremes of a line's derivative lie about two blur sigmas apart however narrow the line, so
+# a line 3 mm wide at 0.4 px/mm reads nearly 3 px wide under a blur of one pixel.
+LENS_BLUR_MAX_PX = 1.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -387,7 +391,7 @@ def _edges_on_profiles(prof: NDArray, s: NDArray, half_window: float, width: NDA
         & (contrast > 0)
         & balance
         & (measured > 0.5 * width)
-        & (measured < 1.7 * width + 1.0)
+        & (measured < np.hypot(1.7 * width + 1.0, 2.0 * LENS_BLUR_MAX_PX))
         & (np.abs(0.5 * (lo + hi)) <= half_window)
         & (lo_i > 0)
         & (hi_i < m - 1)
