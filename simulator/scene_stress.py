@@ -52,6 +52,8 @@ FACTORS: dict[str, str] = {
     "sensor": "lens blur 0-1.5 px, sensor noise 0.5-10 levels, vignetting 0-0.5, a shutter "
     "from 1/2000 s to a whole frame period (long streaks), lights flickering up to 15 % at "
     "50 or 60 Hz",
+    "paint": "the lines' paint: white, cream, yellowed, grey or faded into the cloth (a third "
+    "to all of the way from the cloth to the paint), its ink bled 0.1-1 mm",
 }
 # Sizes and rates other than the base's, so that varying one of them always changes it.
 SIZES_PX = ((960, 720), (1280, 720), (1640, 1232), (1920, 1080), (2304, 1296))
@@ -210,6 +212,8 @@ def draw(
     exposure = min(EXPOSURE_S, 1.0 / fps)
     if on("sensor"):
         look, exposure = _sensor(_own_stream(rng, "sensor"), look, fps)
+    if on("paint"):
+        look = _paint(_own_stream(rng, "paint"), look)
     mid_play = on("mid_play")
     return Conditions(factor, look, camera, fps, codec, bitrate, readout, mid_play, exposure)
 
@@ -221,6 +225,19 @@ def _own_stream(rng: np.random.Generator, salt: str = "") -> np.random.Generator
     mid-play) what it was."""
     digest = hashlib.sha256((repr(rng.bit_generator.state) + salt).encode()).digest()
     return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+
+
+# Paints, BGR: white, cream, yellowed, grey.
+_PAINTS: tuple[BGR, ...] = ((240, 240, 240), (200, 235, 245), (150, 220, 235), (190, 190, 190))
+
+
+def _paint(rng: np.random.Generator, look: Look) -> Look:
+    """Lines of another paint, worn thin on the cloth or bled into it."""
+    paint = np.asarray(_PAINTS[rng.integers(len(_PAINTS))], float)
+    cloth = np.asarray(look.cloth_bgr, float)
+    share = float(rng.uniform(0.3, 1.0)) if rng.random() < 0.5 else 1.0  # faded into the cloth
+    line = tuple(int(v) for v in np.rint(cloth + share * (paint - cloth)))
+    return replace(look, line_bgr=line, line_softness_mm=float(rng.uniform(0.1, 1.0)))
 
 
 def _sensor(rng: np.random.Generator, look: Look, fps: float) -> tuple[Look, float]:

@@ -285,7 +285,17 @@ def test_each_factor_draws_a_valid_reproducible_camera_and_look(factor):
     looks_differ = a.look != base.look
     assert looks_differ == (
         factor
-        in ("ball_colour", "ball_material", "lights", "kits", "cloth", "random", "tone", "sensor")
+        in (
+            "ball_colour",
+            "ball_material",
+            "lights",
+            "kits",
+            "cloth",
+            "random",
+            "tone",
+            "sensor",
+            "paint",
+        )
     )
     assert (a.exposure_s != base.exposure_s) == (factor in ("sensor", "random"))
     assert (a.camera != base.camera) == (
