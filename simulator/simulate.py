@@ -57,6 +57,7 @@ def simulate_named(
     readout_s: float | None = None,
     start_s: float | None = None,
     vary: str | None = None,
+    exposure_s: float | None = None,
 ) -> SimulationResult:
     """Build the named scene for ``seed`` and render it into ``out`` (see ``simulate``).
 
@@ -94,7 +95,7 @@ def simulate_named(
         bitrate_kbps=bitrate_kbps if bitrate_kbps is not None else cond.bitrate_kbps,
         readout_s=readout_s if readout_s is not None else cond.readout_s,
         start_s=start_s or 0.0,
-        exposure_s=min(cond.exposure_s, 1 / (fps or cond.fps)),
+        exposure_s=exposure_s or min(cond.exposure_s, 1 / (fps or cond.fps)),
     )
 
 

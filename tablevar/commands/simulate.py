@@ -69,6 +69,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="rolling shutter: milliseconds from the first row's exposure to the last's",
     )
     parser.add_argument(
+        "--exposure",
+        type=float,
+        default=None,
+        metavar="MS",
+        help="shutter time in milliseconds, at most a frame period: moving things smear over it "
+        "(default 1/120 s or the frame period)",
+    )
+    parser.add_argument(
         "--start",
         type=float,
         default=None,
@@ -106,9 +114,9 @@ def run(args: argparse.Namespace) -> int:
     size = None if args.size is None else parse_size(args.size)
     if args.fps is not None and not args.fps > 0:
         raise SimulateError(f"bad --fps {args.fps}: give a positive frame rate, e.g. 60")
-    for name in ("bitrate", "readout", "start"):
+    for name in ("bitrate", "readout", "start", "exposure"):
         value = getattr(args, name)
-        if value is not None and not (value > 0 or (name != "bitrate" and value == 0)):
+        if value is not None and not (value > 0 or (name in ("readout", "start") and value == 0)):
             raise SimulateError(f"bad --{name} {value}: give a positive number")
     if args.vary == "resolution" and size is not None:
         raise SimulateError("--vary resolution draws the frame size: leave out --size")
@@ -127,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
         readout_s=None if args.readout is None else args.readout / 1000.0,
         start_s=args.start,
         vary=args.vary,
+        exposure_s=None if args.exposure is None else args.exposure / 1000.0,
     )
     per_1000 = 1000.0 * result.seconds / max(result.frames, 1)
     print(
@@ -137,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 BUTTON_FPS = 50.0
-BUTTON_OPTIONS = ("frames", "codec", "bitrate", "readout", "start", "vary")
+BUTTON_OPTIONS = ("frames", "codec", "bitrate", "readout", "start", "vary", "exposure")
 
 
 def _run_button(args: argparse.Namespace) -> int:

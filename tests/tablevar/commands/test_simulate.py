@@ -27,10 +27,12 @@ def test_writes_a_readable_recording_with_truth(tmp_path):
 def test_footage_as_other_devices_record_it_says_how_it_was_made(tmp_path):
     out = tmp_path / "clip"
     options = ["--vary", "lights", "--codec", "mpeg4", "--bitrate", "800", "--readout", "10"]
+    options += ["--exposure", "20"]
     argv = ["simulate", "touchline_out", "--out", str(out), "--start", "1.0", *options, *SMALL]
     assert cli.main(argv) == 0
     sim = json.loads((out / "sim.json").read_text(encoding="utf-8"))
     assert (sim["codec"], sim["bitrate_kbps"], sim["readout_s"]) == ("mpeg4", 800.0, 0.01)
+    assert sim["exposure_s"] == 0.02
     assert sim["start_frame"] == 30 and sim["look"]["lights"]
     assert [f.index for f in VideoFileSource(out).frames()] == [0, 1, 2]
     assert read_truth(out)[0]["t_s"] == 0.0
@@ -60,6 +62,8 @@ def test_a_camera_recording_is_never_overwritten(tmp_path, capsys):
         (["demo", "--table", "pool"], "fistf, subbuteo-classic"),
         (["demo", "--readout", "-1"], "readout"),
         (["demo", "--readout", "40"], "within a frame"),  # 40 ms is longer than a 60 fps frame
+        (["demo", "--exposure", "0"], "exposure"),
+        (["demo", "--exposure", "20"], "an exposure lasts 0-16.7 ms at 60 fps"),
         (["demo", "--vary", "resolution", "--size", "320x240"], "leave out --size"),
         (["demo", "--start", "9999"], "outside the scene"),
         (["snooker"], "bf_called_goal"),  # ... and the button-football ones
