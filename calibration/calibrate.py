@@ -194,8 +194,9 @@ def calibrate(
         # lines found do not make a pitch seen from above.
         raise CalibrationError(
             "no camera looking down at the pitch fits the lines found in the picture: make "
-            "sure the whole pitch is in view with a margin of cloth and --table is right, "
-            "then calibrate again"
+            "sure the whole pitch is in view with a margin of cloth, its lines show clearly "
+            "(not faded into the cloth, nor smudged by a low video bitrate) and --table is "
+            "right, then calibrate again"
         ) from exc
 
 

@@ -141,6 +141,8 @@ class Conditions:
             "vignetting": round(self.look.vignetting, 2),
             "flicker": [round(self.look.flicker, 3), self.look.mains_hz],
             "cloth_bgr": list(self.look.cloth_bgr),
+            "line_bgr": list(self.look.line_bgr),
+            "line_softness_mm": round(self.look.line_softness_mm, 2),
             "kits_bgr": [list(self.look.home_base_bgr), list(self.look.away_base_bgr)],
             "principal_offset_px": [
                 round(self.camera.cx_px - 0.5 * (w - 1), 1),
