@@ -333,6 +333,8 @@ def measure_profiles(
     (``_fit_blurred_bar``): true widths for lines only a few pixels wide, at some cost.
     """
     n = len(centre_px)
+    if n == 0:  # no line where it was looked for (a first camera far off): nothing to read
+        return Profiles(np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, bool))
     reach = half_window_px + 1.5 * np.max(width_px, initial=1.0) + 3.0
     s = np.arange(-reach, reach + 1e-9, PROFILE_STEP_PX)
     tangent = np.stack([-normal_px[:, 1], normal_px[:, 0]], axis=1)

@@ -50,6 +50,14 @@ def test_profiles_without_a_thin_line_are_invalid(what, lo, hi):
     assert not prof.valid[0], what
 
 
+def test_no_profiles_to_read_reads_none():
+    """A first camera far off puts every model line outside the picture: there is nothing to
+    measure (calibration then says how few pieces of line it found), not an OpenCV error."""
+    white = np.full((40, 80), CLOTH, np.float32)
+    prof = lines.measure_profiles(white, np.zeros((0, 2)), np.zeros((0, 2)), 6.0, np.zeros(0))
+    assert prof.lo_px.shape == prof.valid.shape == (0,)
+
+
 def _picture(floor_bgr, cloth_bgr=(45, 125, 50)) -> np.ndarray:
     img = np.zeros((240, 320, 3), np.uint8)
     img[:] = floor_bgr
