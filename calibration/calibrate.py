@@ -98,6 +98,9 @@ GOAL_NADIR_INFLATION = 3.0
 # A call reads a line's edge beside the ball: the calibration's error there is how far the
 # measured edges stray from the model over a stretch about two balls long (``local_mm``).
 LOCAL_STRETCH_MM = 40.0
+# Painted lines differ from their profile's width by a few tenths of a millimetre; a measured
+# width further off than this puts the measured edges in doubt (``Calibration.width_doubt_mm``).
+WIDTH_TOLERANCE_MM = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -820,7 +823,19 @@ def _finish(pitch: Pitch, home: str, camera: CameraModel, found: _Found, opts):
         lines_used=tuple(pitch.lines[i].name for i in np.flatnonzero(used)),
         samples=samples,
         local_mm=local_mm,
+        width_doubt_mm=_width_doubt_mm(pitch, edges),
     )
+
+
+def _width_doubt_mm(pitch: Pitch, edges: dict[str, tuple[float, float]]) -> float:
+    """``Calibration.width_doubt_mm`` of the measured ``edges`` (offsets from each line's
+    nominal centre, mm)."""
+    excess = [
+        max(0.0, abs(edges[b.name][1] - edges[b.name][0] - b.width_mm) - WIDTH_TOLERANCE_MM)
+        for b in pitch.lines
+        if b.name in edges and b.kind in ("touchline", "goal_line")
+    ]
+    return math.sqrt(float(np.mean(np.square(0.5 * np.asarray(excess))))) if excess else 0.0
 
 
 def _edge_offsets_mm(pitch: Pitch, model: ModelSamples, xy_mm: NDArray) -> NDArray:

@@ -65,7 +65,7 @@ _OPTIONAL_FOCAL_KEYS = frozenset({"centre_cov_mm2"})
 _PRIOR_F_SIGMA = 0.3
 FOCAL_SOURCES = ("lens", "lines", "goals", "none")
 _RESIDUAL_KEYS = frozenset({"rms_px", "rms_mm", "per_line_mm", "per_line_px"})
-_OPTIONAL_RESIDUAL_KEYS = frozenset({"local_mm"})
+_OPTIONAL_RESIDUAL_KEYS = frozenset({"local_mm", "width_doubt_mm"})
 _CONTROL_KEYS = frozenset(
     {"model", "mode_px", "exposure_us", "analogue_gain", "colour_gains", "lens_position"}
     | {"frame_duration_us", "mains_hz"}
@@ -265,6 +265,12 @@ class Calibration:
             balls (``calibrate.LOCAL_STRETCH_MM``): the error of a line's edge where a call
             reads it. One sample's residual (``rms_mm``) is mostly the noise of that sample.
             None: not recorded (an older file).
+        width_doubt_mm: how far the edges of the lines calls read (touchlines, goal lines) may
+            lie off where they were measured because the paint measured wider or narrower than
+            the profile's width by more than real lines differ from it (``calibrate.
+            WIDTH_TOLERANCE_MM``): a line a pixel or two wide under a blur of as much reads
+            too wide, and which of the two is the paint's edge the picture does not tell
+            (root mean square over those lines, half the excess each). 0 for an older file.
         lines_used: names of the lines the fit used, in pitch order.
         samples: the edge samples behind the fit (empty when read from a file).
         focal: what fixed the focal length (None: not recorded, an older file).
@@ -285,6 +291,7 @@ class Calibration:
     samples: EdgeSamples = field(default_factory=EdgeSamples.empty, compare=False, repr=False)
     focal: FocalCheck | None = None
     local_mm: float | None = None
+    width_doubt_mm: float = 0.0
     ball_colour: str | None = None
     camera_controls: CameraControls | None = None
 
@@ -302,8 +309,10 @@ class Calibration:
     @property
     def line_sigma_mm(self) -> float:
         """Standard uncertainty of a measured line edge where a call reads it, mm (the
-        per-sample RMS for an older file without ``local_mm``: an upper bound)."""
-        return self.rms_mm if self.local_mm is None else self.local_mm
+        per-sample RMS for an older file without ``local_mm``: an upper bound), with the doubt
+        of the paint's width (``width_doubt_mm``)."""
+        local = self.rms_mm if self.local_mm is None else self.local_mm
+        return math.hypot(local, self.width_doubt_mm)
 
     def parallax_sigma_mm(self, xy_mm: NDArray, z_mm: float) -> NDArray[np.float64]:
         """Standard uncertainty ``(n,)`` mm of ground points ``(n, 2)`` of objects whose seen
@@ -348,6 +357,7 @@ class Calibration:
                 "rms_px": _round(self.rms_px),
                 "rms_mm": _round(self.rms_mm),
                 **({} if self.local_mm is None else {"local_mm": _round(self.local_mm)}),
+                "width_doubt_mm": _round(self.width_doubt_mm),
                 "per_line_mm": {k: _round(v) for k, v in self.per_line_mm.items()},
                 "per_line_px": {k: _round(v) for k, v in self.per_line_px.items()},
             },
@@ -391,6 +401,7 @@ class Calibration:
                     else None
                 ),
                 local_mm=float(residuals["local_mm"]) if "local_mm" in residuals else None,
+                width_doubt_mm=float(residuals.get("width_doubt_mm", 0.0)),
                 ball_colour=str(data["ball_colour"]) if "ball_colour" in data else None,
                 camera_controls=(
                     CameraControls.from_dict(

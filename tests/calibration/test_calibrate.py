@@ -203,6 +203,16 @@ def test_a_soft_lens_far_above_still_finds_its_thin_lines(mapping_error, fistf):
     image = Renderer(true, fistf, Look(defocus_px=1.2), seed=5).render(empty)
     cal = calibrate(image, fistf)
     assert np.median(mapping_error(cal.camera, true, fistf)) <= 0.3
+    # Their edges read a blur sigma or more outside the paint: the stated uncertainty of an
+    # edge says so (twice it covers every edge a call reads).
+    nominal = {b.name: (b.inner_mm, b.outer_mm) for b in fistf.lines}
+    err = [
+        np.subtract(cal.line_edges_mm[b.name], nominal[b.name])
+        for b in fistf.lines
+        if b.kind in ("touchline", "goal_line")
+    ]
+    assert np.abs(err).max() > 1.0  # the case this is about
+    assert np.abs(err).max() <= 2.0 * cal.line_sigma_mm
 
 
 def test_a_dim_hall_still_calibrates(render, mapping_error, fistf):

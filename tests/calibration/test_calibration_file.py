@@ -48,7 +48,14 @@ def test_round_trip(tmp_path, fistf):
     data = json.loads(path.read_text())
     assert data["schema_version"] == 1
     assert data["line_edges_mm"]["touchline_top"] == {"inner_mm": -1.4, "outer_mm": 1.6}
-    assert set(data["residuals"]) == {"rms_px", "rms_mm", "local_mm", "per_line_mm", "per_line_px"}
+    assert set(data["residuals"]) == {
+        "rms_px",
+        "rms_mm",
+        "local_mm",
+        "width_doubt_mm",
+        "per_line_mm",
+        "per_line_px",
+    }
     assert back.line_sigma_mm == 0.03
     measured = back.measured_pitch(fistf).line("touchline_top")
     assert (measured.inner_mm, measured.outer_mm) == (-1.4, 1.6)
@@ -150,6 +157,19 @@ def test_an_older_file_without_the_local_edge_error_falls_back_to_the_rms(tmp_pa
     assert "local_mm" not in json.loads(path.read_text("utf-8"))["residuals"]
     back = read_calibration(path)
     assert back.local_mm is None and back.line_sigma_mm == back.rms_mm == 0.1
+
+
+def test_the_doubt_of_the_paint_s_width_adds_to_an_edge_s_uncertainty(tmp_path):
+    """Lines measured wider than their paint (thin and blurred) put their edges in doubt: the
+    uncertainty a call reads adds that doubt in quadrature, saved and read back; an older file
+    without it has none."""
+    path = tmp_path / "calibration.json"
+    write_calibration(path, replace(_calibration(), width_doubt_mm=0.04))
+    assert read_calibration(path).line_sigma_mm == pytest.approx(0.05)
+    data = _calibration().to_dict()
+    del data["residuals"]["width_doubt_mm"]
+    path.write_text(json.dumps(data), "utf-8")
+    assert read_calibration(path).width_doubt_mm == 0.0
 
 
 def test_unknown_focal_source_is_refused(tmp_path):
