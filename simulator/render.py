@@ -43,6 +43,12 @@ EXPOSURE_S = 1 / 120  # a camera's shutter time when nothing else is said
 DEFAULT_LOOK = Look()  # frozen, so one shared default is safe
 
 
+def default_exposure_s(fps: float) -> float:
+    """The shutter time when nothing else is said: ``EXPOSURE_S``, or a whole frame period at
+    a rate above 120 fps."""
+    return min(EXPOSURE_S, 1.0 / fps)
+
+
 class Renderer:
     """Draws ``SceneFrame``s as a camera over the table would see them.
 

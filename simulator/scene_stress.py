@@ -19,7 +19,7 @@ import numpy as np
 from calibration.camera import CameraModel
 from rules.pitch import Pitch
 from simulator.look import BALL_PATTERNS, BGR, Look
-from simulator.render import EXPOSURE_S
+from simulator.render import EXPOSURE_S, default_exposure_s
 from simulator.scene_camera import STRAIGHT_HEIGHT_MM, fits
 
 BASE_SIZE_PX = (1280, 960)
@@ -211,7 +211,7 @@ def draw(
         readout = float(min(rng.uniform(0.005, 0.030), 0.9 / fps))  # within a frame period
     if on("tone"):
         look = replace(look, tone_gamma=float(_own_stream(rng).uniform(1.0, 2.4)))
-    exposure = min(EXPOSURE_S, 1.0 / fps)
+    exposure = default_exposure_s(fps)
     if on("sensor"):
         look, exposure = _sensor(_own_stream(rng, "sensor"), look, fps)
     if on("paint"):

@@ -20,7 +20,7 @@ from tqdm import tqdm
 from calibration.camera import CameraModel
 from hardware.recording import META_NAME, RecordingError, RecordingWriter, read_meta
 from simulator.look import Look
-from simulator.render import EXPOSURE_S, Renderer
+from simulator.render import Renderer, default_exposure_s
 from simulator.scene_camera import clip_camera, clip_look
 from simulator.scene_library import build_scene
 from simulator.scene_stress import Conditions, draw
@@ -95,7 +95,9 @@ def simulate_named(
         bitrate_kbps=bitrate_kbps if bitrate_kbps is not None else cond.bitrate_kbps,
         readout_s=readout_s if readout_s is not None else cond.readout_s,
         start_s=start_s or 0.0,
-        exposure_s=exposure_s or min(cond.exposure_s, 1 / (fps or cond.fps)),
+        exposure_s=min(cond.exposure_s, 1 / (fps or cond.fps))
+        if exposure_s is None
+        else exposure_s,
     )
 
 
@@ -154,8 +156,8 @@ def simulate(
         readout_s: rolling shutter readout time (``Renderer``); 0 is a global shutter.
         start_s: scene time of the first frame, rounded to a whole frame: a clip from the
             middle of play. Truth frames, times and calls count from the clip's first frame.
-        exposure_s: shutter time (``Renderer``), at most a frame period; None: ``EXPOSURE_S``
-            or the frame period, whichever is shorter.
+        exposure_s: shutter time (``Renderer``), at most a frame period; None:
+            ``simulator.render.default_exposure_s``.
     """
     first = round(start_s * fps)
     n = compiled.frame_count(fps) - first
@@ -164,7 +166,7 @@ def simulate(
     if not 0 <= readout_s < 1 / fps:
         raise ValueError(f"a rolling shutter reads out within a frame (< {1000 / fps:.1f} ms)")
     if exposure_s is None:
-        exposure_s = min(EXPOSURE_S, 1 / fps)
+        exposure_s = default_exposure_s(fps)
     if not 0 < exposure_s <= 1 / fps:
         raise ValueError(f"an exposure lasts 0-{1000 / fps:.1f} ms at {fps:g} fps: {exposure_s} s")
     if max_frames is not None:

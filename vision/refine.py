@@ -546,8 +546,10 @@ def _ball_outline(model, p: dict[str, NDArray], config, smear_px: float | None =
     # explains most of that outline); nothing then places it along that length, so its doubt
     # spans it. Only an outline seen nearly all round tells its width (an arc's narrowest
     # extent is no width).
-    round_ = valid.sum(1) >= ROUND_SHARE * valid.shape[1]
-    if (smear_px is None or smear_px > 0) and round_.any():
+    round_ = np.zeros(len(valid), bool)
+    if smear_px is None or smear_px > 0:  # a ball at rest (most fits) has no smear to read
+        round_ = valid.sum(1) >= ROUND_SHARE * valid.shape[1]
+    if round_.any():
         half = _principal_extents(squeezed[round_], valid[round_])[1]
         across, longer = half[:, 0] - r, half[:, 1] - half[:, 0]
         if smear_px is None:
