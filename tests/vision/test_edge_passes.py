@@ -7,6 +7,8 @@ exact. The passes on rendered balls are tested with the detector (``test_detecto
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 import vision.refine as refine
@@ -44,6 +46,32 @@ def test_a_fit_that_settles_passes_until_it_moves_less_than_again(monkeypatch):
     assert 4 <= len(starts) < refine.MAX_PASSES
 
 
+def test_a_fit_that_settles_slowly_reaches_where_its_passes_go(monkeypatch):
+    # A small ball under a wide blur: each pass goes a tenth of the way. Pass after pass,
+    # 8 passes would end more than 1.5 px short.
+    target = np.array([[3.0, 1.0], [97.0, -2.0]])
+    rate = 0.1
+
+    def land(s, n):  # each ball's own target (they may stop at different passes)
+        own = np.where(s[:, :1] < 50, target[0], target[1])
+        return s + rate * (own - s), [True] * len(s)
+
+    out, starts = passes_with(monkeypatch, land)
+    assert np.all(np.hypot(*(out["centre_px"] - target).T) < AGAIN_PX)
+    assert len(starts) <= refine.MAX_PASSES
+
+
+def test_a_fit_moving_by_pixels_starts_where_its_last_pass_ended(monkeypatch):
+    # A ball rolling out of its fit's rays: moves of pixels, shrinking slowly, say nothing of
+    # where the passes end; each pass starts where the last one ended.
+    def land(s, n):
+        return s + 3.0 * 0.9**n * np.array([1.0, 0.0]), [True] * len(s)
+
+    _, starts = passes_with(monkeypatch, land)
+    steps = [np.hypot(*(b - a)[0]) for a, b in itertools.pairwise(starts)]
+    np.testing.assert_allclose(steps, [3.0 * 0.9**n for n in range(1, len(steps) + 1)])
+
+
 def test_a_fit_that_circles_or_wanders_stops_once_its_moves_stop_shrinking(monkeypatch):
     def land(s, n):
         # Ball 0 circles a point a pixel away (a smeared ball); ball 1 wanders off at a
@@ -57,14 +85,15 @@ def test_a_fit_that_circles_or_wanders_stops_once_its_moves_stop_shrinking(monke
     assert np.all(out["pass"] == 2)
 
 
-def test_a_still_balls_noise_sized_moves_keep_it_passing(monkeypatch):
-    # Moves of a tenth of a pixel that do not shrink are the frame's noise near the centre:
-    # the fit keeps its passes, as many as it is allowed.
+def test_a_fit_that_swings_about_a_point_settles_there(monkeypatch):
+    # Passes that land 0.15 px to either side of where they started, by turns
+    # (noise near the centre): the point they swing about is where the fit settles.
     def land(s, n):
-        return s + 0.1 * np.array([(-1.0) ** n, 0.0]), [True, True]
+        return s + 0.15 * np.array([(-1.0) ** n, 0.0]), [True] * len(s)
 
     _, starts = passes_with(monkeypatch, land)
-    assert len(starts) == refine.MAX_PASSES
+    np.testing.assert_allclose(starts[2], [[-0.075, 0.0], [99.925, 0.0]], atol=1e-9)
+    assert len(starts) == 3
 
 
 def test_each_ball_stops_on_its_own_and_keeps_its_last_good_pass(monkeypatch):
