@@ -719,6 +719,35 @@ def test_a_patch_fit_far_from_the_balls_whole_outline_is_not_taken(
     assert np.hypot(*(out.ball_xy_mm[0] - xy)) < (shift_mm + 0.3 if taken else 0.5)
 
 
+@pytest.mark.parametrize(("sigma_px", "taken"), [(0.1, True), (0.6, False)])
+def test_a_patch_fit_unsure_by_more_than_edges_err_is_not_taken(
+    setup, monkeypatch, sigma_px, taken
+):
+    """A whole-patch fit whose own uncertainty is more than edges err under shading (a
+    marked ball a few pixels across under a wide blur) places the ball no better than its
+    edges: theirs stands. A sure one stands, a little off the edges' placing."""
+    import vision.refine as refine
+
+    real = refine.fit_ball_patches
+    renderer, _ = setup
+    xy = np.array([-150.0, 120.0])
+    px_per_mm = float(setup[1].model.px_per_mm(CAMERA.project(np.array([[*xy, R]])))[0])
+
+    def unsure(*args, **kwargs):
+        fits = real(*args, **kwargs)
+        return dataclasses.replace(
+            fits,
+            centre_mm=fits.centre_mm + np.array([0.4, 0.0]),
+            sigma_mm=np.full_like(fits.sigma_mm, sigma_px / px_per_mm),
+        )
+
+    monkeypatch.setattr(refine, "fit_ball_patches", unsure)
+    det = Detector(setup[1].model)
+    hint = CAMERA.project(np.array([[xy[0], xy[1], R]]))[0]
+    out = det.detect(renderer.render(frame(xy)), ball_hint_px=hint, ball_travel_px=4.0)
+    assert out.n_balls == 1 and bool(out.ball_whole_patch[0]) == taken
+
+
 def test_a_finger_over_the_ball_is_no_colour_of_the_ball():
     """A fingertip over half of a white ball at rest that has shown its colour (its track
     settled it), fitted convincingly frame after frame: the part of its disc no ball colour
