@@ -157,7 +157,8 @@ def refine_balls(
         rolling ball, less what its smear explains); and
         doubt_mm (k,), the standard uncertainty of each centre that its own fit shows
         (``_fit_doubt``; for a streak, whose centre is no circle's, 0 when ``smear_px`` says
-        it rolls, else half its length beyond the ball's); whole_patch
+        it rolls, else half its length beyond the ball's; with half the way to the placing
+        of a patch fit too unsure to be taken, ``PATCH_MAX_SIGMA_PX``); whole_patch
         (k,) bool, which balls the whole patch placed; and with ``whole_patch`` the
         ``RestPlacing`` of each ball the edges fitted (else None), for a later frame's
         ``rest``.
