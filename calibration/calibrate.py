@@ -38,6 +38,7 @@ from numpy.typing import NDArray
 from calibration import fit, lines
 from calibration.calibration_file import (
     HOME_SIDES,
+    WIDTH_TOLERANCE_MM,
     Calibration,
     CalibrationError,
     EdgeSamples,
@@ -98,9 +99,6 @@ GOAL_NADIR_INFLATION = 3.0
 # A call reads a line's edge beside the ball: the calibration's error there is how far the
 # measured edges stray from the model over a stretch about two balls long (``local_mm``).
 LOCAL_STRETCH_MM = 40.0
-# Painted lines differ from their profile's width by a few tenths of a millimetre; a measured
-# width further off than this puts the measured edges in doubt (``Calibration.width_doubt_mm``).
-WIDTH_TOLERANCE_MM = 0.5
 
 
 @dataclass(frozen=True, slots=True)

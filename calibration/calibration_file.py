@@ -51,6 +51,10 @@ from numpy.typing import NDArray
 from calibration.camera import CameraModel
 from rules.pitch import Pitch
 
+# Painted lines differ from their profile's width by a few tenths of a millimetre; a line
+# measured wider or narrower by more than this has its edges in doubt (``width_doubt_mm``),
+# and calls read them midway between the two widths (``called_edges``).
+WIDTH_TOLERANCE_MM = 0.5
 SCHEMA_VERSION = 1
 HOME_SIDES = ("left", "right", "top", "bottom")
 _CALIBRATION_KEYS = frozenset(
@@ -247,6 +251,28 @@ class CameraControls:
         )
 
 
+def called_edges(
+    pitch: Pitch, edges: Mapping[str, tuple[float, float]]
+) -> dict[str, tuple[float, float]]:
+    """The edges calls read of each line measured (``edges``, offsets from its nominal
+    centre): as measured, but those of a line measured wider or narrower than its profile's
+    width by more than ``WIDTH_TOLERANCE_MM`` about its measured centre, midway between the
+    two widths. A line a pixel or two wide under a blur of as much reads too wide (the blur
+    and the width trade off), a table may have wider paint than its profile says, and the
+    picture does not tell which: midway, each edge is off by at most a quarter of the gap,
+    which ``Calibration.width_doubt_mm`` covers. The lines as they look stay as measured."""
+    out = {}
+    for b in pitch.lines:
+        if b.name not in edges:
+            continue
+        inner, outer = edges[b.name]
+        if abs(outer - inner - b.width_mm) > WIDTH_TOLERANCE_MM:
+            centre, half = 0.5 * (inner + outer), 0.25 * (outer - inner + b.width_mm)
+            inner, outer = centre - half, centre + half
+        out[b.name] = (inner, outer)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Calibration:
     """What calibration found on one table: the camera and the measured line edges.
@@ -266,11 +292,12 @@ class Calibration:
             reads it. One sample's residual (``rms_mm``) is mostly the noise of that sample.
             None: not recorded (an older file).
         width_doubt_mm: how far the edges of the lines calls read (touchlines, goal lines) may
-            lie off where they were measured because the paint measured wider or narrower than
-            the profile's width by more than real lines differ from it (``calibrate.
-            WIDTH_TOLERANCE_MM``): a line a pixel or two wide under a blur of as much reads
-            too wide, and which of the two is the paint's edge the picture does not tell
-            (root mean square over those lines, half the excess each). 0 for an older file.
+            lie off where they are placed because the paint measured wider or narrower than
+            the profile's width by more than real lines differ from it
+            (``WIDTH_TOLERANCE_MM``): a line a pixel or two wide under a blur of as much reads
+            too wide, and which of the two is the paint's edge the picture does not tell, so
+            calls read such a line's edges midway (``called_edges``; root mean square over
+            those lines, half the excess each). 0 for an older file.
         lines_used: names of the lines the fit used, in pitch order.
         samples: the edge samples behind the fit (empty when read from a file).
         focal: what fixed the focal length (None: not recorded, an older file).
@@ -339,8 +366,14 @@ class Calibration:
         return np.sqrt(np.maximum(np.linalg.eigvalsh(point_cov)[:, -1], 0.0))
 
     def measured_pitch(self, pitch: Pitch) -> Pitch:
-        """``pitch`` with every measured line's nominal edges replaced by the measured ones."""
+        """``pitch`` with every measured line's nominal edges replaced by the measured ones:
+        the lines as the picture shows them (what the ball's detector draws into its view of
+        the bare cloth)."""
         return pitch.with_measured_edges(self.line_edges_mm)
+
+    def called_pitch(self, pitch: Pitch) -> Pitch:
+        """``pitch`` with the edges the calls read (``called_edges``)."""
+        return pitch.with_measured_edges(called_edges(pitch, self.line_edges_mm))
 
     def to_dict(self) -> dict[str, Any]:
         out = {

@@ -321,7 +321,7 @@ class LiveRunner:
         referee = LiveReferee(self.hub, self.pitch, cal)
         pipeline = Pipeline(model, fps=self._fps, config=config)
         self._driver = Driver(pipeline, referee, frame0=index, t0_s=t_s)
-        self._media.use_camera(cal.camera, pitch)
+        self._media.use_camera(cal.camera, cal.called_pitch(self.pitch))
         self._watch.set(True)
 
     def _publish(self, judged: Judged) -> None:

@@ -23,7 +23,7 @@ class LiveReferee:
 
     def __init__(self, hub: MatchHub, pitch: Pitch, calibration: Calibration | None) -> None:
         cal = calibration
-        pitch = cal.measured_pitch(pitch) if cal else pitch
+        pitch = cal.called_pitch(pitch) if cal else pitch
         sigma = cal.line_sigma_mm if cal else 0.0
         parallax = cal and cal.parallax_sigma_mm
         if pitch.profile.game == "button-football":

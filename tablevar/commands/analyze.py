@@ -285,8 +285,10 @@ def analyze(
         the ball's colour (``#rrggbb``) when none was named and the ball showed it only by
         rolling (``Pipeline.ball_colour_from_roll``: a ball of a kit's colour), else None.
     """
-    pitch = cal.measured_pitch(pitch)
-    rules = rules_for(pitch, cal, shot_calls)
+    # The calls read the lines' edges where the paint most likely ends, the detector sees
+    # them as they look (``Calibration.called_pitch``, ``measured_pitch``).
+    called, pitch = cal.called_pitch(pitch), cal.measured_pitch(pitch)
+    rules = rules_for(called, cal, shot_calls)
     summary: dict[str, Any] = {
         "game": pitch.profile.game,  # a review page speaks of the game refereed
         "frames": 0,
@@ -301,7 +303,7 @@ def analyze(
         open(out / "tracks.jsonl", "w", encoding="utf-8") as tracks,
         open(out / "calls.jsonl", "w", encoding="utf-8") as calls,
     ):
-        outputs = _Outputs(tracks, calls, EvidenceWriter(out, cal.camera, pitch))
+        outputs = _Outputs(tracks, calls, EvidenceWriter(out, cal.camera, called))
         session = _Session(video, cal, pitch, rules, outputs, out, rolled)
         bar = tqdm(total=video.expected_frames, unit="frame", desc="analyze", disable=not progress)
         try:
