@@ -38,12 +38,12 @@ from numpy.typing import NDArray
 from calibration import fit, lines
 from calibration.calibration_file import (
     HOME_SIDES,
-    WIDTH_TOLERANCE_MM,
     Calibration,
     CalibrationError,
     EdgeSamples,
     FocalCheck,
     LensModel,
+    width_doubt_mm,
 )
 from calibration.camera import CameraModel
 from calibration.fit import ModelSamples, Priors, is_spot
@@ -821,19 +821,8 @@ def _finish(pitch: Pitch, home: str, camera: CameraModel, found: _Found, opts):
         lines_used=tuple(pitch.lines[i].name for i in np.flatnonzero(used)),
         samples=samples,
         local_mm=local_mm,
-        width_doubt_mm=_width_doubt_mm(pitch, edges),
+        width_doubt_mm=width_doubt_mm(pitch, edges),
     )
-
-
-def _width_doubt_mm(pitch: Pitch, edges: dict[str, tuple[float, float]]) -> float:
-    """``Calibration.width_doubt_mm`` of the measured ``edges`` (offsets from each line's
-    nominal centre, mm)."""
-    excess = [
-        max(0.0, abs(edges[b.name][1] - edges[b.name][0] - b.width_mm) - WIDTH_TOLERANCE_MM)
-        for b in pitch.lines
-        if b.name in edges and b.kind in ("touchline", "goal_line")
-    ]
-    return math.sqrt(float(np.mean(np.square(0.5 * np.asarray(excess))))) if excess else 0.0
 
 
 def _edge_offsets_mm(pitch: Pitch, model: ModelSamples, xy_mm: NDArray) -> NDArray:

@@ -266,11 +266,29 @@ def called_edges(
         if b.name not in edges:
             continue
         inner, outer = edges[b.name]
-        if abs(outer - inner - b.width_mm) > WIDTH_TOLERANCE_MM:
+        if _off_width_mm(b.width_mm, edges[b.name]) > 0.0:
             centre, half = 0.5 * (inner + outer), 0.25 * (outer - inner + b.width_mm)
             inner, outer = centre - half, centre + half
         out[b.name] = (inner, outer)
     return out
+
+
+def width_doubt_mm(pitch: Pitch, edges: Mapping[str, tuple[float, float]]) -> float:
+    """``Calibration.width_doubt_mm`` of the measured ``edges`` (offsets from each line's
+    nominal centre, mm): half of how far each touchline and goal line measured off its
+    paint's width beyond ``WIDTH_TOLERANCE_MM``, root mean square over them."""
+    excess = [
+        _off_width_mm(b.width_mm, edges[b.name])
+        for b in pitch.lines
+        if b.name in edges and b.kind in ("touchline", "goal_line")
+    ]
+    return math.sqrt(float(np.mean(np.square(0.5 * np.asarray(excess))))) if excess else 0.0
+
+
+def _off_width_mm(width_mm: float, edges: tuple[float, float]) -> float:
+    """How far a line's measured ``edges`` (inner, outer) lie apart beyond its profile's
+    ``width_mm`` give or take ``WIDTH_TOLERANCE_MM`` (0 within it)."""
+    return max(0.0, abs(edges[1] - edges[0] - width_mm) - WIDTH_TOLERANCE_MM)
 
 
 @dataclass(frozen=True, slots=True)

@@ -234,8 +234,8 @@ def refine_balls(
         # (``PATCH_AGREE_PX``) and than its own uncertainty allows has settled on something
         # else (a marked ball's tones mistaken): the edges stand.
         px_per_mm = r_px[patch] / r
-        apart_px = np.hypot(*(fits.centre_mm - ground[patch]).T) * px_per_mm
-        strayed = apart_px > PATCH_AGREE_PX + 3.0 * fits.sigma_mm * px_per_mm
+        apart_mm = np.hypot(*(fits.centre_mm - ground[patch]).T)
+        strayed = apart_mm * px_per_mm > PATCH_AGREE_PX + 3.0 * fits.sigma_mm * px_per_mm
         # Only an outline that shows whole counts: rays on a line of the ball's own colour
         # show none, and there the edges stray while the patch, which holds the line, does not.
         good &= ~(strayed & (outline[patch].mean(1) >= PATCH_MIN_SUPPORT))
@@ -247,7 +247,7 @@ def refine_balls(
         unsure = fits.sigma_mm * px_per_mm >= PATCH_MAX_SIGMA_PX
         good &= ~unsure
         unsure &= fits.ok & ~strayed  # a fit that settled on something else says nothing
-        doubt = 0.5 * apart_px / px_per_mm
+        doubt = 0.5 * apart_mm
         # Edges that strayed (a ball on a line of its own colour, a dark mark taken for
         # shadow) leave the outline round their centre broken: the patch fit, which holds
         # both, stands where the outline round its own centre is whole.

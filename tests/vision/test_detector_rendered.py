@@ -694,6 +694,22 @@ def test_a_ball_that_has_just_stopped_is_placed_by_its_whole_patch(setup):
     assert stopped.n_balls == 1 and stopped.ball_whole_patch[0]
 
 
+def _move_patch_fits(monkeypatch, shift_mm: float, sigma_mm: float | None = None) -> None:
+    """Whole-patch fits of balls land ``shift_mm`` along +x from where they settle, stating
+    ``sigma_mm`` (None: their own uncertainty)."""
+    import vision.refine as refine
+
+    real = refine.fit_ball_patches
+
+    def moved(*args, **kwargs):
+        fits = real(*args, **kwargs)
+        sigma = fits.sigma_mm if sigma_mm is None else np.full_like(fits.sigma_mm, sigma_mm)
+        centre = fits.centre_mm + np.array([shift_mm, 0.0])
+        return dataclasses.replace(fits, centre_mm=centre, sigma_mm=sigma)
+
+    monkeypatch.setattr(refine, "fit_ball_patches", moved)
+
+
 @pytest.mark.parametrize(("shift_mm", "taken"), [(0.4, True), (4.0, False)])
 def test_a_patch_fit_far_from_the_balls_whole_outline_is_not_taken(
     setup, monkeypatch, shift_mm, taken
@@ -701,15 +717,7 @@ def test_a_patch_fit_far_from_the_balls_whole_outline_is_not_taken(
     """A whole-patch fit that settles farther from the centre of a whole outline than
     shading moves edges (a marked ball's tones taken for one another) is not the ball's
     placing: the edges' stands. One within that stands (it corrects the edges' lean)."""
-    import vision.refine as refine
-
-    real = refine.fit_ball_patches
-
-    def shifted(*args, **kwargs):
-        fits = real(*args, **kwargs)
-        return dataclasses.replace(fits, centre_mm=fits.centre_mm + np.array([shift_mm, 0.0]))
-
-    monkeypatch.setattr(refine, "fit_ball_patches", shifted)
+    _move_patch_fits(monkeypatch, shift_mm)
     renderer, _ = setup
     det = Detector(setup[1].model)
     xy = np.array([-150.0, 120.0])
@@ -728,22 +736,10 @@ def test_a_patch_fit_unsure_by_more_than_edges_err_is_not_taken_but_doubted(
     edges: theirs stands, and which of the two is nearer is not known: the ball's stated
     uncertainty spans half the way to the patch's placing, on this frame and on the next,
     which reuses the placing. A sure one stands, a little off the edges' placing."""
-    import vision.refine as refine
-
-    real = refine.fit_ball_patches
     renderer, _ = setup
     xy = np.array([-150.0, 120.0])
     px_per_mm = float(setup[1].model.px_per_mm(CAMERA.project(np.array([[*xy, R]])))[0])
-
-    def unsure(*args, **kwargs):
-        fits = real(*args, **kwargs)
-        return dataclasses.replace(
-            fits,
-            centre_mm=fits.centre_mm + np.array([shift_mm, 0.0]),
-            sigma_mm=np.full_like(fits.sigma_mm, sigma_px / px_per_mm),
-        )
-
-    monkeypatch.setattr(refine, "fit_ball_patches", unsure)
+    _move_patch_fits(monkeypatch, shift_mm, sigma_mm=sigma_px / px_per_mm)
     det = Detector(setup[1].model)
     hint = CAMERA.project(np.array([[xy[0], xy[1], R]]))[0]
     image = renderer.render(frame(xy))
