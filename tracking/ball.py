@@ -66,9 +66,11 @@ Finding the ball: a lost ball is taken up only when a candidate scoring at least
 ``acquire_score`` is seen in ``acquire_frames`` consecutive frames, each within reach of the last
 (one ball-coloured glint is not a ball); one whose sightings already roll away (a clip picked up
 in play) is taken up moving since its first sighting, not at rest where it was last seen. A
-ball at rest that is not seen at its place while such
-a candidate is seen elsewhere was lifted and put down there (a restart): the track moves to it
-at once, without a flick, instead of holding the old place for ``coast_rest_s``.
+ball at rest that is not seen at its place while such a candidate is seen elsewhere was lifted
+and put down there (a restart): the track moves to it at once, without a flick, instead of
+holding the old place for ``coast_rest_s``. A candidate the candidates' watch
+(``tracking/hypotheses.py``) already saw standing or rolling is taken up at once (``adopt``,
+``take_rolling``).
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -244,6 +247,8 @@ class BallTracker:
         self._vacated = 0  # frames in a row the ball's place showed the bare cloth
         # (xy, velocity or None, sightings [(frame, xy, row)]) of a candidate not yet taken up
         self._newcomer: tuple | None = None
+        # (xy, velocity, fit sigma, sightings) of a rolling ball taken up (``take_rolling``)
+        self._taken: tuple | None = None
         self._rolled: NDArray | None = None  # ``BallTrack.rolled_mm`` of this frame
         # (frame, t_s, measured xy or None, its image row or None: where a rolling shutter saw
         # it); bounded by history_s at any frame rate up to 1 kHz
@@ -268,6 +273,8 @@ class BallTracker:
             self._kf.predict(dt)
         self._z_sigma, self._z_patch, self._z_row = 0.0, False, None
         self._rolled = None
+        if self._taken is not None:
+            self._take_up()
         z = self._choose(detections, dt, vouched)
         if z is None and self._state != _MOVING:
             z = self._newcomer_arrives(detections, dt)
@@ -298,7 +305,11 @@ class BallTracker:
         self._missing_s = 0.0
         self._vacated = 0
         self._newcomer = None
+        self._taken = None
+        # Its frames' times hold (a roll taken up is dated by them); its places do not.
+        times = [(h[0], h[1]) for h in self._history]
         self._history.clear()
+        self._history.extend((f, t, None, None) for f, t in times)
 
     def adopt(self, xy_mm: NDArray, since_frame: int, sigma_mm: float = 0.0) -> None:
         """Take up a ball standing at ``xy_mm (2,)`` since ``since_frame`` (seen there by
@@ -309,6 +320,24 @@ class BallTracker:
         self.forget()
         self._z_sigma = float(sigma_mm)
         self._start_rest([np.asarray(xy_mm, np.float64)], since_frame)
+
+    def take_rolling(
+        self,
+        xy_mm: NDArray,
+        v_mm_s: NDArray,
+        sightings: Sequence[tuple[float, NDArray]],
+        sigma_mm: float = 0.0,
+    ) -> None:
+        """Take up a ball seen rolling at ``xy_mm (2,)`` at ``v_mm_s (2,)`` in the frame of the
+        next update (seen so by someone else: the candidates' watch, ``tracking/hypotheses.py``),
+        without waiting for ``acquire_frames`` sightings of its own: until then its window
+        stays where it was chosen, and a small ball rolling two pixels a frame leaves it.
+        ``sightings`` ``(t_s, xy_mm)``, that frame's last, are where it was seen on its roll
+        (``BallTrack.rolled_mm``); ``sigma_mm`` is the detector's uncertainty of that
+        frame's sighting (0: none given)."""
+        self.forget()
+        xy, v = np.asarray(xy_mm, np.float64).copy(), np.asarray(v_mm_s, np.float64).copy()
+        self._taken = (xy, v, float(sigma_mm), list(sightings))
 
     @property
     def lost(self) -> bool:
@@ -418,6 +447,20 @@ class BallTracker:
         else:
             self._start_rest([z], first)
         return z
+
+    def _take_up(self) -> None:
+        """Start the roll ``take_rolling`` was given, in this frame: the track stands where the
+        ball was seen (no prediction to it) since its first sighting in the frames kept."""
+        xy, v, self._z_sigma, sightings = self._taken
+        self._taken = None
+        frame_at = {t: f for f, t, *_ in self._history}
+        frame_at[self._t_s] = self._frame
+        seen = [
+            (frame_at[t], np.asarray(p, np.float64), None) for t, p in sightings if t in frame_at
+        ]
+        self._start_rolling(xy, v, seen[0][0] if seen else self._frame)
+        if seen:
+            self._rolled = self._roll_points(seen)
 
     def _start_rolling(self, z: NDArray, v: NDArray, since: int) -> None:
         """Take up a ball found rolling (a clip picked up in play): moving since its first

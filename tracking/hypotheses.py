@@ -269,6 +269,27 @@ class BallHypotheses:
             return None
         return c.xy_mm.copy(), c.first_frame
 
+    def chosen_rolling(self) -> tuple[NDArray, NDArray, list[tuple[float, NDArray]]] | None:
+        """Where the chosen candidate was seen in the last update, its velocity there and its
+        sightings ``(t_s, xy_mm)`` on its roll, when it was seen rolling (no slower than
+        ``rest_speed_mm_s`` over its last sightings); else None. The roll's sightings are
+        those since it last stood, and a lone first sighting before them (its speed then
+        unknown: a ball rolling as the clip began)."""
+        c = self._find(self._chosen)
+        if c is None or c.seen_s != self._t_s or not c.trail or not c.trail[-1].moving:
+            return None
+        v = np.array(_velocity_mm_s(c.trail, short=True))
+        if np.hypot(*v) < self.config.rest_speed_mm_s:
+            return None
+        runs = list(c.trail)
+        k = len(runs)
+        while k > 0 and runs[k - 1].moving:
+            k -= 1
+        if k > 0 and runs[k - 1].sightings == 1:
+            k -= 1
+        roll = [(run.first_s, np.array([run.x_mm, run.y_mm])) for run in runs[k:]]
+        return c.xy_mm.copy(), v, roll
+
     @property
     def chosen_for(self) -> int:
         """Updates since the current choice was made (0: in the last one)."""

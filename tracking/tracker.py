@@ -132,11 +132,15 @@ class Tracker:
             left = self._left_bases.update(figures, detections.ball_xy_mm, t_s)
             i = self.hypotheses.update(det.ball_xy_mm, det.ball_score, t_s, left)
             if self.hypotheses.switched or (i is not None and self.ball.lost):
+                # Seen standing there, or rolling, already: no new wait.
+                sigma = det.ball_sigma_mm
+                fit_mm = 0.0 if sigma is None or i is None else float(sigma[i])
                 standing = self.hypotheses.chosen_standing()
-                if standing is not None:  # seen standing there already: no new wait
-                    sigma = det.ball_sigma_mm
-                    fit_mm = 0.0 if sigma is None or i is None else float(sigma[i])
+                rolling = None if i is None else self.hypotheses.chosen_rolling()
+                if standing is not None:
                     self.ball.adopt(*standing, sigma_mm=fit_mm)
+                elif rolling is not None:
+                    self.ball.take_rolling(*rolling, sigma_mm=fit_mm)
                 elif self.hypotheses.switched:
                     self.ball.forget()
             keep = np.zeros(det.n_balls, bool)
