@@ -160,6 +160,8 @@ class Detector:
         self._scale_key, self._scale = b"", 1.0  # ``_scale_at``'s last point and answer
         # (rough px when fitted, xy px, r px, mm, team) of the bases of the last coarse pass.
         self._last_bases = None
+        # (rough px, team, frame) of the blobs whose base fit failed (``_refine_bases``).
+        self._failed_bases = None
         self._probe_before = None  # the last probe's frame, on every ``_step``-th pixel
         self._renewal = BackgroundRenewal(model, self._step)
         self._noise = NoiseWatch(model.roi, model.threshold, self.config.foreground_sigmas)
@@ -591,6 +593,7 @@ class Detector:
         self._t_ch = self._colour.threshold_ch
         self._cloth = self._new_cloth()
         self._coarse, self._last_bases, self._fitted = None, None, None
+        self._failed_bases = None
         self._ball_gate.clear()
 
     def _face_colours(self, image, xy_px, r_px: float) -> tuple[NDArray[np.bool_], NDArray | None]:
@@ -701,6 +704,11 @@ class Detector:
             self._fitted.fits.looks = [
                 None if a is None or _touches(taken, a[0]) else a for a in looks
             ]
+        if self._failed_bases is not None:
+            f_rough, f_team, f_frame = self._failed_bases
+            px = np.rint(f_rough).astype(np.intp)
+            here = taken[px[:, 1].clip(0, taken.shape[0] - 1), px[:, 0].clip(0, taken.shape[1] - 1)]
+            self._failed_bases = (f_rough[~here], f_team[~here], f_frame[~here])
 
     def _window_ball(self, image, hint, travel_px, rolling: bool, step_px: float = 0.0):
         """Fitted ball candidates in the window around ``hint``, or None when it shows none.
@@ -923,33 +931,56 @@ class Detector:
         made from: a blob not ``fresh`` (its part of the frame showed nothing new) found again
         within a fraction of the search step of that centre is the same base, at rest, with
         the same fit. Comparing with the centre of the fit, not of the last pass, keeps a base
-        pushed a little at a time from keeping a fit it has left behind.
+        pushed a little at a time from keeping a fit it has left behind. A blob whose fit
+        failed is not fitted again so while that fit is younger than ``coarse_refit_frames``
+        (as a failed ball fit, ``_kept_fits``): a cloth whose weave or a codec's blocks show
+        hundreds of kit-coloured specks, none a base, cost a fit of each on every pass.
         """
         n = len(rough)
         if n == 0 and not from_coarse:  # most frames: no base to look at
             return np.zeros((0, 2)), np.zeros(0), np.zeros((0, 2)), np.zeros(0, bool)
-        reuse = np.zeros(n, bool)
+        reuse, failed = np.zeros(n, bool), np.zeros(n, bool)
         j = np.zeros(n, int)
-        if from_coarse and self._last_bases is not None and n and len(self._last_bases[0]):
-            last_rough, last_team = self._last_bases[0], self._last_bases[4]
-            d = np.hypot(*(rough[:, None, :] - last_rough[None, :, :]).transpose(2, 0, 1))
-            d = np.where(teams[:, None] == last_team[None, :], d, np.inf)
-            j = np.argmin(d, axis=1)
-            reuse = d[np.arange(n), j] < SAME_STEPS * self._step
-            if fresh is not None:
-                reuse &= ~fresh
+        still = np.ones(n, bool) if fresh is None else ~fresh
+        if from_coarse and self._last_bases is not None:
+            j, reuse = self._same_blobs(rough, teams, self._last_bases[0], self._last_bases[4])
+            reuse &= still
         xy, r, mm, ok = np.zeros((n, 2)), np.zeros(n), np.zeros((n, 2)), np.ones(n, bool)
-        fitted_at = rough.copy()
+        fitted_at, fitted_on = rough.copy(), np.full(n, self._frames)
+        if from_coarse and self._failed_bases is not None:
+            f_rough, f_team, f_frame = self._failed_bases
+            young = self._frames - f_frame < self.config.coarse_refit_frames
+            i, failed = self._same_blobs(rough, teams, f_rough[young], f_team[young])
+            failed &= still & ~reuse
+            ok[failed] = False
+            fitted_at[failed], fitted_on[failed] = (
+                f_rough[young][i[failed]],
+                f_frame[young][i[failed]],
+            )
         if reuse.any():
             lrough, lxy, lr, lmm, _ = self._last_bases
             k = j[reuse]
             xy[reuse], r[reuse], mm[reuse], fitted_at[reuse] = lxy[k], lr[k], lmm[k], lrough[k]
-        if (~reuse).any():
-            fit = refine_bases(image, self.model, rough[~reuse], self.config)
-            xy[~reuse], r[~reuse], mm[~reuse], ok[~reuse] = fit
+        fit_now = ~reuse & ~failed
+        if fit_now.any():
+            fit = refine_bases(image, self.model, rough[fit_now], self.config)
+            xy[fit_now], r[fit_now], mm[fit_now], ok[fit_now] = fit
         if from_coarse:
             self._last_bases = (fitted_at[ok], xy[ok], r[ok], mm[ok], teams[ok])
+            self._failed_bases = (fitted_at[~ok], teams[~ok], fitted_on[~ok])
         return xy, r, mm, ok
+
+    def _same_blobs(self, rough, teams, places, place_teams) -> tuple[NDArray, NDArray]:
+        """For each rough base ``(n, 2)`` px of ``teams``, the nearest of ``places (p, 2)`` of
+        its team, and whether it lies within a fraction of the search step of it (the same
+        blob found again)."""
+        n = len(rough)
+        if n == 0 or len(places) == 0:
+            return np.zeros(n, int), np.zeros(n, bool)
+        d = np.hypot(*(rough[:, None, :] - places[None, :, :]).transpose(2, 0, 1))
+        d = np.where(teams[:, None] == place_teams[None, :], d, np.inf)
+        j = np.argmin(d, axis=1)
+        return j, d[np.arange(n), j] < SAME_STEPS * self._step
 
     def _ball_sized(self, size_err: NDArray) -> NDArray[np.bool_]:
         """Outlines nearer the ball's radius than a base's (a team of the ball's colour).

@@ -487,3 +487,35 @@ def test_every_ball_like_blob_of_a_still_table_is_fitted_within_a_few_frames(mod
     # Every one of them, the ball among them (the flat discs read as a ball's centre, a
     # ball's radius up: a few millimetres of parallax off).
     assert (d.min(axis=0) < PITCH.profile.ball_radius_mm).all()
+
+
+def test_a_blob_whose_base_fit_failed_is_fitted_again_only_once_it_changes(model, monkeypatch):
+    """A cloth's weave or a codec's blocks may show hundreds of kit-coloured specks, none a
+    base: each whole-cloth pass refitted every one (a frame then cost 70 ms at 1920x1080).
+    A blob whose fit failed is not fitted again while its part of the frame shows nothing
+    new, and is once it does."""
+    import vision.detector as detector_module
+
+    place_px = CAMERA.project(np.array([[*HOME_XY[0], 0.0]]))[0]
+    asked = []
+    fit_bases = detector_module.refine_bases
+
+    def failing_at_place(image, scene, rough, config):
+        xy, r, mm, ok = fit_bases(image, scene, rough, config)
+        here = np.linalg.norm(np.asarray(rough) - place_px, axis=1) < 10.0
+        asked.append(int(here.sum()))
+        return xy, r, mm, ok & ~here
+
+    monkeypatch.setattr(detector_module, "refine_bases", failing_at_place)
+    det = Detector(model)
+    away = AWAY_XY.copy()
+    for step in range(5):  # a figure far from it moves: the whole-cloth pass is renewed
+        away[1] = AWAY_XY[1] + (8.0 * step, 0.0)
+        out = det.detect(draw(away=away), search_bases=True)
+        assert np.linalg.norm(out.base_xy_mm - away[1], axis=1).min() < 1.0
+    assert sum(asked) == 1
+    assert np.linalg.norm(out.base_xy_mm - HOME_XY[0], axis=1).min() > 20.0
+    home = HOME_XY.copy()
+    home[0] += (6.0, 0.0)
+    det.detect(draw(home=home, away=away), search_bases=True)
+    assert sum(asked) == 2
