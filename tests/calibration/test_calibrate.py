@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -242,6 +243,20 @@ def test_wrong_profile_is_refused(render, fistf):
     _, image = render(("subbuteo-classic", SIZE, (("tilt", (2.0, 2.0)),), None, None, ()))
     with pytest.raises(CalibrationError, match=r"'fistf' profile.*is --table right"):
         calibrate(image, fistf)
+
+
+def test_a_small_coarse_view_is_calibrated_with_its_scatter_stated(render, fistf, mapping_error):
+    """A right profile seen small through a coarse codec (480x360, JPEG quality 4) leaves
+    its lines' edges 0.4 px (RMS) or more off the model, and the whole recording was refused;
+    it calibrates, and the scatter its lines show (``local_mm``, which every call's
+    uncertainty takes in) is at least its mapping's median error."""
+    true, image = render(("fistf", (480, 360), (("tilt", (3.0, 2.0)),), None, None, ()))
+    noisy = np.clip(image + np.random.default_rng(0).normal(0, 12, image.shape), 0, 255)
+    _, jpeg = cv2.imencode(".jpg", noisy.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 4])
+    cal = calibrate(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), fistf)
+    err = mapping_error(cal.camera, true, fistf)
+    assert cal.rms_px > 0.4
+    assert cal.local_mm >= np.median(err)
 
 
 def test_clean_view_removes_what_moves():
