@@ -136,10 +136,9 @@ class Tracker:
                 sigma = det.ball_sigma_mm
                 fit_mm = 0.0 if sigma is None or i is None else float(sigma[i])
                 standing = self.hypotheses.chosen_standing()
-                rolling = None if i is None else self.hypotheses.chosen_rolling()
                 if standing is not None:
                     self.ball.adopt(*standing, sigma_mm=fit_mm)
-                elif rolling is not None:
+                elif i is not None and (rolling := self.hypotheses.chosen_rolling()):
                     self.ball.take_rolling(*rolling, sigma_mm=fit_mm)
                 elif self.hypotheses.switched:
                     self.ball.forget()

@@ -948,15 +948,12 @@ class Detector:
         xy, r, mm, ok = np.zeros((n, 2)), np.zeros(n), np.zeros((n, 2)), np.ones(n, bool)
         fitted_at, fitted_on = rough.copy(), np.full(n, self._frames)
         if from_coarse and self._failed_bases is not None:
-            f_rough, f_team, f_frame = self._failed_bases
-            young = self._frames - f_frame < self.config.coarse_refit_frames
-            i, failed = self._same_blobs(rough, teams, f_rough[young], f_team[young])
+            young = self._frames - self._failed_bases[2] < self.config.coarse_refit_frames
+            f_rough, f_team, f_frame = (a[young] for a in self._failed_bases)
+            i, failed = self._same_blobs(rough, teams, f_rough, f_team)
             failed &= still & ~reuse
             ok[failed] = False
-            fitted_at[failed], fitted_on[failed] = (
-                f_rough[young][i[failed]],
-                f_frame[young][i[failed]],
-            )
+            fitted_at[failed], fitted_on[failed] = f_rough[i[failed]], f_frame[i[failed]]
         if reuse.any():
             lrough, lxy, lr, lmm, _ = self._last_bases
             k = j[reuse]
