@@ -11,9 +11,10 @@ from frame to frame and
   seen for ``forget_s``;
 - settles on the first candidate that rolls ``roll_mm`` from where it stood (its first place,
   or where it came to rest after moving: one that rolled in as the clip began, stopped and
-  is struck again), seen as a ball along the way and going on away from its place (not only
-  where it ended: a patch of kit that vanishes and another one that appears a flick's travel
-  away make no roll, nor does a flicked figure's part that stops): from then on it is the
+  is struck again), seen as a ball along the way and going on away from its place the way it
+  left by (not only where it ended: a patch of kit that vanishes and another one that appears
+  a flick's travel away make no roll, nor does a flicked figure's part that stops, nor patch
+  after patch taken up in turn, zigzagging among bases of its colour): from then on it is the
   ball (``confirmed``), and the caller hands every candidate to the ball tracker again. One
   first seen a moment after the chosen one stood unseen (the striking figure over it) and
   going straight away from its place is it struck while hidden, and takes over its history;
@@ -78,6 +79,9 @@ JITTER_MM = 1.0
 # A rolling candidate's pace is taken over this long of its last sightings (a few frames at
 # any rate: one frame's step is as much the fits' jitter as the roll).
 PACE_S = 0.08
+# How far a roll may turn from the way it left its place and still be one (cosine of 45
+# degrees): fits' jitter turns a roll seen a reach on by a few degrees.
+MAX_TURN_COS = 0.7
 
 
 @dataclass(frozen=True, slots=True)
@@ -700,11 +704,19 @@ class BallHypotheses:
         return self._on_its_way(c.xy_mm, c.start_mm, c.left_mm, c.along_mm)
 
     def _on_its_way(self, xy_mm, place_mm, left_mm, along_mm: float) -> bool:
-        """``_seen_rolling`` from ``place_mm``, last seen at ``xy_mm``."""
-        if left_mm is None or along_mm < self.config.reach_mm:
+        """``_seen_rolling`` from ``place_mm``, last seen at ``xy_mm``: and seen going on the
+        way it left by (within ``MAX_TURN_COS``): a ball struck from its place rolls straight
+        until it meets something, while a candidate unseen for a few frames and taken up by
+        one kit's patch after another (a flick's travel apart, among bases of the ball's
+        colour) zigzags between them."""
+        reach = self.config.reach_mm
+        if left_mm is None or along_mm < reach:
             return False
-        away = np.hypot(*(left_mm - place_mm))
-        return bool(np.hypot(*(xy_mm - place_mm)) >= away - self.config.reach_mm)
+        first, then = left_mm - place_mm, xy_mm - left_mm
+        away, on = float(np.hypot(*first)), float(np.hypot(*then))
+        if on >= reach and float(first @ then) < MAX_TURN_COS * away * on:
+            return False
+        return bool(np.hypot(*(xy_mm - place_mm)) >= away - reach)
 
     def _rolled(self, c: _Candidate) -> bool:
         """Struck and rolled ``roll_mm`` from where it stood, seen along the way: from its

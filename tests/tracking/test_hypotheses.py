@@ -783,6 +783,26 @@ def test_what_comes_back_toward_the_place_at_once_was_not_struck_from_it(next_mm
     assert hyp.confirmed == rolled
 
 
+@pytest.mark.parametrize(("turn_deg", "rolled"), [(0.0, True), (30.0, True), (90.0, False)])
+def test_a_way_that_turns_from_the_one_it_left_by_is_no_roll(turn_deg, rolled):
+    """A kit's patch stands, is missed for a few frames (fitted in turn with its colour's
+    other patches), is taken up 180 mm off (another patch, within a flick's travel) and a few
+    frames later 150 mm on, square to that way: patch after patch among bases of the ball's
+    colour, each farther from the first, which settled the choice on a figure (stress clip:
+    the ball was never followed). A ball struck from its place rolls on the way it left by,
+    give or take the fits' scatter and a glancing touch."""
+    hyp = BallHypotheses()
+    patch = np.array([100.0, 0.0])
+    for k in range(30):
+        hyp.update(np.array([KEEPER, patch]), np.array([0.9, 0.7]), k / FPS)
+    first = patch + np.array([180.0, 0.0])
+    a = np.radians(turn_deg)
+    then = first + 150.0 * np.array([np.cos(a), np.sin(a)])
+    for k, seen in ((34, first), (41, then)):
+        hyp.update(np.array([KEEPER, seen]), np.array([0.9, 0.7]), k / FPS)
+    assert hyp.confirmed == rolled
+
+
 def test_a_ball_that_came_to_rest_after_a_roll_and_is_struck_while_hidden_is_followed():
     """A clip picked up as the ball rolls: it is chosen, comes to rest, is hidden under the
     striking figure for a few frames and is first seen again going straight away from where
