@@ -30,7 +30,6 @@ from vision.colour import darkened
 from vision.config import VisionConfig
 from vision.detections import Detections
 from vision.keepers import KeeperFinder
-from vision.light_level import LightLevel
 from vision.model import (
     BALL_UNIFORMITY,
     SceneModel,
@@ -166,7 +165,6 @@ class Detector:
         self._probe_before = None  # the last probe's frame, on every ``_step``-th pixel
         self._renewal = BackgroundRenewal(model, self._step)
         self._noise = NoiseWatch(model.roi, model.threshold, self.config.foreground_sigmas)
-        self._light = LightLevel(model.roi, model.background)
         self._learnt_noise = model.threshold, model.noise_sigma
         self._in_play = pitch_area(model.camera, model.pitch) & model.roi
         self._learnt_colours = 0
@@ -223,7 +221,6 @@ class Detector:
                 f"frame is {image.shape[1]}x{image.shape[0]} but the calibration is for "
                 f"{w}x{h}; calibrate again for this camera mode"
             )
-        image = self._light.level(image, self._colour.threshold_ch)
         if self._colour_open:
             self._probe_colours(image)
         if self._frames % RENEW_FRAMES == 0:
@@ -695,7 +692,6 @@ class Detector:
         mask = taken.view(np.uint8)
         background = cv2.copyTo(image, mask, self.model.background.copy())
         self.model = replace(self.model, background=background)
-        self._light.renew(background)
         self._keepers.model = self.model
         self._cloth.renew_background(background, taken)
         # A fit stands where the background it was made against stands: the ball's window
