@@ -29,6 +29,7 @@ from vision.cloth import BlobTable, ClothBlobs
 from vision.colour import darkened
 from vision.config import VisionConfig
 from vision.detections import Detections
+from vision.hiders import on_mask
 from vision.keepers import KeeperFinder
 from vision.model import (
     BALL_UNIFORMITY,
@@ -705,10 +706,8 @@ class Detector:
                 None if a is None or _touches(taken, a[0]) else a for a in looks
             ]
         if self._failed_bases is not None:
-            f_rough, f_team, f_frame = self._failed_bases
-            px = np.rint(f_rough).astype(np.intp)
-            here = taken[px[:, 1].clip(0, taken.shape[0] - 1), px[:, 0].clip(0, taken.shape[1] - 1)]
-            self._failed_bases = (f_rough[~here], f_team[~here], f_frame[~here])
+            here = on_mask(taken, self._failed_bases[0])
+            self._failed_bases = tuple(a[~here] for a in self._failed_bases)
 
     def _window_ball(self, image, hint, travel_px, rolling: bool, step_px: float = 0.0):
         """Fitted ball candidates in the window around ``hint``, or None when it shows none.
