@@ -94,6 +94,8 @@ class Tracker:
         # there to where its prediction would stop it), until it is seen again
         # (``_follow_unseen``).
         self._unseen_way: tuple[np.ndarray, np.ndarray] | None = None
+        # The settled ball seen rolling on the last update: (mm, mm/s, s).
+        self._rolling: tuple[np.ndarray, np.ndarray, float] | None = None
         self._figures_before: FigureTracks | None = None  # the last update's figure tracks
         # Where figures that stood there since the clip began are read as ball candidates
         # (``_read_as_balls``): (k, 2) mm.
@@ -111,6 +113,9 @@ class Tracker:
     def update(self, detections: Detections, t_s: float) -> Tracks:
         if self._resting_mm is not None:
             detections = _not_the_ball(detections, self._resting_mm, None, self._base_r_mm)
+        elif self._rolling is not None:  # where it rolls now, the prediction a few mm off
+            xy, v, seen_s = self._rolling
+            detections = _not_the_ball(detections, xy + v * (t_s - seen_s), None, self._base_r_mm)
         elif self._unseen_way is not None:
             detections = _not_the_ball(
                 detections, *self._unseen_way, self._base_r_mm, self._figures_before
@@ -153,6 +158,8 @@ class Tracker:
             self._check_reach(ball, t_s)
         still = self._settled and ball.xy_mm is not None and not ball.moving
         self._resting_mm = ball.xy_mm.copy() if still else None
+        rolling = self._settled and ball.xy_mm is not None and ball.moving and ball.measured
+        self._rolling = (ball.xy_mm.copy(), np.array(ball.v_mm_s, float), t_s) if rolling else None
         self._follow_unseen(ball)
         self._figures_before = figures
         self._watch_alone(ball, figures, t_s)
@@ -259,7 +266,10 @@ def _not_the_ball(
     figures: FigureTracks | None = None,
 ) -> Detections:
     """The detections without bases standing on the ball: at rest at ``ball_mm`` (settled, or
-    chosen and alone, ``Tracker._watch_alone``; ``way_end_mm`` None), or somewhere on its way
+    chosen and alone, ``Tracker._watch_alone``; ``way_end_mm`` None), where the settled ball
+    seen rolling on the last frame is predicted now (a red ball rolling beside red kits, read
+    as a base where its window fit failed, became a figure that hid the ball as it slowed
+    down), or somewhere on its way
     from ``ball_mm`` to ``way_end_mm`` as it rolled on unseen (``Tracker._follow_unseen``),
     where a base continuing one of the ``figures`` tracked stays (a figure arriving there).
 

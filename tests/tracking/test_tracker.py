@@ -54,8 +54,8 @@ def test_a_still_ball_is_as_sure_from_its_first_frame_as_its_fit_says(fit_sigma_
 
 def _confirmed_then_gone(gap_s: float, far_xy=(-300.0, 200.0)):
     """A ball stands, rolls 100 mm (which settles it), rests, then is not seen for
-    ``gap_s``; from then on a ball-like candidate stands at ``far_xy``. Returns the tracker
-    and the tracks of the last frame."""
+    ``gap_s``; from then on a ball-like candidate stands at ``far_xy`` and the ball's place
+    shows the bare cloth. Returns the tracker and the tracks of the last frame."""
     tracker = Tracker(pitch=PITCH)
     path = [(0.0, 0.0)] * 10 + [(5.0 * k, 0.0) for k in range(1, 21)] + [(100.0, 0.0)] * 10
     t = 0.0
@@ -65,7 +65,8 @@ def _confirmed_then_gone(gap_s: float, far_xy=(-300.0, 200.0)):
     assert tracker.ball_confirmed
     t += gap_s
     for _ in range(10):
-        tracks = tracker.update(Detections.build(ball_xy_mm=[far_xy], ball_score=[1.0]), t)
+        det = Detections.build(ball_xy_mm=[far_xy], ball_score=[1.0], ball_vacated=True)
+        tracks = tracker.update(det, t)
         t += 1 / FPS
     return tracker, tracks
 
@@ -349,3 +350,40 @@ def test_a_rolling_candidate_chosen_is_tracked_rolling_from_that_frame():
     assert ball.state_since_frame == rolled[0, 0]
     truth = np.array([100.0, -200.0]) + v * rolled[:, :1] / 90.0
     assert np.hypot(*(rolled[:, 1:3] - truth).T).max() < 0.1
+
+
+@pytest.mark.parametrize(("beside_mm", "born"), [(0.0, False), (30.0, True)])
+def test_a_base_found_where_the_settled_ball_rolls_is_the_ball(beside_mm, born):
+    """A settled ball of a kit's colour rolls on, read as a base by every other frame's
+    search of the whole cloth (its window fit failing there), and stops. No figure stands
+    within a base radius of where a ball is rolling: that base is the ball, no figure's track
+    is born to hide it, and the ball is followed all the way to its stop. A base 30 mm beside
+    its way, seen on every frame, is a figure standing there."""
+    tracker = Tracker(pitch=PITCH)
+    t = 0.0
+    for xy in [(0.0, 0.0)] * 10 + [(5.0 * k, 0.0) for k in range(1, 21)]:
+        tracker.update(Detections.build(ball_xy_mm=[xy], ball_score=[1.0]), t)
+        t += 1 / FPS
+    assert tracker.ball_confirmed
+    stop = np.array([200.0, 0.0])
+    followed, figures = [], []
+    for k in range(60):
+        ball = np.array([min(100.0 + 5.0 * (k + 1), stop[0]), 0.0])
+        as_base = k % 2 == 1 and k < 30
+        base = (ball if beside_mm == 0.0 else stop) + np.array([0.0, beside_mm])
+        bases = [base] if as_base or beside_mm else np.zeros((0, 2))
+        det = Detections.build(
+            ball_xy_mm=np.zeros((0, 2)) if as_base else [ball],
+            ball_score=[] if as_base else [1.0],
+            base_xy_mm=bases,
+            base_team=np.zeros(len(bases), int),
+            bases_searched=k % 2 == 1,
+        )
+        tracks = tracker.update(det, t)
+        t += 1 / FPS
+        followed.append(tracks.ball.xy_mm is not None and np.hypot(*(tracks.ball.xy_mm - ball)) < 3)
+        figures.append(len(tracks.figures))
+    assert all(followed)
+    assert max(figures) == born
+    assert tracker.ball_confirmed and not tracks.ball.moving
+    assert np.hypot(*(tracks.ball.xy_mm - stop)) < 0.5
