@@ -66,11 +66,11 @@ Finding the ball: a lost ball is taken up only when a candidate scoring at least
 ``acquire_score`` is seen in ``acquire_frames`` consecutive frames, each within reach of the last
 (one ball-coloured glint is not a ball); one whose sightings already roll away (a clip picked up
 in play) is taken up moving since its first sighting, not at rest where it was last seen. A
-ball at rest that is not seen at its place while such a candidate is seen elsewhere was lifted
-and put down there (a restart): the track moves to it at once, without a flick, instead of
-holding the old place for ``coast_rest_s``. A candidate the candidates' watch
-(``tracking/hypotheses.py``) already saw standing or rolling is taken up at once (``adopt``,
-``take_rolling``).
+ball at rest seen leaving its place, or whose place has shown the bare cloth since it was last
+seen there, while such a candidate stands elsewhere, was lifted and put down there (a
+restart): the track moves to it at once, without a flick, instead of holding the old place for
+``coast_rest_s``. A candidate the candidates' watch (``tracking/hypotheses.py``) already saw
+standing or rolling is taken up at once (``adopt``, ``take_rolling``).
 """
 
 from __future__ import annotations
@@ -245,6 +245,7 @@ class BallTracker:
         self._off = (0.0, 0.0)  # (t_s, mm off the rest point) of the last displaced sighting
         self._missing_s = 0.0
         self._vacated = 0  # frames in a row the ball's place showed the bare cloth
+        self._bare_seen = False  # ... on any frame since the ball was last seen there
         # (xy, velocity or None, sightings [(frame, xy, row)]) of a candidate not yet taken up
         self._newcomer: tuple | None = None
         # (xy, velocity, fit sigma, sightings) of a rolling ball taken up (``take_rolling``)
@@ -276,8 +277,9 @@ class BallTracker:
         if self._taken is not None:
             self._take_up()
         z = self._choose(detections, dt, vouched)
+        self._bare_seen = z is None and (self._bare_seen or detections.ball_vacated)
         if z is None and self._state != _MOVING:
-            z = self._newcomer_arrives(detections, dt)
+            z = self._newcomer_arrives(detections, dt, vouched)
         else:
             self._newcomer = None
         self._history.append((self._frame, t_s, z, self._z_row))
@@ -304,6 +306,7 @@ class BallTracker:
         self._displaced = 0
         self._missing_s = 0.0
         self._vacated = 0
+        self._bare_seen = False
         self._newcomer = None
         self._taken = None
         # Its frames' times hold (a roll taken up is dated by them); its places do not.
@@ -392,13 +395,15 @@ class BallTracker:
         self._z_row = float(det.ball_xy_px[i, 1])
         return det.ball_xy_mm[i].copy()
 
-    def _newcomer_arrives(self, det: Detections, dt: float) -> NDArray | None:
+    def _newcomer_arrives(self, det: Detections, dt: float, vouched: bool) -> NDArray | None:
         """Count sightings of a strong candidate away from the track; start a rest there.
 
         The second sighting may be up to a flick's travel from the first; later ones must
         continue the velocity of the two before within ``acquire_reach_mm``. Returns the
         candidate on the frame its sightings reach ``acquire_frames``, else None: the track then
-        rests there, or rolls on when the sightings rolled, since its first sighting.
+        rests there, or rolls on when the sightings rolled, since its first sighting. A still
+        candidate replaces a ball at rest only once the ball was seen leaving its place or its
+        place has shown the bare cloth, or when the candidates' watch ``vouched`` for it.
         """
         cfg = self.config
         strong = det.ball_score >= cfg.acquire_score
@@ -428,17 +433,25 @@ class BallTracker:
         z, v, seen = self._newcomer
         if len(seen) < cfg.acquire_frames:
             return None
-        self._newcomer = None
-        if det.ball_sigma_mm is not None:
-            self._z_sigma = float(det.ball_sigma_mm[strong][k])
-        self._z_row = seen[-1][2]
+        sigma = self._z_sigma if det.ball_sigma_mm is None else float(det.ball_sigma_mm[strong][k])
         first, first_xy, _ = seen[0]
         # Seen rolling as a ball at rest is seen to start (``_step_rest``): every sighting
         # after the first farther from it than ``start_distance_mm``, or than ``START_SIGMAS``
         # of the fit's doubt where that is more. (The last few millimetres of a roll, 2 mm a
         # frame, were taken for a rest, and the clip's first frames placed where it stopped.)
-        away = max(cfg.start_distance_mm, START_SIGMAS * self._z_sigma)
-        if all(np.hypot(*(xy - first_xy)) > away for _, xy, _ in seen[1:]):
+        away = max(cfg.start_distance_mm, START_SIGMAS * sigma)
+        rolls = all(np.hypot(*(xy - first_xy)) > away for _, xy, _ in seen[1:])
+        left = self._bare_seen or self._displaced > 0  # seen leaving its place, or gone from it
+        if not (rolls or vouched or left) and self._state == _REST:
+            # A ball put down elsewhere was lifted off its place first. While its place shows
+            # no bare cloth it is still there, misread (a red ball read as a red kit's base),
+            # and a candidate standing elsewhere (a goalkeeper of its colour, in view all
+            # along) is no ball set down, unless the candidates' watch vouches for it.
+            return None
+        self._newcomer = None
+        self._z_sigma = sigma
+        self._z_row = seen[-1][2]
+        if rolls:
             # Its speed over all its sightings: over the last two alone, a millimetre of fit
             # noise is 100 mm/s at 120 fps.
             span_s = max(self._t_s - self._t_at(first), 1e-6)
