@@ -66,11 +66,12 @@ Finding the ball: a lost ball is taken up only when a candidate scoring at least
 ``acquire_score`` is seen in ``acquire_frames`` consecutive frames, each within reach of the last
 (one ball-coloured glint is not a ball); one whose sightings already roll away (a clip picked up
 in play) is taken up moving since its first sighting, not at rest where it was last seen. A
-ball at rest seen leaving its place, or whose place has shown the bare cloth since it was last
-seen there, while such a candidate stands elsewhere, was lifted and put down there (a
-restart): the track moves to it at once, without a flick, instead of holding the old place for
-``coast_rest_s``. A candidate the candidates' watch (``tracking/hypotheses.py``) already saw
-standing or rolling is taken up at once (``adopt``, ``take_rolling``).
+ball at rest seen leaving its place, or whose place has shown the bare cloth or which was out
+of sight as long as carrying it takes (``CARRY_S``), while such a candidate stands elsewhere,
+was lifted and put down there (a restart): the track moves to it at once, without a flick,
+instead of holding the old place for ``coast_rest_s``. A candidate the candidates' watch
+(``tracking/hypotheses.py``) already saw standing or rolling is taken up at once (``adopt``,
+``take_rolling``).
 """
 
 from __future__ import annotations
@@ -215,6 +216,10 @@ LEAN_SIGMAS = 2.0
 # A ball at rest whose place shows the bare cloth on this many frames in a row is gone from it
 # (struck away unseen), not hidden there: it may be anywhere a flick took it since.
 VACATED_FRAMES = 2
+# A ball put down elsewhere (a restart) was lifted, carried and set down: out of sight at its
+# place this long at least. A still candidate seen elsewhere sooner is no ball set down, unless
+# the place showed the bare cloth (out of play, as in a goal's net, it cannot show it).
+CARRY_S = 0.5
 
 
 class BallTracker:
@@ -402,8 +407,9 @@ class BallTracker:
         continue the velocity of the two before within ``acquire_reach_mm``. Returns the
         candidate on the frame its sightings reach ``acquire_frames``, else None: the track then
         rests there, or rolls on when the sightings rolled, since its first sighting. A still
-        candidate replaces a ball at rest only once the ball was seen leaving its place or its
-        place has shown the bare cloth, or when the candidates' watch ``vouched`` for it.
+        candidate replaces a ball at rest only once the ball was seen leaving its place, its
+        place has shown the bare cloth or it was out of sight for ``CARRY_S``, or when the
+        candidates' watch ``vouched`` for it.
         """
         cfg = self.config
         strong = det.ball_score >= cfg.acquire_score
@@ -441,12 +447,14 @@ class BallTracker:
         # frame, were taken for a rest, and the clip's first frames placed where it stopped.)
         away = max(cfg.start_distance_mm, START_SIGMAS * sigma)
         rolls = all(np.hypot(*(xy - first_xy)) > away for _, xy, _ in seen[1:])
-        left = self._bare_seen or self._displaced > 0  # seen leaving its place, or gone from it
+        # Seen leaving its place, gone from it, or out of sight long enough to be carried off.
+        left = self._bare_seen or self._displaced > 0 or self._missing_s >= CARRY_S
         if not (rolls or vouched or left) and self._state == _REST:
-            # A ball put down elsewhere was lifted off its place first. While its place shows
-            # no bare cloth it is still there, misread (a red ball read as a red kit's base),
-            # and a candidate standing elsewhere (a goalkeeper of its colour, in view all
-            # along) is no ball set down, unless the candidates' watch vouches for it.
+            # A ball put down elsewhere was lifted off its place first. Missed there for a few
+            # frames with no bare cloth showing, it is still there, misread (a red ball read
+            # as a red kit's base), and a candidate standing elsewhere (a goalkeeper of its
+            # colour, in view all along) is no ball set down, unless the candidates' watch
+            # vouches for it.
             return None
         self._newcomer = None
         self._z_sigma = sigma
