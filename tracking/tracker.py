@@ -269,9 +269,9 @@ def _not_the_ball(
     chosen and alone, ``Tracker._watch_alone``; ``way_end_mm`` None), where the settled ball
     seen rolling on the last frame is predicted now (a red ball rolling beside red kits, read
     as a base where its window fit failed, became a figure that hid the ball as it slowed
-    down), or somewhere on its way
-    from ``ball_mm`` to ``way_end_mm`` as it rolled on unseen (``Tracker._follow_unseen``),
-    where a base continuing one of the ``figures`` tracked stays (a figure arriving there).
+    down), or somewhere on its way from ``ball_mm`` to ``way_end_mm`` as it rolled on unseen
+    (``Tracker._follow_unseen``), where a base continuing one of the ``figures`` tracked stays
+    (a figure arriving there).
 
     No figure stands nearer the ball than a base and a ball radius, so a base found within
     ``within_mm`` of it (the settled ball: a base radius) is the ball taken for a base: a ball
