@@ -89,13 +89,13 @@ class Tracker:
         self._vanished_mm: np.ndarray | None = None  # where it was before its identity reopened
         self._base_r_mm = config.contacts.base_radius_mm
         self._ball_r_mm = config.contacts.ball_radius_mm
-        self._resting_mm: np.ndarray | None = None  # the settled ball, when last at rest
+        # The settled ball on the last update, at rest or seen rolling: (mm, mm/s, s); a base
+        # found where that puts it now (a roll's prediction a few mm off) is the ball.
+        self._ball_at: tuple[np.ndarray, np.ndarray, float] | None = None
         # The settled ball's way since its last sighting while it rolled on unseen (from
         # there to where its prediction would stop it), until it is seen again
         # (``_follow_unseen``).
         self._unseen_way: tuple[np.ndarray, np.ndarray] | None = None
-        # The settled ball seen rolling on the last update: (mm, mm/s, s).
-        self._rolling: tuple[np.ndarray, np.ndarray, float] | None = None
         self._figures_before: FigureTracks | None = None  # the last update's figure tracks
         # Where figures that stood there since the clip began are read as ball candidates
         # (``_read_as_balls``): (k, 2) mm.
@@ -111,10 +111,8 @@ class Tracker:
         return self._settled
 
     def update(self, detections: Detections, t_s: float) -> Tracks:
-        if self._resting_mm is not None:
-            detections = _not_the_ball(detections, self._resting_mm, None, self._base_r_mm)
-        elif self._rolling is not None:  # where it rolls now, the prediction a few mm off
-            xy, v, seen_s = self._rolling
+        if self._ball_at is not None:  # at rest its velocity is zero: its place
+            xy, v, seen_s = self._ball_at
             detections = _not_the_ball(detections, xy + v * (t_s - seen_s), None, self._base_r_mm)
         elif self._unseen_way is not None:
             detections = _not_the_ball(
@@ -156,10 +154,12 @@ class Tracker:
             self._settled, self._vanished_mm = True, None
         if self._settled:
             self._check_reach(ball, t_s)
-        still = self._settled and ball.xy_mm is not None and not ball.moving
-        self._resting_mm = ball.xy_mm.copy() if still else None
-        rolling = self._settled and ball.xy_mm is not None and ball.moving and ball.measured
-        self._rolling = (ball.xy_mm.copy(), np.array(ball.v_mm_s, float), t_s) if rolling else None
+        placed = ball.xy_mm is not None and (not ball.moving or ball.measured)
+        self._ball_at = (
+            (ball.xy_mm.copy(), np.array(ball.v_mm_s, float), t_s)
+            if self._settled and placed
+            else None
+        )
         self._follow_unseen(ball)
         self._figures_before = figures
         self._watch_alone(ball, figures, t_s)
