@@ -206,6 +206,26 @@ def test_an_orange_ball_whose_red_is_clipped_is_placed_within_a_tenth_of_a_pixel
     assert np.hypot(*(fit.centre_mm[0] - xy)) < 0.08 * mm_per_px
 
 
+@pytest.mark.parametrize(("elevation_deg", "azimuth_deg"), [(90, 0), (60, 270), (40, 0), (25, 180)])
+def test_a_ball_clipped_whole_states_the_doubt_of_its_fringe(elevation_deg, azimuth_deg):
+    """A lamp that lifts a white ball five times past full scale leaves only its fringe below
+    it, whose levels depend on how bright the clipped ball is: the centre reads up to 0.7 px
+    off, where the covariance alone said 0.05-0.13 px. The stated sigma says so: the error
+    lies within twice it, and it stays under half a pixel."""
+    cam = camera()
+    xy = np.array([8.0, -5.0])
+    light_xyz = lamp(cam, xy, elevation_deg, azimuth_deg)
+    image, background = render(cam, xy, light_xyz, tuple(5.0 * np.array(WHITE)), blur=1.0)
+    mm_per_px, start = scale_and_start(cam, xy)
+    r_px = R / mm_per_px
+    assert (image >= 250).any(axis=2).sum() > 0.8 * np.pi * r_px**2  # clipped nearly whole
+    fit = fit_ball_patches(image, background, FastCamera(cam), start[None], R, noise=1.5)
+    err_mm = np.hypot(*(fit.centre_mm[0] - xy))
+    assert err_mm < 1.0 * mm_per_px
+    assert err_mm < 2.0 * fit.sigma_mm[0]
+    assert fit.sigma_mm[0] < 0.5 * mm_per_px
+
+
 def test_a_two_tone_balls_tones_do_not_depend_on_what_the_process_drew_before():
     """The tones of a two-tone ball come out the same, and in the same order, however
     OpenCV's process-wide random generator stands (a second clip analysed in one process, a
