@@ -7,16 +7,32 @@ than sensor noise; after ``max_age`` frames the work is done again anyway, so a 
 never older than that. A pixel has changed when one of its channels differs by more than
 twice the foreground threshold (sensor noise between two frames reaches that about once in
 a million channel values); the region has changed when ``min_pixels`` pixels have.
+
+A flickering lamp is no change: fluorescent and LED lamps flicker at twice the mains
+frequency, and a camera whose exposure is not a whole number of those half-periods (a phone's
+recording, a short shutter) catches each frame at another phase (at 30 fps under 50 Hz mains
+every third frame a seventh darker). The lamp scales the light on everything at once, so two
+pictures of the same place are compared in the same light: ``light_gains`` reads how much
+brighter one is than the other per channel (lamps of two tints may flicker apart) as the
+median ratio of their pixels (what moved covers far less than half of them), and where that
+shifts the levels by more than ``LEVEL_SHARE`` of the limit, the earlier picture is brought to
+the later one's light (``in_light``) before they are compared. Under a steady light the gains
+shift nothing that counts and nothing is scaled.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable
 from typing import Any
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
+
+LEVEL_SAMPLES = 512  # pixels the light is read from (to a few parts in a thousand)
+LEVEL_SHARE = 0.25  # a light level off by less than this share of the limit is left as it is
+DARKEST = 8.0  # levels below this say nothing of a ratio
 
 
 class ChangeGate:
@@ -73,7 +89,8 @@ def shows_nothing_new(
     # level, half to even, like ``np.rint``.)
     if cv2.norm(region, before, normType=cv2.NORM_INF) <= int(np.rint(limit)):
         return True
-    quiet = unchanged(region, before, limit)
+    gains = light_gains(region, before)
+    quiet = unchanged(region, in_light(before, gains, limit), limit)
     return quiet.size - cv2.countNonZero(quiet) < min_pixels
 
 
@@ -81,3 +98,32 @@ def unchanged(a: NDArray[np.uint8], b: NDArray[np.uint8], limit: float) -> NDArr
     """255 where no channel of ``a`` and ``b`` (the same shape, uint8) differs by more than
     ``limit`` levels, else 0."""
     return cv2.inRange(cv2.absdiff(a, b), lowerb=(0, 0, 0), upperb=(limit,) * 3)
+
+
+def light_gains(now: NDArray[np.uint8], then: NDArray[np.uint8]) -> NDArray[np.float64]:
+    """How much brighter picture ``now (h, w, 3)`` is than ``then`` (the same place) per
+    channel ``(3,)``: the median ratio over up to ``LEVEL_SAMPLES`` of their pixels on an even
+    lattice, those dark ``then`` left out (1 where none is left)."""
+    h, w = now.shape[:2]
+    k = max(1, math.ceil(math.sqrt(h * w / LEVEL_SAMPLES)))
+    a = now[::k, ::k].reshape(-1, 3).astype(np.float64)
+    b = then[::k, ::k].reshape(-1, 3).astype(np.float64)
+    lit = b >= DARKEST
+    gains = np.ones(3)
+    for ch in range(3):
+        if lit[:, ch].any():
+            gains[ch] = float(np.median(a[lit[:, ch], ch] / b[lit[:, ch], ch]))
+    return np.where(gains > 0.0, gains, 1.0)  # a black frame (a camera's dropout) is no light
+
+
+def in_light(
+    image: NDArray[np.uint8], gains: NDArray[np.float64], limit: float
+) -> NDArray[np.uint8]:
+    """``image`` brought to a light ``gains (3,)`` times as bright per channel, when that
+    shifts its brightest levels by more than ``LEVEL_SHARE`` of ``limit``; else ``image``."""
+    top = np.asarray(cv2.minMaxLoc(image.reshape(-1, 1))[1], np.float64)
+    if not np.any(np.abs(gains - 1.0) * top > LEVEL_SHARE * limit):
+        return image
+    levels = np.arange(256, dtype=np.float64)[:, None] * gains[None, :]
+    lut = np.clip(np.rint(levels), 0, 255).astype(np.uint8).reshape(1, 256, 3)
+    return cv2.LUT(np.ascontiguousarray(image), lut)

@@ -12,7 +12,10 @@ keeps the blob table of the last pass and, each frame:
   where it came into or left the foreground (against the background) beside a neighbour in
   its row that did too: an object whose colour differs from the cloth by less than twice the
   threshold (a dark ball on a textured cloth) is foreground all the same, and moving it must
-  renew the table; noise flips a lone pixel at most. Asked to, it compares only inside
+  renew the table; noise flips a lone pixel at most. The rows are compared in the
+  background's light, and the searches below search in it: a flickering lamp changes nothing
+  on the table (``vision/changes.py``), where a whole cloth a few tenths darker read as
+  specks of a dark ball's or kit's colour all over. Asked to, it compares only inside
   *watched* boxes (around the ball a figure may come to strike, around the figures already
   moving), and the rest of the cloth on the detector's slower schedule for bases at rest;
 - around each group of changed samples (the *core*, grown by the largest blob's radius, so it
@@ -36,6 +39,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 from numpy.typing import NDArray
+
+from vision.changes import in_light, light_gains
 
 # blobs(image, background, roi, origin (2,) px, step) -> (centre (n, 2) px, class (n,),
 # area (n,) mm^2, elongation (n,), touches the region's edge (n,)) or None when there are none.
@@ -150,51 +155,56 @@ class ClothBlobs:
         """
         if self._ref is None or self.table is None or frame - self._frame >= self._max_age:
             return self._full(image, frame), True
-        changed = self._changes(image, watch)
+        rows = _Lit(self._rows(image), self._bg_rows, self._t_fg)
+        changed = self._changes(rows, watch)
         if self._dirty is not None:
             changed = self._dirty if changed is None else cv2.bitwise_or(changed, self._dirty)
             self._dirty = None
         if changed is None:
             return self.table, False  # nearly always: nothing at all changed
         cores = self._cores(changed)
-        table = None if cores is None else self._patch(image, cores, changed)
+        table = None if cores is None else self._patch(image, cores, changed, rows)
         if table is None:
             return self._full(image, frame), True
         if watch is not None and not _same_kinds(self.table, table):
             # A blob came into or left the watched boxes: where it came from or went to,
             # outside them, is looked at now, not on the next whole look.
-            self._renew(image, cores)
+            self._renew(rows.lit(), cores)
             self.table = table
             return self.update(image, frame, None)[0], True
-        self._renew(image, cores)
+        self._renew(rows.lit(), cores)
         self.table = table
         return table, True
 
-    def _renew(self, image, cores) -> None:
-        """Renew the reference where the table was renewed."""
-        rows, s = self._rows(image), self._step
+    def _renew(self, rows, cores) -> None:
+        """Renew the reference where the table was renewed, from the sampled ``rows``."""
+        s = self._step
         for x0, y0, x1, y1 in cores:
             self._ref[y0:y1, s * x0 : s * x1] = rows[y0:y1, s * x0 : s * x1]
 
-    def _changes(self, image, watch) -> NDArray[np.uint8] | None:
-        """Mask ``(rows, w)`` of the changed pixels of the sampled rows (255), or None when
-        too few changed."""
-        rows = self._rows(image)
+    def _changes(self, rows: _Lit, watch) -> NDArray[np.uint8] | None:
+        """Mask ``(rows, w)`` of the changed pixels of the sampled ``rows`` (255), or None
+        when too few changed."""
+        hs, ws = self._ref.shape[:2]
         if watch is None:
-            parts = [((0, 0), rows, self._ref)]
+            parts = [(0, 0, ws, hs)]
         else:
             parts = []
-            hs, ws = self._ref.shape[:2]
             rs = 2 * self._step
             for x0, y0, x1, y1 in watch:
                 sx0, sy0 = max(0, int(x0)), max(0, int(y0) // rs)
                 sx1, sy1 = min(ws, int(x1) + 1), min(hs, int(y1) // rs + 1)
                 if sx1 > sx0 and sy1 > sy0:
-                    parts.append(((sx0, sy0), rows[sy0:sy1, sx0:sx1], self._ref[sy0:sy1, sx0:sx1]))
+                    parts.append((sx0, sy0, sx1, sy1))
         changed, count = None, 0
-        for (x0, y0), sub, ref in parts:
-            # Nearly always nothing changed: the largest difference says so in one pass.
-            if cv2.norm(sub, ref, normType=cv2.NORM_INF) <= self._t_fg:
+        for x0, y0, x1, y1 in parts:
+            ref = self._ref[y0:y1, x0:x1]
+            # Nearly always nothing changed: the largest difference says so in one pass, and
+            # only then are the rows brought to the background's light.
+            if cv2.norm(rows.raw[y0:y1, x0:x1], ref, normType=cv2.NORM_INF) <= self._t_fg:
+                continue
+            sub = rows.lit()[y0:y1, x0:x1]
+            if rows.levelled and cv2.norm(sub, ref, normType=cv2.NORM_INF) <= self._t_fg:
                 continue
             here = self._changed(sub, ref, (x0, y0))
             if changed is None:
@@ -233,10 +243,11 @@ class ClothBlobs:
 
     def _full(self, image, frame) -> BlobTable:
         self._dirty = None
-        small = self._grid(image)
+        rows = _Lit(self._rows(image), self._bg_rows, self._t_fg)
+        self._ref, self._frame = rows.lit().copy(), frame
+        small = rows.level(self._grid(image))
         found = self._search(small, self._bg_small, self._roi_small, np.zeros(2), self._step)
         self.table = BlobTable.of(found, fresh=False)
-        self._ref, self._frame = self._rows(image).copy(), frame
         self.full_passes += 1
         return self.table
 
@@ -269,7 +280,7 @@ class ClothBlobs:
         cx, cy = x0 // s, y0
         return [(cx + x, cy + y, cx + x + bw, cy + y + bh) for x, y, bw, bh in boxes]
 
-    def _patch(self, image, cores, changed) -> BlobTable | None:
+    def _patch(self, image, cores, changed, rows: _Lit) -> BlobTable | None:
         """The table with the blobs centred in ``cores`` searched again; None when a blob
         found runs into the edge of its box (it may be larger than the box)."""
         s = self._step
@@ -284,7 +295,9 @@ class ClothBlobs:
             cx0, cx1, cy0, cy1 = x0, x1, 2 * y0, 2 * y1
             bx0, bx1 = max(0, cx0 - gx), min(ws, cx1 + gx)
             by0, by1 = max(0, cy0 - 2 * gy), min(hs, cy1 + 2 * gy)
-            crop = np.ascontiguousarray(image[by0 * s : by1 * s : s, bx0 * s : bx1 * s : s])
+            crop = rows.level(
+                np.ascontiguousarray(image[by0 * s : by1 * s : s, bx0 * s : bx1 * s : s])
+            )
             found = self._search(
                 crop,
                 self._bg_small[by0:by1, bx0:bx1],
@@ -309,6 +322,31 @@ class ClothBlobs:
             parts.append(part.with_fresh(_within(part.centre_px, moved, self._reach_px)))
         kept = old.select(keep)
         return BlobTable.join([kept.with_fresh(np.zeros(len(kept.cls), bool)), *parts])
+
+
+class _Lit:
+    """Sampled rows of a frame, and the same in the background's light (``in_light``), read
+    once and only when asked for."""
+
+    def __init__(self, raw: NDArray[np.uint8], background: NDArray[np.uint8], limit: float):
+        self.raw, self._background, self._limit = raw, background, limit
+        self._lit: NDArray[np.uint8] | None = None
+        self.gains = np.ones(3)
+
+    def lit(self) -> NDArray[np.uint8]:
+        if self._lit is None:
+            self.gains = 1.0 / light_gains(self.raw, self._background)
+            self._lit = in_light(self.raw, self.gains, self._limit)
+        return self._lit
+
+    def level(self, image: NDArray[np.uint8]) -> NDArray[np.uint8]:
+        """Pixels of the same frame in the background's light, as the rows."""
+        return in_light(image, self.gains, self._limit) if self.levelled else image
+
+    @property
+    def levelled(self) -> bool:
+        """The light was off the background's by enough to bring the rows to it."""
+        return self._lit is not None and self._lit is not self.raw
 
 
 def _same_kinds(a: BlobTable, b: BlobTable) -> bool:

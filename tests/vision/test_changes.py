@@ -40,6 +40,22 @@ def test_result_reused_only_while_nothing_changed(change, frame, key, same):
     )
 
 
+@pytest.mark.parametrize(("moved", "same"), [(False, True), (True, False)])
+def test_a_flickering_lamp_is_no_change_but_what_moved_under_it_is(moved, same):
+    """A region caught at a phase of a flickering lamp a seventh darker (a white line on the
+    cloth then differs by three times the threshold) shows nothing new; an object that moved
+    in it does."""
+    before = region(0).astype(float) * 1.8  # a lit cloth at 180
+    before[:, 15:25] = 240  # and a white line
+    now = before * 6.0 / 7.0 + np.random.default_rng(1).normal(0.0, 2.0, before.shape)
+    if moved:
+        now[10:12, 30:32] += 60
+    gate = ChangeGate(T, max_age=4)
+    gate.store("a", np.clip(before, 0, 255).astype(np.uint8), "result", frame=0)
+    got = gate.lookup("a", np.clip(now, 0, 255).astype(np.uint8), 1)
+    assert (got == "result") == same
+
+
 def test_cleared_gate_gives_nothing():
     gate = ChangeGate(T, max_age=4)
     gate.store("a", region(0), "result", frame=0)

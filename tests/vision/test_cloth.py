@@ -72,3 +72,36 @@ def test_noise_alone_renews_nothing():
     for k in range(1, 6):
         _, changed = cloth.update(with_ball(background, (100, 120), bgr, k), k)
         assert not changed
+
+
+def test_a_flickering_lamp_renews_nothing_and_a_ball_moved_under_it_is_found():
+    """A frame caught at a darker phase of a flickering lamp (three tenths darker: more than
+    the foreground threshold off the background all over the cloth) shows nothing new on the
+    table: no blob is searched again. A ball that moves in such a frame is found where it
+    went."""
+    bgr = tuple(c - 45 for c in CLOTH)
+    background, cloth = table_of(bgr)
+    cloth.update(with_ball(background, (100, 120), bgr, 0), 0)
+    passes = cloth.full_passes
+    dark = (with_ball(background, (100, 120), bgr, 1) * 0.7).astype(np.uint8)
+    _, changed = cloth.update(dark, 1)
+    assert not changed
+    assert cloth.full_passes == passes
+    moved = (with_ball(background, (150, 100), bgr, 2) * 0.7).astype(np.uint8)
+    table, changed = cloth.update(moved, 2)
+    assert changed
+    assert np.hypot(*(balls_at(table) - (150, 100)).T).min() < 2.0
+
+
+@pytest.mark.parametrize("gains", [(0.7, 0.7, 0.7), (0.8, 0.7, 0.75), (1.25, 1.3, 1.2)])
+def test_a_whole_pass_at_a_phase_of_a_flickering_lamp_finds_what_the_cloth_holds(gains):
+    """The whole cloth three tenths darker (or a quarter brighter, lamps of two tints apart)
+    differs from the background by more than the foreground threshold everywhere: searched as
+    it is, it read as a hundred and more ball-coloured specks of a dark ball's colour. In the
+    background's light the pass finds the ball alone."""
+    bgr = tuple(c - 45 for c in CLOTH)
+    background, cloth = table_of(bgr)
+    frame = with_ball(background, (100, 120), bgr, 1) * np.array(gains)
+    table, _ = cloth.update(np.clip(frame, 0, 255).astype(np.uint8), 0)
+    assert len(table.cls) == 1
+    assert np.hypot(*(balls_at(table) - (100, 120)).T).min() < 2.0
