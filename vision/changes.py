@@ -15,9 +15,9 @@ every third frame a seventh darker). The lamp scales the light on everything at 
 pictures of the same place are compared in the same light: ``light_gains`` reads how much
 brighter one is than the other per channel (lamps of two tints may flicker apart) as the
 median ratio of their pixels (what moved covers far less than half of them), and where that
-shifts the levels by more than ``LEVEL_SHARE`` of the limit, the earlier picture is brought to
-the later one's light (``in_light``) before they are compared. Under a steady light the gains
-shift nothing that counts and nothing is scaled.
+shifts the levels by more than ``LEVEL_SHARE`` of the limit, one is brought to the other's
+light (``in_light``) before they are compared. Under a steady light the gains shift nothing
+that counts and nothing is scaled.
 """
 
 from __future__ import annotations
